@@ -1,0 +1,1 @@
+// placeholder: compare/conditions (not yet written)

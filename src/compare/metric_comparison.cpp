@@ -1,0 +1,1 @@
+// placeholder: compare/metric_comparison (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: compare/rule_set (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: compare/verdict (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: profile/byte_source (not yet written)

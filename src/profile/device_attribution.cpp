@@ -1,0 +1,1 @@
+// placeholder: profile/device_attribution (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: profile/discover (not yet written)

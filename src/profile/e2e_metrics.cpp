@@ -1,0 +1,1 @@
+// placeholder: profile/e2e_metrics (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: profile/key_averages_table (not yet written)

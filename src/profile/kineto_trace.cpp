@@ -1,0 +1,1 @@
+// placeholder: profile/kineto_trace (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: profile/read_side (not yet written)

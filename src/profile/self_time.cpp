@@ -1,0 +1,1 @@
+// placeholder: profile/self_time (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: profile/trace_samples (not yet written)

@@ -1,0 +1,74 @@
+#pragma once
+// What one trace file contributes to a side: per-step, per-op samples of self CPU time, device
+// time and call counts (DESIGN.md section 2). Produced by read_trace_samples(); plain values.
+
+#include "util/units.hpp"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// One op's totals over one step (or over the events outside every step).
+struct OpValues {
+  Nanoseconds self_cpu_ns = 0;  // sum of self CPU times; negative only when the trace itself is (data problem)
+  Nanoseconds device_ns = 0;    // device time (kernel, gpu_memcpy, gpu_memset) launched by this op
+  std::int64_t calls = 0;       // number of CPU events of this op
+  bool operator==(const OpValues&) const = default;
+};
+
+// One ProfilerStep#N window of a process, or the whole trace when it has no steps.
+struct StepSample {
+  std::string name;                                   // "ProfilerStep#5", or "whole trace"
+  Nanoseconds start_ns = 0;                           // trace-relative start
+  Nanoseconds duration_ns = 0;                        // profiled step time
+  std::map<std::string, OpValues> ops;                // key: op name ("ProfilerStep#N" -> "ProfilerStep*"),
+                                                      // or "name [shapes]" when read by shape
+  std::map<std::string, Nanoseconds> device_kernels;  // device time per kernel / memcpy / memset name
+  Nanoseconds unattributed_device_ns = 0;             // device time whose launching op was not found
+  bool operator==(const StepSample&) const = default;
+};
+
+enum class TraceFormat {
+  kineto,        // {"traceEvents": [...]} with categories
+  legacy_array,  // top-level array (legacy autograd profiler, torch_npu)
+};
+
+// Faults in the data that are read around, never silently: each is counted and reported.
+struct TraceDataProblems {
+  std::int64_t negative_duration_events = 0;  // dur < -1 (missing end timestamp): excluded from every sum
+  std::int64_t unfinished_events = 0;         // dur == -1 (never finished, PyTorch >= 2025): excluded
+  std::map<std::string, Nanoseconds> negative_self_time;  // op -> most negative self time of one event
+  bool operator==(const TraceDataProblems&) const = default;
+};
+
+// Everything read from one trace file.
+struct TraceSamples {
+  std::string path;
+  TraceFormat format = TraceFormat::kineto;
+  std::vector<StepSample> steps;  // ordered by start time; a trace without ProfilerStep has one "whole trace" step
+  bool has_profiler_steps = false;
+  StepSample outside_steps;       // events starting in no step window: counted and shown, never compared
+  std::int64_t event_count = 0;   // ph "X" events read
+  std::set<std::string> categories;  // event categories seen ("cpu_op", "kernel", ...; "" for none)
+  bool has_device_events = false;    // any kernel / gpu_memcpy / gpu_memset event
+  std::map<std::string, std::set<std::string>> input_shapes;  // op name -> distinct "Input Dims" texts seen
+  std::map<std::string, std::string> metadata;  // top-level scalars: schemaVersion, record_shapes, with_stack,
+                                                // distributedInfo.rank, ... as JSON text
+  TraceDataProblems problems;
+  bool operator==(const TraceSamples&) const = default;
+};
+
+// How to read a trace.
+struct TraceReadOptions {
+  bool by_shape = false;  // key ops by name + input shapes and dtypes
+};
+
+// Reads one Kineto or legacy trace (plain or gzip, optional BOM) streaming with a SAX parser.
+// Throws InputError naming the path and byte offset for anything that is not a complete JSON trace.
+TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions& options = {});
+
+} // namespace neuron_gate

@@ -1,0 +1,1 @@
+// placeholder: report/json (not yet written)

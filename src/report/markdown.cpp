@@ -1,0 +1,1 @@
+// placeholder: report/markdown (not yet written)

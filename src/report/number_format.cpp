@@ -1,0 +1,1 @@
+// placeholder: report/number_format (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: report/provenance (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: report/report (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: stats/descriptive (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: stats/hodges_lehmann (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: stats/mann_whitney (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: stats/multiple_testing (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: stats/power (not yet written)

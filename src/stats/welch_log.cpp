@@ -1,0 +1,1 @@
+// placeholder: stats/welch_log (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: util/atomic_file (not yet written)

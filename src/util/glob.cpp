@@ -1,0 +1,1 @@
+// placeholder: util/glob (not yet written)

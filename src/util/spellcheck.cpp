@@ -1,0 +1,1 @@
+// placeholder: util/spellcheck (not yet written)

@@ -1,0 +1,1 @@
+// placeholder: util/units (not yet written)

@@ -1,0 +1,1 @@
+set(NEURON_GATE_TESTS_CLI test_cli.cpp)

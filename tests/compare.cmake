@@ -1,0 +1,1 @@
+set(NEURON_GATE_TESTS_COMPARE test_compare.cpp)

@@ -1,0 +1,1 @@
+set(NEURON_GATE_TESTS_REPORT test_report.cpp)

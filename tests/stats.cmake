@@ -1,0 +1,1 @@
+set(NEURON_GATE_TESTS_STATS test_stats.cpp)

@@ -1,0 +1,2 @@
+// Tests for src/cli/ (placeholder until the stage lands).
+#include <doctest/doctest.h>

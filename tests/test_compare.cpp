@@ -1,0 +1,2 @@
+// Tests for src/compare/ (placeholder until the stage lands).
+#include <doctest/doctest.h>

@@ -1,0 +1,2 @@
+// Tests for src/util/ (placeholder until the stage lands).
+#include <doctest/doctest.h>

@@ -1,0 +1,1 @@
+set(NEURON_GATE_TESTS_UTIL test_util.cpp)
