@@ -1,0 +1,2 @@
+# key_averages table tests.
+list(APPEND NEURON_GATE_TESTS_PROFILE)

@@ -1,0 +1,2 @@
+# Trace reader tests (kineto_trace, self_time, device_attribution, trace_samples).
+list(APPEND NEURON_GATE_TESTS_PROFILE)
