@@ -1,2 +1,60 @@
-// Tests for src/util/ (placeholder until the stage lands).
+// Tests for src/util/: glob patterns, spelling suggestions, atomic report writing.
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/glob.hpp"
+#include "util/spellcheck.hpp"
+
 #include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ng = neuron_gate;
+
+TEST_SUITE_BEGIN("util");
+
+TEST_CASE("glob_match handles star, question mark and literal text") {
+  CHECK(ng::glob_match("ProfilerStep*", "ProfilerStep#12"));
+  CHECK(ng::glob_match("ProfilerStep*", "ProfilerStep*"));
+  CHECK_FALSE(ng::glob_match("ProfilerStep*", "aten::ProfilerStep"));
+  CHECK(ng::glob_match("aten::*conv*", "aten::cudnn_convolution"));
+  CHECK(ng::glob_match("aten::mu?", "aten::mul"));
+  CHECK_FALSE(ng::glob_match("aten::mu?", "aten::mul_"));
+  CHECK(ng::glob_match("*", ""));
+  CHECK_FALSE(ng::glob_match("a", ""));
+}
+
+TEST_CASE("closest_word suggests a near key and nothing for a far one") {
+  const std::vector<std::string> keys{"alpha", "correction", "threshold", "floor_us"};
+  CHECK(ng::closest_word("treshold", keys) == std::optional<std::string>("threshold"));
+  CHECK(ng::closest_word("alpah", keys) == std::optional<std::string>("alpha"));
+  CHECK_FALSE(ng::closest_word("zzzzzzzz", keys).has_value());
+}
+
+TEST_CASE("write_file_atomically replaces the file whole and leaves no temp file") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "neuron-gate-test-atomic";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "report.md").string();
+  ng::write_file_atomically(path, "first");
+  ng::write_file_atomically(path, "second version");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "second version");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  CHECK_THROWS_AS(ng::write_file_atomically((dir / "missing" / "x.md").string(), "x"), ng::InputError);
+  CHECK(ng::same_file(path, (dir / "." / "report.md").string()));
+  CHECK_FALSE(ng::same_file(path, (dir / "other.md").string()));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("InputError names the file and the byte offset") {
+  const ng::InputError error("trace.json", "unexpected end of input", 128);
+  CHECK(std::string(error.what()) == "trace.json:byte 128: unexpected end of input");
+  CHECK(std::string(ng::InputError("rules.json", "unknown key \"x\"").what()) == "rules.json: unknown key \"x\"");
+}
+
+TEST_SUITE_END();

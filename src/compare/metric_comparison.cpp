@@ -1,1 +1,237 @@
-// placeholder: compare/metric_comparison (not yet written)
+#include "compare/metric_comparison.hpp"
+
+#include "stats/descriptive.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/welch_log.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace neuron_gate {
+namespace {
+
+double to_us(Nanoseconds ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+
+const char* method_name(UMethod method) {
+  switch (method) {
+  case UMethod::exact:
+    return "exact";
+  case UMethod::exact_conditional:
+    return "exact conditional (ties)";
+  case UMethod::asymptotic:
+    return "normal approximation";
+  case UMethod::asymptotic_continuity:
+    return "normal approximation, tie and continuity corrected";
+  case UMethod::automatic:
+    break;
+  }
+  return "automatic";
+}
+
+// Runs the tests and effect estimates on a metric whose samples are filled in.
+void run_statistics(MetricComparison& metric) {
+  const std::span<const double> base(metric.base_samples);
+  const std::span<const double> head(metric.head_samples);
+  metric.base_median = median(base);
+  metric.head_median = median(head);
+  if (base.empty() || head.empty()) {
+    return;
+  }
+  // SciPy convention: x = base, y = head; "less" means base tends to be smaller, i.e. head larger.
+  const Alternative head_larger = Alternative::less;
+  const Alternative head_smaller = Alternative::greater;
+  const MannWhitneyResult worse =
+      mann_whitney_u(base, head, metric.better == Better::lower ? head_larger : head_smaller);
+  const MannWhitneyResult better =
+      mann_whitney_u(base, head, metric.better == Better::lower ? head_smaller : head_larger);
+  const MannWhitneyResult both = mann_whitney_u(base, head, Alternative::two_sided);
+  metric.p_worse = worse.p;
+  metric.p_better = better.p;
+  metric.p_two_sided = both.p;
+  metric.test_method = method_name(worse.method);
+
+  const bool all_positive = std::all_of(base.begin(), base.end(), [](double v) { return v > 0; }) &&
+                            std::all_of(head.begin(), head.end(), [](double v) { return v > 0; });
+  if (auto shift = hodges_lehmann_shift(base, head)) {
+    metric.shift = shift->estimate;
+    metric.shift_low = shift->ci_low;
+    metric.shift_high = shift->ci_high;
+  }
+  if (all_positive) {
+    if (auto ratio = hodges_lehmann_ratio(base, head)) {
+      metric.ratio = ratio->estimate;
+      metric.ratio_low = ratio->ci_low;
+      metric.ratio_high = ratio->ci_high;
+      metric.ratio_from_logs = true;
+    }
+    if (auto welch = welch_t_log(base, head)) {
+      metric.welch_ratio = welch->ratio_of_geometric_means;
+      metric.welch_low = welch->ratio_low;
+      metric.welch_high = welch->ratio_high;
+      metric.welch_p = welch->p_two_sided;
+    }
+  } else if (metric.base_median && *metric.base_median > 0 && metric.shift) {
+    const double b = *metric.base_median;
+    metric.ratio = (b + *metric.shift) / b;
+    if (metric.shift_low && metric.shift_high) {
+      metric.ratio_low = (b + *metric.shift_low) / b;
+      metric.ratio_high = (b + *metric.shift_high) / b;
+    }
+  }
+}
+
+struct OpSeries {
+  std::vector<double> self_cpu_us;
+  std::vector<double> device_us;
+  std::vector<double> calls;
+  bool any_device = false;
+  bool present = false;
+};
+
+// Per op: one value per step (0 where the op did not run in that step).
+std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, const RuleSet& rules) {
+  std::set<std::string> names;
+  for (const StepSample& step : steps) {
+    for (const auto& [name, values] : step.ops) {
+      if (!rules.is_ignored(name)) {
+        names.insert(name);
+      }
+    }
+  }
+  std::map<std::string, OpSeries> series;
+  for (const std::string& name : names) {
+    OpSeries& s = series[name];
+    s.present = true;
+    for (const StepSample& step : steps) {
+      auto it = step.ops.find(name);
+      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
+      s.self_cpu_us.push_back(to_us(values.self_cpu_ns));
+      s.device_us.push_back(to_us(values.device_ns));
+      s.calls.push_back(static_cast<double>(values.calls));
+      s.any_device = s.any_device || values.device_ns != 0;
+    }
+  }
+  return series;
+}
+
+} // namespace
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::regressed:
+    return "REGRESSED";
+  case Verdict::improved:
+    return "IMPROVED";
+  case Verdict::equivalent:
+    return "EQUIVALENT";
+  case Verdict::inconclusive:
+    return "INCONCLUSIVE";
+  case Verdict::insufficient:
+    return "INSUFFICIENT";
+  case Verdict::structural:
+    return "STRUCTURAL";
+  }
+  return "INCONCLUSIVE";
+}
+
+std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first) {
+  std::vector<StepSample> steps;
+  for (const TraceSamples& trace : side.traces) {
+    for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
+      steps.push_back(trace.steps[i]);
+    }
+  }
+  return steps;
+}
+
+std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+  std::vector<MetricComparison> metrics;
+
+  for (const EndToEndMetric& b : base.end_to_end) {
+    auto h = std::find_if(head.end_to_end.begin(), head.end_to_end.end(),
+                          [&](const EndToEndMetric& m) { return m.name == b.name && m.unit == b.unit; });
+    if (h == head.end_to_end.end()) {
+      continue;  // reported by the conditions table (end_to_end_metrics)
+    }
+    MetricComparison metric;
+    metric.metric_class = MetricClass::end_to_end;
+    metric.name = b.name;
+    metric.unit = b.unit;
+    metric.better = b.better;
+    metric.base_samples = b.samples;
+    metric.head_samples = h->samples;
+    metric.threshold = rules.end_to_end.threshold;
+    run_statistics(metric);
+    metrics.push_back(std::move(metric));
+  }
+
+  const std::vector<StepSample> base_steps = sample_steps(base, rules.drop_first_steps);
+  const std::vector<StepSample> head_steps = sample_steps(head, rules.drop_first_steps);
+  if (!base_steps.empty() && !head_steps.empty()) {
+    MetricComparison step;
+    step.metric_class = MetricClass::step_time;
+    step.name = "step time";
+    step.unit = "us";
+    for (const StepSample& s : base_steps) {
+      step.base_samples.push_back(to_us(s.duration_ns));
+    }
+    for (const StepSample& s : head_steps) {
+      step.head_samples.push_back(to_us(s.duration_ns));
+    }
+    step.threshold = rules.step_time.threshold;
+    run_statistics(step);
+    metrics.push_back(std::move(step));
+  }
+
+  std::map<std::string, OpSeries> base_ops = op_series(base_steps, rules);
+  std::map<std::string, OpSeries> head_ops = op_series(head_steps, rules);
+  std::set<std::string> names;
+  for (const auto& [name, s] : base_ops) {
+    names.insert(name);
+  }
+  for (const auto& [name, s] : head_ops) {
+    names.insert(name);
+  }
+  for (const std::string& name : names) {
+    const OpSeries& b = base_ops[name];
+    const OpSeries& h = head_ops[name];
+    auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
+                    const std::vector<double>& head_values) {
+      MetricComparison metric;
+      metric.metric_class = metric_class;
+      metric.name = name;
+      metric.unit = "us";
+      metric.base_samples = base_values;
+      metric.head_samples = head_values;
+      metric.threshold = rules.threshold_for(metric_class, name);
+      metric.present_in_base = b.present;
+      metric.present_in_head = h.present;
+      if (b.present) {
+        metric.base_calls = median(b.calls);
+      }
+      if (h.present) {
+        metric.head_calls = median(h.calls);
+      }
+      metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
+      if (b.present && h.present) {
+        run_statistics(metric);
+      } else {
+        metric.base_median = median(metric.base_samples);
+        metric.head_median = median(metric.head_samples);
+        metric.verdict = Verdict::structural;
+      }
+      return metric;
+    };
+    metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
+    if (b.any_device || h.any_device) {
+      metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
+    }
+  }
+  return metrics;
+}
+
+} // namespace neuron_gate

@@ -1,1 +1,267 @@
-// placeholder: compare/rule_set (not yet written)
+#include "compare/rule_set.hpp"
+
+#include "util/error.hpp"
+#include "util/glob.hpp"
+#include "util/spellcheck.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace neuron_gate {
+
+extern const char* const k_default_rules_text;
+
+namespace {
+
+using nlohmann::json;
+
+class RulesParser {
+public:
+  explicit RulesParser(std::string source) : m_source(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& problem) const { throw InputError(m_source, problem); }
+
+  void check_keys(const json& object, const std::string& where, const std::vector<std::string>& allowed) const {
+    for (const auto& item : object.items()) {
+      if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
+        std::string problem = "unknown key \"" + where + item.key() + "\"";
+        if (auto suggestion = closest_word(item.key(), allowed)) {
+          problem += ", did you mean \"" + *suggestion + "\"?";
+        }
+        fail(problem);
+      }
+    }
+  }
+
+  double number(const json& value, const std::string& key, double low, double high) const {
+    if (!value.is_number()) {
+      fail("\"" + key + "\" must be a number, not " + value.dump());
+    }
+    const double number = value.get<double>();
+    if (!(number >= low && number <= high)) {
+      std::ostringstream range;
+      range << "\"" << key << "\" must be between " << low << " and " << high << ", not " << value.dump();
+      fail(range.str());
+    }
+    return number;
+  }
+
+  std::string string(const json& value, const std::string& key) const {
+    if (!value.is_string()) {
+      fail("\"" + key + "\" must be a string, not " + value.dump());
+    }
+    return value.get<std::string>();
+  }
+
+  std::vector<std::string> strings(const json& value, const std::string& key) const {
+    if (!value.is_array()) {
+      fail("\"" + key + "\" must be an array of strings, not " + value.dump());
+    }
+    std::vector<std::string> result;
+    for (const auto& item : value) {
+      result.push_back(string(item, key + "[]"));
+    }
+    return result;
+  }
+
+  MetricClassRule metric_rule(const json& value, const std::string& key, MetricClassRule rule) const {
+    if (!value.is_object()) {
+      fail("\"" + key + "\" must be an object, not " + value.dump());
+    }
+    check_keys(value, key + ".", {"threshold", "gate"});
+    if (value.contains("threshold")) {
+      rule.threshold = number(value["threshold"], key + ".threshold", 0.0, 100.0);
+    }
+    if (value.contains("gate")) {
+      const std::string gate = string(value["gate"], key + ".gate");
+      if (gate == "auto") {
+        rule.gate = GateMode::automatic;
+      } else if (gate == "always") {
+        rule.gate = GateMode::always;
+      } else if (gate == "never") {
+        rule.gate = GateMode::never;
+      } else {
+        fail("\"" + key + ".gate\" must be \"auto\", \"always\" or \"never\", not \"" + gate + "\"");
+      }
+    }
+    return rule;
+  }
+
+private:
+  std::string m_source;
+};
+
+} // namespace
+
+const char* metric_class_key(MetricClass metric_class) {
+  switch (metric_class) {
+  case MetricClass::end_to_end:
+    return "end_to_end";
+  case MetricClass::device:
+    return "device";
+  case MetricClass::self_cpu:
+    return "self_cpu";
+  case MetricClass::step_time:
+    return "step_time";
+  }
+  return "end_to_end";
+}
+
+const MetricClassRule& RuleSet::rule_for(MetricClass metric_class) const {
+  switch (metric_class) {
+  case MetricClass::end_to_end:
+    return end_to_end;
+  case MetricClass::device:
+    return device;
+  case MetricClass::self_cpu:
+    return self_cpu;
+  case MetricClass::step_time:
+    return step_time;
+  }
+  return end_to_end;
+}
+
+double RuleSet::threshold_for(MetricClass metric_class, std::string_view op_name) const {
+  if (metric_class == MetricClass::device || metric_class == MetricClass::self_cpu) {
+    for (const OpRule& rule : ops) {
+      if (glob_match(rule.pattern, op_name)) {
+        return rule.threshold;
+      }
+    }
+  }
+  return rule_for(metric_class).threshold;
+}
+
+bool RuleSet::is_ignored(std::string_view op_name) const {
+  return std::any_of(ignore.begin(), ignore.end(), [&](const std::string& p) { return glob_match(p, op_name); });
+}
+
+const Waiver* RuleSet::waiver_for(std::string_view name, std::string_view today) const {
+  for (const Waiver& waiver : waivers) {
+    if (glob_match(waiver.pattern, name) && today <= std::string_view(waiver.expires)) {
+      return &waiver;
+    }
+  }
+  return nullptr;
+}
+
+RuleSet parse_rules(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& error) {
+    throw InputError(source, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
+  }
+  const RulesParser parser(source);
+  if (!doc.is_object()) {
+    parser.fail("rules must be a JSON object");
+  }
+  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "ignore", "ops",
+                              "drop_first_steps", "allow_mismatch", "waivers"});
+  RuleSet rules;
+  rules.source = source;
+  rules.text = std::string(text);
+  if (doc.contains("schema") && doc["schema"] != "neuron-gate.rules/1") {
+    parser.fail("\"schema\" must be \"neuron-gate.rules/1\", not " + doc["schema"].dump());
+  }
+  if (doc.contains("alpha")) {
+    rules.alpha = parser.number(doc["alpha"], "alpha", 1e-12, 0.5);
+  }
+  if (doc.contains("correction")) {
+    const std::string correction = parser.string(doc["correction"], "correction");
+    if (correction == "holm") {
+      rules.correction = Correction::holm;
+    } else if (correction == "bonferroni") {
+      rules.correction = Correction::bonferroni;
+    } else {
+      parser.fail("\"correction\" must be \"holm\" or \"bonferroni\" (the gate controls the family-wise error "
+                  "rate), not \"" + correction + "\"");
+    }
+  }
+  if (doc.contains("metrics")) {
+    const json& metrics = doc["metrics"];
+    if (!metrics.is_object()) {
+      parser.fail("\"metrics\" must be an object");
+    }
+    parser.check_keys(metrics, "metrics.", {"end_to_end", "device", "self_cpu", "step_time"});
+    for (MetricClass c : {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
+      const std::string key = metric_class_key(c);
+      if (metrics.contains(key)) {
+        MetricClassRule& rule = c == MetricClass::end_to_end ? rules.end_to_end
+                                : c == MetricClass::device   ? rules.device
+                                : c == MetricClass::self_cpu ? rules.self_cpu
+                                                             : rules.step_time;
+        rule = parser.metric_rule(metrics[key], "metrics." + key, rule);
+      }
+    }
+  }
+  if (doc.contains("floor_us")) {
+    rules.floor_us = parser.number(doc["floor_us"], "floor_us", 0.0, 1e12);
+  }
+  if (doc.contains("ignore")) {
+    rules.ignore = parser.strings(doc["ignore"], "ignore");
+  }
+  if (doc.contains("ops")) {
+    if (!doc["ops"].is_array()) {
+      parser.fail("\"ops\" must be an array");
+    }
+    for (const auto& op : doc["ops"]) {
+      if (!op.is_object()) {
+        parser.fail("\"ops[]\" entries must be objects, not " + op.dump());
+      }
+      parser.check_keys(op, "ops[].", {"pattern", "threshold"});
+      if (!op.contains("pattern") || !op.contains("threshold")) {
+        parser.fail("\"ops[]\" entries need \"pattern\" and \"threshold\"");
+      }
+      rules.ops.push_back({parser.string(op["pattern"], "ops[].pattern"),
+                           parser.number(op["threshold"], "ops[].threshold", 0.0, 100.0)});
+    }
+  }
+  if (doc.contains("drop_first_steps")) {
+    rules.drop_first_steps = static_cast<std::size_t>(parser.number(doc["drop_first_steps"], "drop_first_steps", 0, 1e6));
+  }
+  if (doc.contains("allow_mismatch")) {
+    rules.allow_mismatch = parser.strings(doc["allow_mismatch"], "allow_mismatch");
+  }
+  if (doc.contains("waivers")) {
+    if (!doc["waivers"].is_array()) {
+      parser.fail("\"waivers\" must be an array");
+    }
+    static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
+    for (const auto& item : doc["waivers"]) {
+      if (!item.is_object()) {
+        parser.fail("\"waivers[]\" entries must be objects, not " + item.dump());
+      }
+      parser.check_keys(item, "waivers[].", {"pattern", "reason", "expires"});
+      if (!item.contains("pattern") || !item.contains("reason") || !item.contains("expires")) {
+        parser.fail("\"waivers[]\" entries need \"pattern\", \"reason\" and \"expires\"");
+      }
+      Waiver waiver{parser.string(item["pattern"], "waivers[].pattern"), parser.string(item["reason"], "waivers[].reason"),
+                    parser.string(item["expires"], "waivers[].expires")};
+      if (!std::regex_match(waiver.expires, date)) {
+        parser.fail("\"waivers[].expires\" must be a date YYYY-MM-DD, not \"" + waiver.expires + "\"");
+      }
+      rules.waivers.push_back(std::move(waiver));
+    }
+  }
+  return rules;
+}
+
+RuleSet load_rules(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(path, "cannot open rules file");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_rules(text.str(), path);
+}
+
+RuleSet default_rules() {
+  return parse_rules(k_default_rules_text, "built-in rules/default.json");
+}
+
+} // namespace neuron_gate

@@ -1,1 +1,140 @@
-// placeholder: profile/discover (not yet written)
+#include "profile/discover.hpp"
+
+#include "profile/e2e_metrics.hpp"
+#include "profile/key_averages_table.hpp"
+#include "util/error.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace neuron_gate {
+namespace {
+
+constexpr std::size_t k_sniff_bytes = 1 << 20;
+
+// First bytes of a file, gunzipped when it is gzip (zlib's gzread reads plain files as they are).
+std::string read_head(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    throw InputError(path, "cannot open");
+  }
+  std::string head(k_sniff_bytes, '\0');
+  const int got = gzread(file, head.data(), static_cast<unsigned>(head.size()));
+  gzclose(file);
+  head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return head;
+}
+
+std::size_t first_significant(const std::string& head) {
+  std::size_t i = 0;
+  if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF && static_cast<unsigned char>(head[1]) == 0xBB &&
+      static_cast<unsigned char>(head[2]) == 0xBF) {
+    i = 3;
+  }
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) {
+    ++i;
+  }
+  return i;
+}
+
+bool is_hidden(const std::filesystem::path& relative) {
+  return std::any_of(relative.begin(), relative.end(), [](const auto& part) {
+    const std::string name = part.string();
+    return name.size() > 1 && name[0] == '.' && name != "..";
+  });
+}
+
+} // namespace
+
+const char* file_kind_name(FileKind kind) {
+  switch (kind) {
+  case FileKind::trace:
+    return "trace";
+  case FileKind::end_to_end:
+    return "end-to-end";
+  case FileKind::key_averages_table:
+    return "key_averages table";
+  case FileKind::ignored:
+    return "ignored";
+  }
+  return "ignored";
+}
+
+DiscoveredFile classify_file_head(const std::string& name, const std::string& head) {
+  DiscoveredFile file;
+  file.relative_path = name;
+  const std::size_t start = first_significant(head);
+  if (start >= head.size()) {
+    file.ignored_reason = "empty file";
+    return file;
+  }
+  const char first = head[start];
+  if (first == '[') {
+    file.kind = FileKind::trace;
+  } else if (first == '{') {
+    if (head.find("\"traceEvents\"") != std::string::npos) {
+      file.kind = FileKind::trace;
+    } else if (looks_like_e2e_json(head)) {
+      file.kind = FileKind::end_to_end;
+    } else {
+      file.ignored_reason = "JSON of a kind neuron-gate does not read (no \"traceEvents\", no known \"schema\")";
+    }
+  } else if (looks_like_key_averages_table(head)) {
+    file.kind = FileKind::key_averages_table;
+  } else if (head.find('\0') != std::string::npos) {
+    file.ignored_reason = "binary file";
+  } else {
+    file.ignored_reason = "text that is neither JSON nor a key_averages table";
+  }
+  return file;
+}
+
+ProfileInventory discover_profile(const std::string& spec) {
+  namespace fs = std::filesystem;
+  ProfileInventory inventory;
+  inventory.spec = spec;
+  std::error_code ec;
+  const fs::file_status status = fs::status(spec, ec);
+  if (ec || !fs::exists(status)) {
+    throw InputError(spec, "no such file or directory");
+  }
+  auto add = [&](const fs::path& path, const std::string& relative) {
+    DiscoveredFile file = classify_file_head(relative, read_head(path.string()));
+    file.path = path.string();
+    file.size_bytes = fs::file_size(path, ec);
+    inventory.files.push_back(std::move(file));
+  };
+  if (fs::is_regular_file(status)) {
+    add(fs::path(spec), fs::path(spec).filename().string());
+    return inventory;
+  }
+  if (!fs::is_directory(status)) {
+    throw InputError(spec, "not a file or directory");
+  }
+  fs::recursive_directory_iterator it(spec, fs::directory_options::follow_directory_symlink, ec);
+  if (ec) {
+    throw InputError(spec, "cannot read directory: " + ec.message());
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      throw InputError(spec, "cannot read directory: " + ec.message());
+    }
+    const fs::path relative = fs::relative(it->path(), spec, ec);
+    if (is_hidden(relative)) {
+      if (it->is_directory()) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (it->is_regular_file()) {
+      add(it->path(), relative.generic_string());
+    }
+  }
+  std::sort(inventory.files.begin(), inventory.files.end(),
+            [](const DiscoveredFile& a, const DiscoveredFile& b) { return a.relative_path < b.relative_path; });
+  return inventory;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,73 @@
+#pragma once
+// Step 4: one metric, base vs head. Builds the per-step samples of every op (self CPU, device),
+// of step time and of each end-to-end metric, and runs the statistics on each (DESIGN.md sections 2, 4).
+// Verdicts are decided afterwards, across families, in verdict.hpp.
+
+#include "compare/rule_set.hpp"
+#include "profile/e2e_metrics.hpp"
+#include "profile/read_side.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// Per-metric verdicts (DESIGN.md section 4).
+enum class Verdict { regressed, improved, equivalent, inconclusive, insufficient, structural };
+
+// "REGRESSED", "IMPROVED", "EQUIVALENT", "INCONCLUSIVE", "INSUFFICIENT", "STRUCTURAL".
+const char* verdict_name(Verdict verdict);
+
+// Base vs head of one metric with every statistic the report shows. Op and step-time values are in
+// µs per step; end-to-end values in the metric's own unit. Ratios are head/base.
+struct MetricComparison {
+  MetricClass metric_class = MetricClass::self_cpu;
+  std::string name;                // op key, "step time", or the end-to-end metric's name
+  std::string unit;                // "us" for op and step metrics, else the e2e unit
+  Better better = Better::lower;
+  std::vector<double> base_samples;  // one per step (ops absent from a step count 0) or per measurement
+  std::vector<double> head_samples;
+  std::optional<double> base_median, head_median;
+
+  // Effect: Hodges–Lehmann ratio on log values where all values are > 0, else the Hodges–Lehmann
+  // shift divided by the base median. CI at 95%.
+  std::optional<double> ratio, ratio_low, ratio_high;
+  std::optional<double> shift, shift_low, shift_high;  // Hodges–Lehmann head - base, in `unit`
+  bool ratio_from_logs = false;
+
+  // Mann–Whitney U, one-sided in the direction that hurts (p_worse) and the other (p_better).
+  std::optional<double> p_worse, p_better, p_two_sided;
+  std::string test_method;  // "exact", "exact conditional", "normal approximation"
+  // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
+  std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
+
+  // Filled by decide(): multiplicity-adjusted p values within the metric's family.
+  std::string family;            // "end-to-end", "per-op", "step time"
+  std::size_t family_size = 0;
+  bool gating = false;           // the family decides pass/fail
+  std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)
+  std::optional<double> q_value;                              // Benjamini–Hochberg of p_two_sided
+  double threshold = 0.05;
+  Verdict verdict = Verdict::inconclusive;
+  std::string reason;  // one line: why this verdict
+  std::optional<double> minimum_detectable_ratio;  // at the observed noise, alpha of the family, power 0.8
+  std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT
+  std::optional<std::string> waiver;               // reason of a waiver that covers a regression
+
+  // Structure: median calls per step on each side (ops only); an op on one side only has nullopt on the other.
+  std::optional<double> base_calls, head_calls;
+  bool calls_changed = false;
+  bool present_in_base = true, present_in_head = true;
+};
+
+// Builds every metric of base vs head and runs the statistics on each: end-to-end metrics (matched
+// by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
+// each trace dropped) self CPU time and, where any device time exists, device time. Ops present on
+// one side only are single STRUCTURAL entries. Order: end-to-end, step time, ops by name.
+std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
+
+// The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
+std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);
+
+} // namespace neuron_gate

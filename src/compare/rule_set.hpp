@@ -1,0 +1,87 @@
+#pragma once
+// The rules a comparison is judged by (DESIGN.md section 5): loaded from JSON with comments, validated
+// strictly (an unknown key or a bad value is an error naming the key).
+
+#include "stats/multiple_testing.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron_gate {
+
+// The classes of metrics; each class that gates is its own multiple-testing family.
+enum class MetricClass { end_to_end, device, self_cpu, step_time };
+
+// "end_to_end", "device", "self_cpu", "step_time": the keys used in rules files and JSON reports.
+const char* metric_class_key(MetricClass metric_class);
+
+// Whether a metric class decides pass/fail.
+enum class GateMode {
+  automatic,  // "auto": end-to-end metrics decide where present; per-op metrics where not
+  always,     // always decides
+  never,      // reported only
+};
+
+// Threshold and gate mode of one metric class.
+struct MetricClassRule {
+  double threshold = 0.05;  // relative change that counts: 0.05 = 5%
+  GateMode gate = GateMode::automatic;
+  bool operator==(const MetricClassRule&) const = default;
+};
+
+// A per-op threshold for ops whose name matches `pattern` (glob).
+struct OpRule {
+  std::string pattern;
+  double threshold = 0.05;
+  bool operator==(const OpRule&) const = default;
+};
+
+// An accepted regression: ops (or metrics) matching `pattern` do not fail the gate until `expires`.
+struct Waiver {
+  std::string pattern;
+  std::string reason;
+  std::string expires;  // YYYY-MM-DD, inclusive
+  bool operator==(const Waiver&) const = default;
+};
+
+// A complete, validated rule set.
+struct RuleSet {
+  double alpha = 0.05;
+  Correction correction = Correction::holm;
+  MetricClassRule end_to_end{0.05, GateMode::automatic};
+  MetricClassRule device{0.05, GateMode::automatic};
+  MetricClassRule self_cpu{0.05, GateMode::automatic};
+  MetricClassRule step_time{0.05, GateMode::never};
+  double floor_us = 1.0;                  // µs per step
+  std::vector<std::string> ignore{"ProfilerStep*"};
+  std::vector<OpRule> ops;
+  std::size_t drop_first_steps = 0;
+  std::vector<std::string> allow_mismatch;
+  std::vector<Waiver> waivers;
+  std::string source;  // file path, or "built-in rules/default.json"
+  std::string text;    // the exact text read (hashed for provenance)
+  bool operator==(const RuleSet&) const = default;
+
+  // The rule of one metric class.
+  const MetricClassRule& rule_for(MetricClass metric_class) const;
+  // Threshold for an op metric: the first matching `ops` pattern, else the class threshold.
+  double threshold_for(MetricClass metric_class, std::string_view op_name) const;
+  // True when `op_name` matches an `ignore` pattern.
+  bool is_ignored(std::string_view op_name) const;
+  // The waiver covering `name` on `today` (YYYY-MM-DD), if any.
+  const Waiver* waiver_for(std::string_view name, std::string_view today) const;
+};
+
+// Parses rules JSON (comments allowed). `source` names the file in errors. Throws InputError
+// "SOURCE[:byte N]: ..." for malformed JSON, an unknown key (with a did-you-mean), or a bad value.
+RuleSet parse_rules(std::string_view text, const std::string& source);
+
+// Reads and parses a rules file; throws InputError when it cannot be read or parsed.
+RuleSet load_rules(const std::string& path);
+
+// The rules shipped as rules/default.json, compiled into the binary.
+RuleSet default_rules();
+
+} // namespace neuron_gate

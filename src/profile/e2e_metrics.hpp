@@ -1,0 +1,35 @@
+#pragma once
+// End-to-end numbers (latency, throughput) measured outside the profiler: neuron-gate's e2e.json
+// (schema "neuron-gate.e2e/1", DESIGN.md section 1).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron_gate {
+
+// Which direction is better for a metric: latency is `lower`, throughput is `higher`.
+enum class Better { lower, higher };
+
+// One end-to-end metric of one side: its samples in the file's own unit (e.g. "ms", "samples/s").
+struct EndToEndMetric {
+  std::string name;             // "latency"
+  std::string unit;             // "ms"
+  Better better = Better::lower;
+  std::vector<double> samples;  // one value per measurement, finite
+  std::string source_path;      // the file they came from
+  bool operator==(const EndToEndMetric&) const = default;
+};
+
+// True when a JSON text (first bytes suffice) declares the schema "neuron-gate.e2e/1".
+bool looks_like_e2e_json(std::string_view head);
+
+// Reads an e2e.json file. Keys other than the schema's are ignored. Throws InputError naming the
+// path (and the byte offset for malformed JSON) for a wrong schema, a missing or empty `samples`,
+// a non-numeric sample, an unknown `better`, or two metrics of the same name.
+std::vector<EndToEndMetric> read_e2e_json(const std::string& path);
+
+// The same from text already in memory; `path` is used in error messages.
+std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path);
+
+} // namespace neuron_gate
