@@ -1,1 +1,807 @@
-// placeholder: profile/key_averages_table (not yet written)
+#include "profile/key_averages_table.hpp"
+
+#include "util/error.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+namespace neuron_gate {
+namespace {
+
+constexpr std::size_t k_truncated_name_length = 55; // PyTorch cuts names of 52+ chars to 52 + "..."
+constexpr std::size_t k_quoted_line_limit = 80;     // longest excerpt of a whole line in a message
+
+struct Line {
+  std::string_view text; // without the line break and a trailing '\r'
+  std::size_t number = 0; // 1-based
+  std::size_t offset = 0; // byte offset of the line's first character in the text
+};
+
+std::vector<Line> split_lines(std::string_view text) {
+  std::vector<Line> lines;
+  std::size_t start = 0;
+  std::size_t number = 1;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    const std::size_t next = end == std::string_view::npos ? text.size() : end + 1;
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    lines.push_back(Line{line, number, start});
+    ++number;
+    start = next;
+  }
+  return lines;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+bool is_blank(std::string_view text) { return trim(text).empty(); }
+
+std::string quote(std::string_view text) {
+  std::string quoted = "\"";
+  if (text.size() > k_quoted_line_limit) {
+    quoted.append(text.substr(0, k_quoted_line_limit));
+    quoted += "...";
+  } else {
+    quoted.append(text);
+  }
+  return quoted + "\"";
+}
+
+std::string line_prefix(const Line& line) { return "line " + std::to_string(line.number) + ": "; }
+
+// Half-open character range [begin, end) of one column, from the dash line.
+struct Span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool operator==(const Span&) const = default;
+};
+
+// The runs of '-' of a dash line (starting in column 0, at least two runs, only '-' and spaces);
+// nullopt for any other line.
+std::optional<std::vector<Span>> dash_spans(std::string_view line) {
+  while (!line.empty() && line.back() == ' ') {
+    line.remove_suffix(1);
+  }
+  if (line.empty() || line.front() != '-') {
+    return std::nullopt;
+  }
+  std::vector<Span> spans;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] == ' ') {
+      ++i;
+      continue;
+    }
+    if (line[i] != '-') {
+      return std::nullopt;
+    }
+    const std::size_t begin = i;
+    while (i < line.size() && line[i] == '-') {
+      ++i;
+    }
+    spans.push_back(Span{begin, i});
+  }
+  if (spans.size() < 2) {
+    return std::nullopt;
+  }
+  return spans;
+}
+
+// Header texts are separated by two or more spaces and contain single spaces only ("Self CPU %").
+std::vector<std::string_view> split_header(std::string_view line) {
+  std::vector<std::string_view> words;
+  line = trim(line);
+  std::size_t i = 0;
+  while (i < line.size()) {
+    std::size_t end = line.find("  ", i);
+    if (end == std::string_view::npos) {
+      end = line.size();
+    }
+    words.push_back(trim(line.substr(i, end - i)));
+    i = end;
+    while (i < line.size() && line[i] == ' ') {
+      ++i;
+    }
+  }
+  return words;
+}
+
+bool is_header_line(std::string_view line) {
+  const std::vector<std::string_view> words = split_header(line);
+  return words.size() >= 2 && words.front() == "Name";
+}
+
+bool is_equals_line(std::string_view line) {
+  line = trim(line);
+  return line.size() >= 3 && line.find_first_not_of('=') == std::string_view::npos;
+}
+
+// ----- numbers -----
+
+bool all_digits(std::string_view text) {
+  if (text.empty()) {
+    return false;
+  }
+  for (const char c : text) {
+    if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "[-]digits[.digits]" times numerator / denominator, rounded half away from zero, computed in
+// integers so "1.200" * 10^6 is exactly 1200000. nullopt on bad syntax or int64 overflow.
+std::optional<std::int64_t> scale_decimal(std::string_view text, std::int64_t numerator,
+                                          std::int64_t denominator) {
+  bool negative = false;
+  if (!text.empty() && text.front() == '-') {
+    negative = true;
+    text.remove_prefix(1);
+  }
+  const std::size_t dot = text.find('.');
+  const std::string_view integer_part = text.substr(0, dot);
+  const std::string_view fraction_part =
+      dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
+  if (!all_digits(integer_part) || (dot != std::string_view::npos && !all_digits(fraction_part))) {
+    return std::nullopt;
+  }
+  std::int64_t mantissa = 0;
+  std::int64_t divisor = denominator;
+  for (const char c : integer_part) {
+    if (__builtin_mul_overflow(mantissa, 10, &mantissa) || __builtin_add_overflow(mantissa, c - '0', &mantissa)) {
+      return std::nullopt;
+    }
+  }
+  for (const char c : fraction_part) {
+    if (__builtin_mul_overflow(mantissa, 10, &mantissa) || __builtin_add_overflow(mantissa, c - '0', &mantissa) ||
+        __builtin_mul_overflow(divisor, 10, &divisor)) {
+      return std::nullopt;
+    }
+  }
+  const std::int64_t common = std::gcd(numerator, divisor);
+  std::int64_t product = 0;
+  if (__builtin_mul_overflow(mantissa, numerator / common, &product)) {
+    return std::nullopt;
+  }
+  divisor /= common;
+  std::int64_t quotient = product / divisor;
+  const std::int64_t remainder = product % divisor;
+  if (remainder >= divisor - remainder) {
+    ++quotient;
+  }
+  return negative ? -quotient : quotient;
+}
+
+std::int64_t power_of(std::int64_t base, int exponent) {
+  std::int64_t result = 1;
+  for (int i = 0; i < exponent; ++i) {
+    result *= base;
+  }
+  return result;
+}
+
+// "12.34%", "-0.08%", "NaN" (total was 0), "0" (async events): checked, not kept.
+bool is_percentage(std::string_view cell) {
+  if (cell == "NaN") {
+    return true;
+  }
+  if (!cell.empty() && cell.back() == '%') {
+    cell.remove_suffix(1);
+  }
+  return scale_decimal(cell, 1, 1).has_value();
+}
+
+// "572 b", "19.53 Kb", "94.79 Mb", "1.20 Gb" (1024-based), possibly negative -> bytes.
+std::optional<std::int64_t> parse_memory_bytes(std::string_view cell) {
+  static constexpr std::array<std::pair<std::string_view, int>, 4> k_units{
+      {{" Gb", 3}, {" Mb", 2}, {" Kb", 1}, {" b", 0}}};
+  for (const auto& [suffix, exponent] : k_units) {
+    if (cell.size() > suffix.size() && cell.substr(cell.size() - suffix.size()) == suffix) {
+      return scale_decimal(cell.substr(0, cell.size() - suffix.size()), power_of(1024, exponent), 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> parse_integer(std::string_view cell) {
+  if (cell.find('.') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return scale_decimal(cell, 1, 1);
+}
+
+// ----- columns -----
+
+enum class ColumnKind {
+  name,
+  overload_name,
+  self_cpu_percent,
+  self_cpu,
+  cpu_total_percent,
+  cpu_total,
+  cpu_time_avg,
+  self_device,
+  self_device_percent,
+  device_total_percent,
+  device_total,
+  device_time_avg,
+  cpu_memory,
+  self_cpu_memory,
+  device_memory,
+  self_device_memory,
+  calls,
+  node_id,
+  input_shapes,
+  source_location,
+  flops,
+  unknown,
+};
+
+struct Column {
+  std::string header;
+  ColumnKind kind = ColumnKind::unknown;
+  Span span;
+  int flops_exponent = 0; // Total KFLOPs -> 3, MFLOPs -> 6, ...
+};
+
+// A device backend word: upper case as PyTorch prints `use_device.upper()`, not CPU.
+bool is_device_word(std::string_view word) {
+  if (word.empty() || word == "CPU") {
+    return false;
+  }
+  for (const char c : word) {
+    if (c == ' ' || std::islower(static_cast<unsigned char>(c)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool strip_prefix(std::string_view& text, std::string_view prefix) {
+  if (text.substr(0, prefix.size()) != prefix) {
+    return false;
+  }
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+bool strip_suffix(std::string_view& text, std::string_view suffix) {
+  if (text.size() < suffix.size() || text.substr(text.size() - suffix.size()) != suffix) {
+    return false;
+  }
+  text.remove_suffix(suffix.size());
+  return true;
+}
+
+// Classifies one header text; sets `device` to the backend word of a device column.
+std::pair<ColumnKind, int> classify_header(std::string_view header, std::string& device) {
+  static const std::map<std::string_view, ColumnKind> k_fixed{
+      {"Name", ColumnKind::name},
+      {"Overload Name", ColumnKind::overload_name},
+      {"Self CPU %", ColumnKind::self_cpu_percent},
+      {"Self CPU total %", ColumnKind::self_cpu_percent}, // PyTorch <= 1.6
+      {"Self CPU", ColumnKind::self_cpu},
+      {"Self CPU total", ColumnKind::self_cpu}, // PyTorch <= 1.6
+      {"CPU total %", ColumnKind::cpu_total_percent},
+      {"CPU total", ColumnKind::cpu_total},
+      {"CPU time avg", ColumnKind::cpu_time_avg},
+      {"CPU Mem", ColumnKind::cpu_memory},
+      {"Self CPU Mem", ColumnKind::self_cpu_memory},
+      {"# of Calls", ColumnKind::calls},
+      {"Number of Calls", ColumnKind::calls}, // PyTorch <= 1.6
+      {"Node ID", ColumnKind::node_id},
+      {"Input Shapes", ColumnKind::input_shapes},
+      {"Source Location", ColumnKind::source_location},
+  };
+  if (const auto it = k_fixed.find(header); it != k_fixed.end()) {
+    return {it->second, 0};
+  }
+  static constexpr std::array<std::string_view, 6> k_flops{"FLOPs",  "KFLOPs", "MFLOPs",
+                                                           "GFLOPs", "TFLOPs", "PFLOPs"};
+  for (std::size_t i = 0; i < k_flops.size(); ++i) {
+    if (header.substr(0, 6) == "Total " && header.substr(6) == k_flops[i]) {
+      return {ColumnKind::flops, static_cast<int>(3 * i)};
+    }
+  }
+  std::string_view rest = header;
+  ColumnKind kind = ColumnKind::unknown;
+  if (strip_prefix(rest, "Self ")) {
+    if (strip_suffix(rest, " %")) {
+      kind = ColumnKind::self_device_percent;
+    } else if (strip_suffix(rest, " Mem")) {
+      kind = ColumnKind::self_device_memory;
+    } else {
+      strip_suffix(rest, " total");
+      kind = ColumnKind::self_device;
+    }
+  } else if (strip_suffix(rest, " total %")) {
+    kind = ColumnKind::device_total_percent;
+  } else if (strip_suffix(rest, " total")) {
+    kind = ColumnKind::device_total;
+  } else if (strip_suffix(rest, " time avg")) {
+    kind = ColumnKind::device_time_avg;
+  } else if (strip_suffix(rest, " Mem")) {
+    kind = ColumnKind::device_memory;
+  }
+  if (kind == ColumnKind::unknown || !is_device_word(rest)) {
+    return {ColumnKind::unknown, 0};
+  }
+  device = std::string(rest);
+  return {kind, 0};
+}
+
+bool is_device_time_column(ColumnKind kind) {
+  return kind == ColumnKind::self_device || kind == ColumnKind::self_device_percent ||
+         kind == ColumnKind::device_total_percent || kind == ColumnKind::device_total ||
+         kind == ColumnKind::device_time_avg;
+}
+
+// ----- the parser -----
+
+class TableParser {
+public:
+  TableParser(std::string_view text, const std::string& path) : m_path(path), m_lines(split_lines(text)) {}
+
+  std::vector<KeyAveragesTable> parse_all() {
+    std::vector<KeyAveragesTable> tables;
+    std::size_t floor = 0; // first line after the previous table, for the caption search
+    std::size_t i = 0;
+    while (i < m_lines.size()) {
+      const bool dash = dash_spans(m_lines[i].text).has_value();
+      if (dash && i + 1 < m_lines.size() && is_header_line(m_lines[i + 1].text)) {
+        KeyAveragesTable table;
+        const std::size_t next = parse_table(i, floor, table);
+        tables.push_back(std::move(table));
+        floor = next;
+        i = next;
+        continue;
+      }
+      if (!dash && is_header_line(m_lines[i].text) && i + 1 < m_lines.size()) {
+        const auto below = dash_spans(m_lines[i + 1].text);
+        if (below && below->size() == split_header(m_lines[i].text).size()) {
+          fail(m_lines[i], 0, "header line is not preceded by a dash line: " + quote(trim(m_lines[i].text)));
+        }
+      }
+      ++i;
+    }
+    return tables;
+  }
+
+  [[noreturn]] void fail(const Line& line, std::size_t column, const std::string& problem) const {
+    throw InputError(m_path, line_prefix(line) + problem, line.offset + column);
+  }
+
+private:
+  // Parses the table whose opening dash line is m_lines[open]; returns the index after its footer.
+  std::size_t parse_table(std::size_t open, std::size_t floor, KeyAveragesTable& table) {
+    const Line& open_line = m_lines[open];
+    const std::vector<Span> spans = *dash_spans(open_line.text);
+    table.first_line = open_line.number;
+    read_caption(open, floor, table);
+
+    const Line& header_line = m_lines[open + 1];
+    const std::vector<std::string_view> headers = split_header(header_line.text);
+    if (headers.size() != spans.size()) {
+      fail(header_line, 0,
+           "header names " + std::to_string(headers.size()) + " columns but the dash line above has " +
+               std::to_string(spans.size()) + ": " + quote(trim(header_line.text)));
+    }
+    std::vector<Column> columns = classify_columns(header_line, headers, spans, table);
+
+    if (open + 2 >= m_lines.size() || dash_spans(m_lines[open + 2].text) != spans) {
+      const Line& found = open + 2 < m_lines.size() ? m_lines[open + 2] : header_line;
+      fail(found, 0, "expected a dash line below the header, found: " + quote(trim(found.text)));
+    }
+
+    std::size_t i = open + 3;
+    for (;; ++i) {
+      if (i >= m_lines.size()) {
+        const Line& last = m_lines.back();
+        fail(last, last.text.size(),
+             "text ends before the closing dash line of the table opened on line " +
+                 std::to_string(open_line.number));
+      }
+      const Line& line = m_lines[i];
+      if (const auto row_spans = dash_spans(line.text)) {
+        if (*row_spans != spans) {
+          fail(line, 0, "dash line does not match the table's columns: " + quote(trim(line.text)));
+        }
+        break;
+      }
+      if (is_blank(line.text)) {
+        continue;
+      }
+      if (trim(line.text).substr(0, 20) == "Self CPU time total:") {
+        fail(line, 0,
+             "footer comes before the closing dash line of the table opened on line " +
+                 std::to_string(open_line.number));
+      }
+      parse_row(line, columns, table);
+    }
+    report_shared_labels(table);
+    return read_footer(i + 1, table);
+  }
+
+  std::vector<Column> classify_columns(const Line& header_line, const std::vector<std::string_view>& headers,
+                                       const std::vector<Span>& spans, KeyAveragesTable& table) {
+    std::vector<Column> columns;
+    for (std::size_t c = 0; c < headers.size(); ++c) {
+      Column column;
+      column.header = std::string(headers[c]);
+      column.span = spans[c];
+      std::string device;
+      std::tie(column.kind, column.flops_exponent) = classify_header(headers[c], device);
+      if (!device.empty()) {
+        if (table.device_backend && *table.device_backend != device) {
+          fail(header_line, 0,
+               "columns name two device backends, " + quote(*table.device_backend) + " and " + quote(device));
+        }
+        table.device_backend = device;
+      }
+      if (column.kind == ColumnKind::name && c != 0) {
+        fail(header_line, 0, "column \"Name\" is not the first column");
+      }
+      if (column.kind == ColumnKind::unknown) {
+        table.warnings.push_back(
+            {header_line.number, "unknown column " + quote(column.header) + "; its cells are ignored"});
+      }
+      table.columns.push_back(column.header);
+      columns.push_back(std::move(column));
+    }
+    return columns;
+  }
+
+  // The caller's `header=` text sits between an '=' line and the dash line; with
+  // top_level_events_only a second '=' line and a fixed sentence follow it.
+  void read_caption(std::size_t open, std::size_t floor, KeyAveragesTable& table) const {
+    std::size_t end = open; // caption lines are [start, end)
+    if (end >= floor + 2 && trim(m_lines[end - 1].text) == "This report only display top-level ops statistics" &&
+        is_equals_line(m_lines[end - 2].text)) {
+      table.top_level_events_only = true;
+      end -= 2;
+    }
+    for (std::size_t i = end; i > floor; --i) {
+      if (is_equals_line(m_lines[i - 1].text)) {
+        if (i < end) {
+          std::string caption;
+          for (std::size_t k = i; k < end; ++k) {
+            caption += (k == i ? "" : "\n");
+            caption.append(m_lines[k].text);
+          }
+          table.caption = caption;
+        }
+        return;
+      }
+    }
+  }
+
+  struct Cell {
+    std::string_view text; // trimmed
+    std::size_t column = 0; // character index of the cell's first character in the line
+  };
+
+  // Cuts a row into cells at the dash-line spans. A value wider than its column (a header-like
+  // overflow, a time printed with a fixed unit) pushes the rest of the line right, as Python's
+  // "{:>12}" does: extend the cell to the next space and shift the later spans by the excess.
+  static std::vector<Cell> cut_cells(std::string_view line, const std::vector<Column>& columns) {
+    std::vector<Cell> cells;
+    std::size_t shift = 0;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::size_t begin = columns[c].span.begin + shift;
+      std::size_t end = columns[c].span.end + shift;
+      if (c + 1 == columns.size()) {
+        end = std::max(end, line.size());
+      } else {
+        while (end < line.size() && line[end] != ' ') {
+          ++end;
+        }
+      }
+      shift = end - columns[c].span.end;
+      if (begin >= line.size()) {
+        cells.push_back(Cell{{}, line.size()});
+        continue;
+      }
+      const std::string_view raw = line.substr(begin, std::min(end, line.size()) - begin);
+      const std::string_view text = trim(raw);
+      const std::size_t lead = text.empty() ? 0 : static_cast<std::size_t>(text.data() - raw.data());
+      cells.push_back(Cell{text, begin + lead});
+    }
+    return cells;
+  }
+
+  void parse_row(const Line& line, const std::vector<Column>& columns, KeyAveragesTable& table) {
+    const std::vector<Cell> cells = cut_cells(line.text, columns);
+    if (cells.front().text.empty()) {
+      // A `group_by_stack_n` row continues on lines that fill only the Source Location column.
+      std::optional<std::size_t> source;
+      for (std::size_t c = 1; c < columns.size(); ++c) {
+        if (columns[c].kind == ColumnKind::source_location) {
+          source = c;
+        } else if (!cells[c].text.empty()) {
+          fail(line, cells[c].column, "row has no name: " + quote(trim(line.text)));
+        }
+      }
+      if (!source || table.rows.empty() || !table.rows.back().source_location) {
+        fail(line, 0, "row has no name: " + quote(trim(line.text)));
+      }
+      std::string& location = *table.rows.back().source_location;
+      location += (location.empty() ? "" : "\n");
+      location.append(cells[*source].text);
+      return;
+    }
+
+    KeyAveragesRow row;
+    row.line = line.number;
+    if (table.device_backend && std::any_of(columns.begin(), columns.end(), [](const Column& column) {
+          return is_device_time_column(column.kind);
+        })) {
+      row.device = KeyAveragesDeviceTimes{};
+    }
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      fill_cell(line, columns[c], cells[c], row, table);
+    }
+    table.rows.push_back(std::move(row));
+  }
+
+  void fill_cell(const Line& line, const Column& column, const Cell& cell, KeyAveragesRow& row,
+                 KeyAveragesTable& table) const {
+    const std::string_view text = cell.text;
+    const auto bad = [&](std::string_view what) {
+      fail(line, cell.column, "column " + quote(column.header) + " is not " + std::string(what) + ": " + quote(text));
+    };
+    const auto time = [&]() {
+      const std::optional<Nanoseconds> ns = parse_table_time_ns(text);
+      if (!ns) {
+        bad("a time");
+      }
+      return *ns;
+    };
+    const auto memory = [&]() {
+      const std::optional<std::int64_t> bytes = parse_memory_bytes(text);
+      if (!bytes) {
+        bad("a memory size");
+      }
+      return *bytes;
+    };
+    switch (column.kind) {
+    case ColumnKind::name:
+      row.name = std::string(text);
+      row.name_truncated = text.size() == k_truncated_name_length && text.substr(text.size() - 3) == "...";
+      return;
+    case ColumnKind::overload_name:
+      row.overload_name = std::string(text);
+      return;
+    case ColumnKind::input_shapes:
+      row.input_shapes = std::string(text);
+      return;
+    case ColumnKind::source_location:
+      row.source_location = std::string(text);
+      return;
+    case ColumnKind::unknown:
+      return;
+    default:
+      break;
+    }
+    if (text.empty()) {
+      fail(line, cell.column, "column " + quote(column.header) + " is empty");
+    }
+    switch (column.kind) {
+    case ColumnKind::self_cpu_percent:
+    case ColumnKind::cpu_total_percent:
+    case ColumnKind::self_device_percent:
+    case ColumnKind::device_total_percent:
+      if (!is_percentage(text)) {
+        bad("a percentage");
+      }
+      return;
+    case ColumnKind::self_cpu:
+      row.self_cpu_ns = time();
+      if (*row.self_cpu_ns < 0) {
+        table.warnings.push_back(
+            {line.number, "negative self CPU time " + quote(text) + " for " + quote(row.name)});
+      }
+      return;
+    case ColumnKind::cpu_total:
+      row.cpu_total_ns = time();
+      return;
+    case ColumnKind::cpu_time_avg:
+      row.cpu_time_avg_ns = time();
+      return;
+    case ColumnKind::self_device:
+      row.device->self_ns = time();
+      if (*row.device->self_ns < 0) {
+        table.warnings.push_back({line.number, "negative self " + *table.device_backend + " time " + quote(text) +
+                                                   " for " + quote(row.name)});
+      }
+      return;
+    case ColumnKind::device_total:
+      row.device->total_ns = time();
+      return;
+    case ColumnKind::device_time_avg:
+      row.device->avg_ns = time();
+      return;
+    case ColumnKind::cpu_memory:
+      row.cpu_memory_bytes = memory();
+      return;
+    case ColumnKind::self_cpu_memory:
+      row.self_cpu_memory_bytes = memory();
+      return;
+    case ColumnKind::device_memory:
+      row.device_memory_bytes = memory();
+      return;
+    case ColumnKind::self_device_memory:
+      row.self_device_memory_bytes = memory();
+      return;
+    case ColumnKind::calls:
+      row.calls = parse_integer(text);
+      if (!row.calls || *row.calls < 0) {
+        bad("a call count");
+      }
+      return;
+    case ColumnKind::node_id:
+      row.node_id = parse_integer(text);
+      if (!row.node_id) {
+        bad("a node id");
+      }
+      return;
+    case ColumnKind::flops:
+      if (text != "--") {
+        row.total_flops = scale_decimal(text, power_of(10, column.flops_exponent), 1);
+        if (!row.total_flops) {
+          bad("a FLOP count");
+        }
+      }
+      return;
+    default:
+      return;
+    }
+  }
+
+  // Two rows with the same label are two ops PyTorch could not tell apart in print (names cut at
+  // 52 characters); both rows stay, and the reader is told.
+  static void report_shared_labels(KeyAveragesTable& table) {
+    std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> seen;
+    for (const KeyAveragesRow& row : table.rows) {
+      auto key = std::make_tuple(row.name, row.overload_name.value_or(""), row.input_shapes.value_or(""),
+                                 row.source_location.value_or(""));
+      const auto [it, inserted] = seen.emplace(std::move(key), row.line);
+      if (inserted) {
+        continue;
+      }
+      const std::string first = std::to_string(it->second);
+      if (row.name_truncated) {
+        table.warnings.push_back({row.line, "truncated name " + quote(row.name) + " also labels the row on line " +
+                                                first + "; the rows are kept apart"});
+      } else {
+        table.warnings.push_back(
+            {row.line, "row " + quote(row.name) + " repeats the label of the row on line " + first +
+                           "; the rows are kept apart"});
+      }
+    }
+  }
+
+  // `Self CPU time total: <t>`, then `Self <DEV> time total: <t>` (old: `<DEV> time total:`).
+  std::size_t read_footer(std::size_t i, KeyAveragesTable& table) const {
+    for (; i < m_lines.size(); ++i) {
+      const Line& line = m_lines[i];
+      std::string_view text = trim(line.text);
+      const std::size_t colon = text.find(": ");
+      if (colon == std::string_view::npos) {
+        break;
+      }
+      std::string_view label = text.substr(0, colon);
+      const std::string_view value = trim(text.substr(colon + 2));
+      if (!strip_suffix(label, " time total")) {
+        break;
+      }
+      const bool self = strip_prefix(label, "Self ");
+      if (label != "CPU" && !is_device_word(label)) {
+        break;
+      }
+      const std::optional<Nanoseconds> ns = parse_table_time_ns(value);
+      if (!ns) {
+        table.warnings.push_back({line.number, "footer " + quote(text.substr(0, colon)) +
+                                                   " is not a time: " + quote(value) + "; ignored"});
+      }
+      if (label == "CPU") {
+        if (self) {
+          table.self_cpu_time_total_ns = ns;
+        }
+        continue;
+      }
+      if (!table.device_backend) {
+        table.device_backend = std::string(label);
+      } else if (*table.device_backend != label) {
+        table.warnings.push_back({line.number, "footer names device " + quote(label) + " but the columns name " +
+                                                   quote(*table.device_backend)});
+      }
+      (self ? table.self_device_time_total_ns : table.device_time_total_ns) = ns;
+    }
+    return i;
+  }
+
+  const std::string& m_path;
+  std::vector<Line> m_lines;
+};
+
+} // namespace
+
+std::optional<Nanoseconds> parse_table_time_ns(std::string_view cell) {
+  static constexpr std::array<std::pair<std::string_view, std::int64_t>, 4> k_units{
+      {{"ms", 1'000'000}, {"us", 1'000}, {"ns", 1}, {"s", 1'000'000'000}}};
+  for (const auto& [suffix, ns_per_unit] : k_units) {
+    if (cell.size() > suffix.size() && cell.substr(cell.size() - suffix.size()) == suffix) {
+      return scale_decimal(cell.substr(0, cell.size() - suffix.size()), ns_per_unit, 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<KeyAveragesTable> parse_key_averages_tables(std::string_view text, const std::string& path) {
+  return TableParser(text, path).parse_all();
+}
+
+KeyAveragesTable parse_key_averages_table(std::string_view text, const std::string& path) {
+  std::vector<KeyAveragesTable> tables = parse_key_averages_tables(text, path);
+  if (tables.empty()) {
+    throw InputError(path, "no key_averages table found (a dash line, then a header line starting with \"Name\")");
+  }
+  if (tables.size() > 1) {
+    const std::size_t line = tables[1].first_line;
+    std::size_t offset = 0;
+    for (std::size_t number = 1; number < line; ++number) {
+      offset = text.find('\n', offset) + 1;
+    }
+    throw InputError(path, "line " + std::to_string(line) + ": a second key_averages table starts here", offset);
+  }
+  return std::move(tables.front());
+}
+
+KeyAveragesTable parse_key_averages_table(const std::filesystem::path& file) {
+  const std::string path = file.string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw InputError(path, "cannot open the file for reading");
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) {
+    throw InputError(path, "cannot read the file");
+  }
+  return parse_key_averages_table(content.str(), path);
+}
+
+bool looks_like_key_averages_table(std::string_view text) {
+  const std::vector<Line> lines = split_lines(text);
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (dash_spans(lines[i].text) && is_header_line(lines[i + 1].text)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace neuron_gate
