@@ -462,9 +462,9 @@ TEST_CASE("a PyTorch 1.6 table: left-aligned cells, old headers, no self device 
 TEST_CASE("top_level_events_only and a caption above the table are recognised") {
   const std::string text =
       "some log line\n"
-      "==================================\n"
+      "=========================================\n"
       "my header\n"
-      "==================================\n"
+      "=========================================\n"
       "This report only display top-level ops statistics\n"
       "-------------  ------------  ------------  \n"
       "         Name      Self CPU    # of Calls  \n"
@@ -477,6 +477,15 @@ TEST_CASE("top_level_events_only and a caption above the table are recognised") 
   CHECK(table.top_level_events_only);
   CHECK(table.first_line == 6);
   CHECK(table.rows.at(0).self_cpu_ns == 1'000'000);
+
+  // An '=' line of another width is the caller's own text, not the frame of a caption.
+  const std::string log = "==========\nepoch 3 done\n" + text.substr(text.find("-------------"));
+  const ng::KeyAveragesTable plain = ng::parse_key_averages_table(log, "log.txt");
+  CHECK(!plain.caption.has_value());
+  CHECK(!plain.top_level_events_only);
+  REQUIRE(plain.rows.size() == 1);
+  CHECK(plain.rows[0].line == 6);
+  CHECK(plain.rows[0].self_cpu_ns == 1'000'000);
 }
 
 TEST_CASE("malformed tables are input errors naming the path, byte and line") {

@@ -133,9 +133,10 @@ bool is_header_line(std::string_view line) {
   return words.size() >= 2 && words.front() == "Name";
 }
 
-bool is_equals_line(std::string_view line) {
+// PyTorch prints `"=" * line_length`, as wide as the dash line, above a caption.
+bool is_equals_line(std::string_view line, std::size_t width) {
   line = trim(line);
-  return line.size() >= 3 && line.find_first_not_of('=') == std::string_view::npos;
+  return line.size() == width && line.find_first_not_of('=') == std::string_view::npos;
 }
 
 // ----- numbers -----
@@ -400,7 +401,7 @@ private:
     const Line& open_line = m_lines[open];
     const std::vector<Span> spans = *dash_spans(open_line.text);
     table.first_line = open_line.number;
-    read_caption(open, floor, table);
+    read_caption(open, floor, spans, table);
 
     const Line& header_line = m_lines[open + 1];
     const std::vector<std::string_view> headers = split_header(header_line.text);
@@ -476,15 +477,17 @@ private:
 
   // The caller's `header=` text sits between an '=' line and the dash line; with
   // top_level_events_only a second '=' line and a fixed sentence follow it.
-  void read_caption(std::size_t open, std::size_t floor, KeyAveragesTable& table) const {
+  void read_caption(std::size_t open, std::size_t floor, const std::vector<Span>& spans,
+                    KeyAveragesTable& table) const {
+    const std::size_t width = spans.back().end;
     std::size_t end = open; // caption lines are [start, end)
     if (end >= floor + 2 && trim(m_lines[end - 1].text) == "This report only display top-level ops statistics" &&
-        is_equals_line(m_lines[end - 2].text)) {
+        is_equals_line(m_lines[end - 2].text, width)) {
       table.top_level_events_only = true;
       end -= 2;
     }
     for (std::size_t i = end; i > floor; --i) {
-      if (is_equals_line(m_lines[i - 1].text)) {
+      if (is_equals_line(m_lines[i - 1].text, width)) {
         if (i < end) {
           std::string caption;
           for (std::size_t k = i; k < end; ++k) {
@@ -795,11 +798,19 @@ KeyAveragesTable parse_key_averages_table(const std::filesystem::path& file) {
 }
 
 bool looks_like_key_averages_table(std::string_view text) {
-  const std::vector<Line> lines = split_lines(text);
-  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
-    if (dash_spans(lines[i].text) && is_header_line(lines[i + 1].text)) {
+  // Walks the lines without storing them: discovery may hand over a large trace.
+  bool previous_is_dash = false;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    if (previous_is_dash && is_header_line(line)) {
       return true;
     }
+    previous_is_dash = dash_spans(line).has_value();
+    text.remove_prefix(std::min(end + 1, text.size()));
   }
   return false;
 }
