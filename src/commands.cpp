@@ -1,0 +1,187 @@
+#include "commands.hpp"
+
+#include "compare/conditions.hpp"
+#include "compare/metric_comparison.hpp"
+#include "compare/rule_set.hpp"
+#include "compare/verdict.hpp"
+#include "profile/discover.hpp"
+#include "profile/read_side.hpp"
+#include "report/json.hpp"
+#include "report/markdown.hpp"
+#include "report/number_format.hpp"
+#include "report/provenance.hpp"
+#include "report/report.hpp"
+#include "stats/descriptive.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <ostream>
+#include <set>
+
+namespace neuron_gate {
+namespace {
+
+std::string today() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
+// Refuses an output path that is one of the inputs: reports never overwrite a profile.
+void check_output_path(const std::string& output, const std::vector<const ProfileInventory*>& inputs,
+                       const std::string& rules_path) {
+  if (output.empty()) {
+    return;
+  }
+  for (const ProfileInventory* inventory : inputs) {
+    for (const DiscoveredFile& file : inventory->files) {
+      if (same_file(output, file.path)) {
+        throw UsageError("refusing to write a report over an input file: \"" + output + "\"");
+      }
+    }
+  }
+  if (!rules_path.empty() && same_file(output, rules_path)) {
+    throw UsageError("refusing to write a report over the rules file: \"" + output + "\"");
+  }
+}
+
+void require_samples(const SideSamples& side) {
+  if (side.traces.empty() && side.end_to_end.empty()) {
+    std::size_t ignored = 0;
+    for (const DiscoveredFile& file : side.inventory.files) {
+      ignored += file.kind == FileKind::ignored ? 1 : 0;
+    }
+    throw InputError(side.inventory.spec, "no trace or end-to-end file found (" + std::to_string(ignored) +
+                                              " files ignored; run `neuron-gate inspect` to see why)");
+  }
+}
+
+} // namespace
+
+int run_compare(const CompareOptions& options, std::ostream& out) {
+  const RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
+  const ProfileInventory base_inventory = discover_profile(options.base);
+  const ProfileInventory head_inventory = discover_profile(options.head);
+  for (const std::string& output : {options.markdown_path, options.json_path}) {
+    check_output_path(output, {&base_inventory, &head_inventory}, options.rules_path);
+  }
+
+  TraceReadOptions read_options;
+  read_options.by_shape = options.by_shape;
+  const SideSamples base = read_side("base", base_inventory, read_options);
+  const SideSamples head = read_side("head", head_inventory, read_options);
+  require_samples(base);
+  require_samples(head);
+
+  std::vector<std::string> allowed = rules.allow_mismatch;
+  allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
+  ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
+
+  std::vector<MetricComparison> metrics;
+  if (conditions.comparable()) {
+    metrics = compare_metrics(base, head, rules);
+  }
+  DecideOptions decide_options;
+  decide_options.strict = options.strict;
+  decide_options.today = today();
+  Decision decision = decide(metrics, conditions, rules, decide_options);
+
+  Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, rules.text);
+  if (!options.git) {
+    provenance.commits.clear();
+  }
+  const Report report = build_report(base, head, std::move(conditions), std::move(metrics), std::move(decision), rules,
+                                     std::move(provenance));
+
+  const std::string markdown = render_markdown(report);
+  if (!options.json_path.empty()) {
+    write_file_atomically(options.json_path, render_json(report));
+  }
+  if (!options.markdown_path.empty()) {
+    write_file_atomically(options.markdown_path, markdown);
+  } else if (!options.quiet) {
+    out << markdown;
+  }
+  return static_cast<int>(report.outcome);
+}
+
+int run_inspect(const InspectOptions& options, std::ostream& out) {
+  const ProfileInventory inventory = discover_profile(options.profile);
+  TraceReadOptions read_options;
+  read_options.by_shape = options.by_shape;
+  const SideSamples side = read_side("profile", inventory, read_options);
+
+  out << "# neuron-gate inspect " << options.profile << "\n\n## Files\n\n";
+  for (const DiscoveredFile& file : inventory.files) {
+    out << "- `" << file.relative_path << "` (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
+    if (!file.ignored_reason.empty()) {
+      out << " — " << file.ignored_reason;
+    }
+    out << "\n";
+  }
+  out << "\n## Conditions (fingerprint)\n\n";
+  for (const auto& [name, value] : fingerprint_side(side).values) {
+    out << "- " << name << ": " << value << "\n";
+  }
+
+  out << "\n## Data problems\n\n";
+  bool any_problem = false;
+  std::int64_t outside = 0;
+  for (const TraceSamples& trace : side.traces) {
+    for (const auto& [name, values] : trace.outside_steps.ops) {
+      outside += values.calls;
+    }
+    const TraceDataProblems& p = trace.problems;
+    if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
+      any_problem = true;
+      out << "- `" << trace.path << "`: " << p.negative_duration_events << " negative-duration events excluded, "
+          << p.unfinished_events << " unfinished events (dur -1) excluded";
+      for (const auto& [name, ns] : p.negative_self_time) {
+        out << "; negative self time " << name << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+      }
+      out << "\n";
+    }
+  }
+  if (!any_problem) {
+    out << "None found.\n";
+  }
+  out << "\n" << outside << " op calls started outside every ProfilerStep window (counted, never compared).\n";
+
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    out << "\nEnd-to-end `" << metric.name << "`: " << metric.samples.size() << " samples, median "
+        << format_significant(median(metric.samples), 4) << " " << metric.unit << " ("
+        << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
+  }
+
+  const std::vector<StepSample> steps = sample_steps(side, 0);
+  out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
+  out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
+  std::set<std::string> names;
+  for (const StepSample& step : steps) {
+    for (const auto& [name, values] : step.ops) {
+      names.insert(name);
+    }
+  }
+  for (const std::string& name : names) {
+    std::vector<double> self_cpu, device, calls;
+    std::size_t present = 0;
+    for (const StepSample& step : steps) {
+      auto it = step.ops.find(name);
+      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
+      present += it == step.ops.end() ? 0 : 1;
+      self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
+      device.push_back(static_cast<double>(values.device_ns) / 1000.0);
+      calls.push_back(static_cast<double>(values.calls));
+    }
+    out << "| `" << name << "` | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
+        << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
+  }
+  return 0;
+}
+
+} // namespace neuron_gate

@@ -1,1 +1,7 @@
-int main() { return 0; }
+#include "cli.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  return neuron_gate::run_cli(argc, argv, std::cout, std::cerr);
+}

@@ -1,1 +1,158 @@
-// placeholder: report/json (not yet written)
+#include "report/json.hpp"
+
+#include "stats/descriptive.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace neuron_gate {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+ordered optional_number(const std::optional<double>& value) {
+  return value ? ordered(*value) : ordered(nullptr);
+}
+
+ordered summary(const std::vector<double>& samples) {
+  ordered s;
+  s["n"] = samples.size();
+  s["median"] = optional_number(median(samples));
+  s["mean"] = optional_number(mean(samples));
+  s["stddev"] = optional_number(sample_stddev(samples));
+  if (!samples.empty()) {
+    s["min"] = *std::min_element(samples.begin(), samples.end());
+    s["max"] = *std::max_element(samples.begin(), samples.end());
+  } else {
+    s["min"] = nullptr;
+    s["max"] = nullptr;
+  }
+  return s;
+}
+
+ordered metric_json(const MetricComparison& m) {
+  ordered j;
+  j["class"] = metric_class_key(m.metric_class);
+  j["name"] = m.name;
+  j["unit"] = m.unit;
+  j["better"] = m.better == Better::lower ? "lower" : "higher";
+  j["verdict"] = verdict_name(m.verdict);
+  j["reason"] = m.reason;
+  j["gating"] = m.gating;
+  j["family"] = m.family;
+  j["family_size"] = m.family_size;
+  j["threshold"] = m.threshold;
+  j["base"] = summary(m.base_samples);
+  j["head"] = summary(m.head_samples);
+  j["ratio"] = optional_number(m.ratio);
+  j["ratio_ci95"] = {optional_number(m.ratio_low), optional_number(m.ratio_high)};
+  j["ratio_method"] = m.ratio_from_logs ? "hodges-lehmann on logs" : "hodges-lehmann shift / base median";
+  j["shift"] = optional_number(m.shift);
+  j["shift_ci95"] = {optional_number(m.shift_low), optional_number(m.shift_high)};
+  ordered test;
+  test["name"] = "mann-whitney-u";
+  test["method"] = m.test_method;
+  test["p_worse"] = optional_number(m.p_worse);
+  test["p_better"] = optional_number(m.p_better);
+  test["p_two_sided"] = optional_number(m.p_two_sided);
+  test["p_worse_adjusted"] = optional_number(m.p_worse_adjusted);
+  test["p_better_adjusted"] = optional_number(m.p_better_adjusted);
+  test["q_benjamini_hochberg"] = optional_number(m.q_value);
+  j["test"] = test;
+  ordered welch;
+  welch["ratio_of_geometric_means"] = optional_number(m.welch_ratio);
+  welch["ci95"] = {optional_number(m.welch_low), optional_number(m.welch_high)};
+  welch["p_two_sided"] = optional_number(m.welch_p);
+  j["welch_t_log"] = welch;
+  j["minimum_detectable_ratio"] = optional_number(m.minimum_detectable_ratio);
+  j["samples_needed_per_side"] = m.samples_needed ? ordered(*m.samples_needed) : ordered(nullptr);
+  j["calls_per_step"] = {{"base", optional_number(m.base_calls)}, {"head", optional_number(m.head_calls)}};
+  j["present"] = {{"base", m.present_in_base}, {"head", m.present_in_head}};
+  j["waiver"] = m.waiver ? ordered(*m.waiver) : ordered(nullptr);
+  return j;
+}
+
+ordered facts_json(const SideFacts& facts) {
+  ordered j;
+  j["traces"] = facts.traces;
+  j["sample_steps"] = facts.steps;
+  j["events"] = facts.events;
+  j["outside_step_op_calls"] = facts.outside_step_events;
+  j["negative_duration_events_excluded"] = facts.negative_duration_events;
+  j["unfinished_events_excluded"] = facts.unfinished_events;
+  j["negative_self_time"] = facts.negative_self_time;
+  return j;
+}
+
+} // namespace
+
+std::string render_json(const Report& report) {
+  ordered j;
+  j["schema"] = "neuron-gate.report/1";
+  j["outcome"] = outcome_name(report.outcome);
+  j["exit_code"] = static_cast<int>(report.outcome);
+  j["verdict_line"] = report.verdict_line;
+  ordered counts = ordered::object();
+  for (const auto& [verdict, count] : report.decision.counts) {
+    counts[verdict_name(verdict)] = count;
+  }
+  j["counts"] = counts;
+  ordered gating = ordered::array();
+  for (MetricClass c : report.decision.gating_classes) {
+    gating.push_back(metric_class_key(c));
+  }
+  j["gating_classes"] = gating;
+  ordered conditions = ordered::array();
+  for (const ConditionRow& row : report.conditions.rows) {
+    conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
+                          {"accepted", row.accepted}});
+  }
+  j["conditions"] = conditions;
+  ordered metrics = ordered::array();
+  for (const MetricComparison& m : report.metrics) {
+    metrics.push_back(metric_json(m));
+  }
+  j["metrics"] = metrics;
+  j["interpretations"] = report.interpretations;
+  j["open_hypotheses"] = report.open_hypotheses;
+  j["sides"] = {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}};
+  ordered rules;
+  rules["source"] = report.rules.source;
+  rules["sha256"] = report.provenance.rules_sha256;
+  rules["alpha"] = report.rules.alpha;
+  rules["correction"] = correction_name(report.rules.correction);
+  rules["floor_us"] = report.rules.floor_us;
+  rules["thresholds"] = {{"end_to_end", report.rules.end_to_end.threshold},
+                         {"device", report.rules.device.threshold},
+                         {"self_cpu", report.rules.self_cpu.threshold},
+                         {"step_time", report.rules.step_time.threshold}};
+  rules["ignore"] = report.rules.ignore;
+  rules["drop_first_steps"] = report.rules.drop_first_steps;
+  rules["allow_mismatch"] = report.rules.allow_mismatch;
+  j["rules"] = rules;
+  const Provenance& p = report.provenance;
+  ordered provenance;
+  provenance["tool_version"] = p.tool_version;
+  provenance["base"] = p.base_spec;
+  provenance["head"] = p.head_spec;
+  ordered files = ordered::array();
+  for (const ProvenanceFile& file : p.files) {
+    files.push_back({{"side", file.side},
+                     {"path", file.relative_path},
+                     {"kind", file.kind},
+                     {"bytes", file.size_bytes},
+                     {"sha256", file.sha256.empty() ? ordered(nullptr) : ordered(file.sha256)},
+                     {"ignored_reason", file.ignored_reason.empty() ? ordered(nullptr) : ordered(file.ignored_reason)}});
+  }
+  provenance["files"] = files;
+  ordered commits = ordered::array();
+  for (const GitCommit& commit : p.commits) {
+    commits.push_back({{"side", commit.side}, {"commit", commit.commit}, {"summary", commit.summary}, {"dirty", commit.dirty}});
+  }
+  provenance["git_commits"] = commits;
+  j["provenance"] = provenance;
+  return j.dump(1) + "\n";
+}
+
+} // namespace neuron_gate

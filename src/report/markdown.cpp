@@ -1,1 +1,234 @@
-// placeholder: report/markdown (not yet written)
+#include "report/markdown.hpp"
+
+#include "report/number_format.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace neuron_gate {
+namespace {
+
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string code_cell(const std::string& name) {
+  std::string safe = name;
+  std::replace(safe.begin(), safe.end(), '`', '\'');
+  return "`" + cell(safe) + "`";
+}
+
+std::string n_cell(const MetricComparison& m) {
+  return std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size());
+}
+
+std::string calls_cell(const MetricComparison& m) {
+  if (!m.base_calls && !m.head_calls) {
+    return "–";
+  }
+  return format_significant(m.base_calls, 3) + " → " + format_significant(m.head_calls, 3);
+}
+
+std::string verdict_cell(const MetricComparison& m) {
+  std::string text = verdict_name(m.verdict);
+  if (m.waiver) {
+    text += " (waived)";
+  }
+  return text;
+}
+
+const char* const k_metric_header =
+    "| metric | base median | head median | ratio | 95% CI | adj. p | n base / head | verdict |\n"
+    "|---|--:|--:|--:|--:|--:|--:|---|\n";
+
+std::string metric_row(const MetricComparison& m) {
+  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
+         format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
+         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + format_p(m.p_worse_adjusted) + " | " + n_cell(m) +
+         " | " + verdict_cell(m) + " |\n";
+}
+
+const char* const k_op_header =
+    "| op | base median | head median | ratio | 95% CI | adj. p | calls / step | n base / head | verdict |\n"
+    "|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
+
+std::string op_row(const MetricComparison& m) {
+  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
+         format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
+         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + format_p(m.p_worse_adjusted) + " | " +
+         calls_cell(m) + " | " + n_cell(m) + " | " + verdict_cell(m) + " |\n";
+}
+
+struct Sections {
+  std::string head;       // verdict line up to the top tables
+  std::string full_open;  // per class: opening of the <details> full table
+  std::string tail;       // interpretations, hypotheses, provenance
+};
+
+std::string conditions_section(const Report& report) {
+  std::string text = "### Conditions held fixed\n\n";
+  if (report.conditions.rows.empty()) {
+    return text + "No conditions could be read from the data.\n\n";
+  }
+  text += "| condition | base | head | |\n|---|---|---|---|\n";
+  for (const ConditionRow& row : report.conditions.rows) {
+    const char* mark = row.matches ? "✓" : (row.accepted ? "✗ accepted" : "✗");
+    text += "| " + cell(row.name) + " | " + cell(row.base) + " | " + cell(row.head) + " | " + mark + " |\n";
+  }
+  return text + "\n";
+}
+
+std::string provenance_section(const Report& report) {
+  const Provenance& p = report.provenance;
+  std::string text = "### Provenance\n\n";
+  text += "- neuron-gate " + p.tool_version + "; base `" + cell(p.base_spec) + "`, head `" + cell(p.head_spec) + "`\n";
+  text += "- rules: " + cell(p.rules_source) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
+          format_significant(report.rules.alpha, 2) + ", " + correction_name(report.rules.correction) +
+          ", floor " + format_significant(report.rules.floor_us, 3) + " µs per op per step\n";
+  for (const GitCommit& commit : p.commits) {
+    text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + cell(commit.summary) +
+            (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";
+  }
+  std::size_t read = 0, ignored = 0;
+  for (const ProvenanceFile& file : p.files) {
+    (file.sha256.empty() ? ignored : read) += 1;
+  }
+  for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
+    const char* side = facts == &report.base_facts ? "base" : "head";
+    text += std::string("- ") + side + ": " + std::to_string(facts->traces) + " traces, " +
+            std::to_string(facts->steps) + " sample steps, " + std::to_string(facts->events) + " events; " +
+            std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)\n";
+  }
+  text += "\n<details><summary>" + std::to_string(read) + " files read, " + std::to_string(ignored) +
+          " ignored</summary>\n\n| side | file | kind | bytes | sha256 |\n|---|---|---|--:|---|\n";
+  for (const ProvenanceFile& file : p.files) {
+    text += "| " + file.side + " | `" + cell(file.relative_path) + "` | " + file.kind +
+            (file.ignored_reason.empty() ? "" : ": " + cell(file.ignored_reason)) + " | " +
+            std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : "`" + file.sha256.substr(0, 16) + "…`") +
+            " |\n";
+  }
+  return text + "\n</details>\n";
+}
+
+std::string bullet_section(const std::string& title, const std::vector<std::string>& lines, const std::string& none) {
+  std::string text = "### " + title + "\n\n";
+  if (lines.empty()) {
+    return text + none + "\n\n";
+  }
+  for (const std::string& line : lines) {
+    text += "- " + line + "\n";
+  }
+  return text + "\n";
+}
+
+} // namespace
+
+std::string render_markdown(const Report& report, std::size_t max_chars) {
+  std::string head = "## " + report.verdict_line + "\n\n";
+  head += "**neuron-gate** · base `" + cell(report.provenance.base_spec) + "` → head `" +
+          cell(report.provenance.head_spec) + "`\n\n";
+  head += conditions_section(report);
+  head += "### Measurements\n\n";
+
+  std::vector<std::pair<std::string, std::vector<const MetricComparison*>>> full_tables;
+  if (report.outcome == Outcome::not_comparable) {
+    head += "Not computed: the conditions above differ.\n\n";
+  } else {
+    auto e2e = ranked_metrics(report, MetricClass::end_to_end);
+    if (!e2e.empty()) {
+      head += "#### End-to-end\n\n";
+      head += k_metric_header;
+      for (const MetricComparison* m : e2e) {
+        head += metric_row(*m);
+      }
+      head += "\n";
+    }
+    auto step = ranked_metrics(report, MetricClass::step_time);
+    if (!step.empty()) {
+      head += "#### Profiled step time\n\n";
+      head += k_metric_header;
+      for (const MetricComparison* m : step) {
+        head += metric_row(*m);
+      }
+      head += "\n";
+    }
+    for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
+      auto ops = ranked_metrics(report, c);
+      if (ops.empty()) {
+        continue;
+      }
+      const std::string label = c == MetricClass::device ? "device time" : "self CPU time";
+      const std::size_t top = std::min<std::size_t>(10, ops.size());
+      head += "#### Ops that changed most: " + label + " per step (top " + std::to_string(top) + " of " +
+              std::to_string(ops.size()) + ")\n\n";
+      head += k_op_header;
+      for (std::size_t i = 0; i < top; ++i) {
+        head += op_row(*ops[i]);
+      }
+      head += "\n";
+      full_tables.emplace_back(label, std::move(ops));
+    }
+  }
+
+  const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.") +
+                           bullet_section("Open hypotheses", report.open_hypotheses, "None.") +
+                           provenance_section(report) + "\n" + k_sticky_marker + "\n";
+
+  // Full tables take what room is left, least changed rows cut first.
+  std::size_t total_rows = 0;
+  for (const auto& [label, ops] : full_tables) {
+    total_rows += ops.size();
+  }
+  auto render_full = [&](std::size_t keep_per_table, std::size_t& cut) {
+    std::string text;
+    cut = 0;
+    for (const auto& [label, ops] : full_tables) {
+      const std::size_t keep = std::min(keep_per_table, ops.size());
+      cut += ops.size() - keep;
+      text += "<details><summary>All " + std::to_string(ops.size()) + " " + label + " metrics</summary>\n\n";
+      text += k_op_header;
+      for (std::size_t i = 0; i < keep; ++i) {
+        text += op_row(*ops[i]);
+      }
+      if (keep < ops.size()) {
+        text += "\n" + std::to_string(ops.size() - keep) +
+                " least-changed rows cut to fit GitHub's comment limit; the JSON report has every metric.\n";
+      }
+      text += "\n</details>\n\n";
+    }
+    return text;
+  };
+  std::size_t cut = 0;
+  std::string full = render_full(total_rows, cut);
+  if (head.size() + full.size() + tail.size() > max_chars) {
+    std::size_t low = 0, high = total_rows;
+    while (low < high) {
+      const std::size_t mid = (low + high + 1) / 2;
+      if (head.size() + render_full(mid, cut).size() + tail.size() <= max_chars) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    full = render_full(low, cut);
+  }
+  std::string text = head + full + tail;
+  if (text.size() > max_chars) {
+    // Interpretations or provenance alone overflow: keep the verdict and say so.
+    text = head.substr(0, std::min(head.size(), max_chars / 2)) +
+           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n\n" + k_sticky_marker + "\n";
+  }
+  return text;
+}
+
+} // namespace neuron_gate

@@ -1,1 +1,101 @@
-// placeholder: report/number_format (not yet written)
+#include "report/number_format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace neuron_gate {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  std::string text = buffer;
+  if (text == "-0" || text.rfind("-0.", 0) == 0) {
+    // "-0.00" reads as a change; print plain zero.
+    bool all_zero = text.find_first_not_of("-0.") == std::string::npos;
+    if (all_zero) {
+      text.erase(0, 1);
+    }
+  }
+  return text;
+}
+
+} // namespace
+
+std::string format_significant(std::optional<double> value, int significant) {
+  if (!value || !std::isfinite(*value)) {
+    return "–";
+  }
+  if (*value == 0.0) {
+    return "0";
+  }
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(*value))));
+  const int decimals = std::max(0, significant - 1 - magnitude);
+  return fixed(*value, decimals);
+}
+
+std::string format_duration_us(std::optional<double> microseconds) {
+  if (!microseconds || !std::isfinite(*microseconds)) {
+    return "–";
+  }
+  const double size = std::fabs(*microseconds);
+  if (size >= 1e6) {
+    return fixed(*microseconds / 1e6, 2) + " s";
+  }
+  if (size >= 1e3) {
+    return fixed(*microseconds / 1e3, 2) + " ms";
+  }
+  if (size >= 100) {
+    return fixed(*microseconds, 0) + " µs";
+  }
+  if (size >= 10) {
+    return fixed(*microseconds, 1) + " µs";
+  }
+  return fixed(*microseconds, 2) + " µs";
+}
+
+std::string format_value(std::optional<double> value, const std::string& unit) {
+  if (unit == "us") {
+    return format_duration_us(value);
+  }
+  if (!value) {
+    return "–";
+  }
+  return format_significant(value, 4) + " " + unit;
+}
+
+std::string format_ratio(std::optional<double> ratio) {
+  if (!ratio || !std::isfinite(*ratio)) {
+    return "–";
+  }
+  return fixed(*ratio, 3) + "x";
+}
+
+std::string format_ratio_interval(std::optional<double> low, std::optional<double> high) {
+  if (!low || !high || !std::isfinite(*low) || !std::isfinite(*high)) {
+    return "–";
+  }
+  return "[" + fixed(*low, 3) + ", " + fixed(*high, 3) + "]";
+}
+
+std::string format_change(std::optional<double> ratio) {
+  if (!ratio || !std::isfinite(*ratio)) {
+    return "–";
+  }
+  const double percent = (*ratio - 1.0) * 100.0;
+  return (percent >= 0 ? "+" : "") + fixed(percent, 1) + "%";
+}
+
+std::string format_p(std::optional<double> p) {
+  if (!p || !std::isfinite(*p)) {
+    return "–";
+  }
+  if (*p >= 0.001 || *p == 0.0) {
+    return format_significant(p, 3);
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1e", *p);
+  return buffer;
+}
+
+} // namespace neuron_gate

@@ -1,1 +1,125 @@
-// placeholder: report/provenance (not yet written)
+#include "report/provenance.hpp"
+
+#include "util/error.hpp"
+
+#include <git2.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <fstream>
+#include <memory>
+
+namespace neuron_gate {
+namespace {
+
+std::string to_hex(const unsigned char* bytes, unsigned length) {
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned i = 0; i < length; ++i) {
+    hex += digits[bytes[i] >> 4];
+    hex += digits[bytes[i] & 0xF];
+  }
+  return hex;
+}
+
+class Sha256 {
+public:
+  Sha256() : m_context(EVP_MD_CTX_new(), EVP_MD_CTX_free) { EVP_DigestInit_ex(m_context.get(), EVP_sha256(), nullptr); }
+  void update(const void* data, std::size_t size) { EVP_DigestUpdate(m_context.get(), data, size); }
+  std::string hex() {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned length = 0;
+    EVP_DigestFinal_ex(m_context.get(), digest.data(), &length);
+    return to_hex(digest.data(), length);
+  }
+
+private:
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> m_context;
+};
+
+struct GitLibrary {
+  GitLibrary() { git_libgit2_init(); }
+  ~GitLibrary() { git_libgit2_shutdown(); }
+};
+
+} // namespace
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(path, "cannot open");
+  }
+  Sha256 hash;
+  std::array<char, 1 << 16> buffer{};
+  while (in) {
+    in.read(buffer.data(), buffer.size());
+    hash.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  return hash.hex();
+}
+
+std::string sha256_text(std::string_view text) {
+  Sha256 hash;
+  hash.update(text.data(), text.size());
+  return hash.hex();
+}
+
+std::optional<GitCommit> git_commit_of(const std::string& side, const std::string& path) {
+  static GitLibrary library;
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, path.c_str(), 0, nullptr) != 0) {
+    return std::nullopt;
+  }
+  std::unique_ptr<git_repository, void (*)(git_repository*)> repo_guard(repo, git_repository_free);
+  git_oid oid;
+  if (git_reference_name_to_id(&oid, repo, "HEAD") != 0) {
+    return std::nullopt;
+  }
+  GitCommit result;
+  result.side = side;
+  result.commit = git_oid_tostr_s(&oid);
+  git_commit* commit = nullptr;
+  if (git_commit_lookup(&commit, repo, &oid) == 0) {
+    result.summary = git_commit_summary(commit) != nullptr ? git_commit_summary(commit) : "";
+    git_commit_free(commit);
+  }
+  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+  git_status_list* status = nullptr;
+  if (git_status_list_new(&status, repo, &options) == 0) {
+    result.dirty = git_status_list_entrycount(status) > 0;
+    git_status_list_free(status);
+  }
+  return result;
+}
+
+Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
+                              const std::string& rules_source, std::string_view rules_text) {
+  Provenance provenance;
+  provenance.tool_version = NEURON_GATE_VERSION;
+  provenance.base_spec = base.spec;
+  provenance.head_spec = head.spec;
+  provenance.rules_source = rules_source;
+  provenance.rules_sha256 = sha256_text(rules_text);
+  for (const auto* inventory : {&base, &head}) {
+    const std::string side = inventory == &base ? "base" : "head";
+    for (const DiscoveredFile& file : inventory->files) {
+      ProvenanceFile entry;
+      entry.side = side;
+      entry.relative_path = file.relative_path;
+      entry.kind = file_kind_name(file.kind);
+      entry.size_bytes = file.size_bytes;
+      entry.ignored_reason = file.ignored_reason;
+      if (file.kind != FileKind::ignored) {
+        entry.sha256 = sha256_file(file.path);
+      }
+      provenance.files.push_back(std::move(entry));
+    }
+    if (auto commit = git_commit_of(side, inventory->spec)) {
+      provenance.commits.push_back(*commit);
+    }
+  }
+  return provenance;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start: install what is missing, build, and compare the bundled example profiles
+# (RMSNorm as separate ops, base `A`, against a head `Areg` that adds a useless pow+mean per call).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh >/dev/null
+status=0
+./build/src/neuron-gate compare examples/rmsnorm-4x512/A examples/rmsnorm-4x512/Areg || status=$?
+echo "neuron-gate exit code: $status (0 pass, 1 regression, 2 input error, 3 not comparable)" >&2

@@ -1,0 +1,38 @@
+#pragma once
+// The commands: each calls the pipeline stages in order (discover -> read -> conditions ->
+// statistics -> verdicts -> render) and writes what was asked for.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// Options of `neuron-gate compare`.
+struct CompareOptions {
+  std::string base, head;             // profile specs: directory or file
+  std::string rules_path;             // "" = built-in rules/default.json
+  std::string markdown_path;          // "" = Markdown to stdout (unless quiet)
+  std::string json_path;              // "" = no JSON report
+  bool by_shape = false;              // op identity includes input shapes
+  bool strict = false;                // undecided gating metrics exit 4
+  bool quiet = false;                 // no report on stdout
+  bool git = true;                    // look up git commits for provenance
+  std::vector<std::string> allow_mismatch;  // condition names accepted to differ
+};
+
+// Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad
+// input, before any report is written; reports are written whole (temp file + rename).
+int run_compare(const CompareOptions& options, std::ostream& out);
+
+// Options of `neuron-gate inspect`.
+struct InspectOptions {
+  std::string profile;
+  bool by_shape = false;
+};
+
+// Prints what neuron-gate understood of one profile: files found and ignored (with why), the
+// conditions fingerprint, data problems and the per-op table (median per step). Returns 0.
+int run_inspect(const InspectOptions& options, std::ostream& out);
+
+} // namespace neuron_gate

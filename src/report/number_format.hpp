@@ -1,0 +1,31 @@
+#pragma once
+// Numbers as report text, by fixed rules so that the same inputs give byte-identical reports.
+
+#include <optional>
+#include <string>
+
+namespace neuron_gate {
+
+// A value with `significant` significant digits, fixed notation, trailing zeros kept only to that
+// precision: 1234.5 -> "1235", 12.345 -> "12.3", 0.012345 -> "0.0123". nullopt -> "–".
+std::string format_significant(std::optional<double> value, int significant = 3);
+
+// A time in µs as text with a unit chosen by size: 0.8 -> "0.800 µs", 1234 -> "1.23 ms", 2.5e6 -> "2.50 s".
+std::string format_duration_us(std::optional<double> microseconds);
+
+// A value in a metric's unit: "us" values go through format_duration_us, others get the unit appended.
+std::string format_value(std::optional<double> value, const std::string& unit);
+
+// A ratio head/base: 1.4234 -> "1.42x". nullopt -> "–".
+std::string format_ratio(std::optional<double> ratio);
+
+// A confidence interval of a ratio: "[1.40, 1.45]"; "–" if either end is missing.
+std::string format_ratio_interval(std::optional<double> low, std::optional<double> high);
+
+// A relative change: 1.052 -> "+5.2%", 0.9 -> "-10.0%".
+std::string format_change(std::optional<double> ratio);
+
+// A p value: >= 0.001 with 3 significant digits ("0.0123"), smaller in scientific notation ("3.2e-16").
+std::string format_p(std::optional<double> p);
+
+} // namespace neuron_gate

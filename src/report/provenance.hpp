@@ -1,0 +1,59 @@
+#pragma once
+// Provenance: what a report was computed from (DESIGN.md section 6): tool version, rules and their
+// hash, every file read with size and SHA-256, and the git commits the profiles sit in.
+
+#include "profile/discover.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// One file of a profile as recorded in the report.
+struct ProvenanceFile {
+  std::string side;           // "base" or "head"
+  std::string relative_path;  // relative to the side's profile root
+  std::string kind;           // file_kind_name()
+  std::uintmax_t size_bytes = 0;
+  std::string sha256;         // lowercase hex; "" for ignored files
+  std::string ignored_reason;
+  bool operator==(const ProvenanceFile&) const = default;
+};
+
+// The git commit a profile path lies in, if any.
+struct GitCommit {
+  std::string side;     // "base" or "head"
+  std::string commit;   // 40 hex digits
+  std::string summary;  // first line of the commit message
+  bool dirty = false;   // the work tree has changes to tracked files
+  bool operator==(const GitCommit&) const = default;
+};
+
+// Everything the Provenance section shows.
+struct Provenance {
+  std::string tool_version;
+  std::string base_spec, head_spec;
+  std::string rules_source;
+  std::string rules_sha256;
+  std::vector<ProvenanceFile> files;
+  std::vector<GitCommit> commits;
+  bool operator==(const Provenance&) const = default;
+};
+
+// SHA-256 of a file's bytes as lowercase hex (OpenSSL EVP). Throws InputError if it cannot be read.
+std::string sha256_file(const std::string& path);
+
+// SHA-256 of a text as lowercase hex.
+std::string sha256_text(std::string_view text);
+
+// The commit (via libgit2) of the repository containing `path`, if `path` is inside a git work tree.
+std::optional<GitCommit> git_commit_of(const std::string& side, const std::string& path);
+
+// Collects provenance for both sides: hashes every recognised file, lists ignored ones.
+Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
+                              const std::string& rules_source, std::string_view rules_text);
+
+} // namespace neuron_gate

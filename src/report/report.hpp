@@ -1,0 +1,55 @@
+#pragma once
+// Step 6: the Report value every renderer draws from. It keeps measurements (the metrics), their
+// interpretations under the rules, and open hypotheses apart (DESIGN.md section 6).
+
+#include "compare/conditions.hpp"
+#include "compare/metric_comparison.hpp"
+#include "compare/rule_set.hpp"
+#include "compare/verdict.hpp"
+#include "profile/read_side.hpp"
+#include "report/provenance.hpp"
+
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// Facts about one side that the report shows beside the measurements.
+struct SideFacts {
+  std::size_t traces = 0;
+  std::size_t steps = 0;                       // sample steps (after drop_first_steps)
+  std::int64_t events = 0;                     // ph "X" events read
+  std::int64_t outside_step_events = 0;        // op calls that started in no step: counted, not compared
+  std::int64_t negative_duration_events = 0;   // excluded
+  std::int64_t unfinished_events = 0;          // dur -1, excluded
+  std::vector<std::string> negative_self_time; // "aten::div_ (-10 µs)" entries
+  bool operator==(const SideFacts&) const = default;
+};
+
+// Everything a rendered report shows.
+struct Report {
+  std::string verdict_line;  // e.g. "❌ REGRESSION · 1 regressed · 12 structural · 30 equivalent"
+  Outcome outcome = Outcome::pass;
+  Decision decision;
+  ConditionsDiff conditions;
+  std::vector<MetricComparison> metrics;
+  std::vector<std::string> interpretations;   // one conclusion per line, naming the measurements it rests on
+  std::vector<std::string> open_hypotheses;   // what is not established, each with how to test it
+  SideFacts base_facts, head_facts;
+  RuleSet rules;
+  Provenance provenance;
+};
+
+// Builds the report: verdict line, interpretations (what regressed under which rule, structural
+// changes read together, where the step time went, profiled vs end-to-end disagreement) and open
+// hypotheses (undecided metrics with samples needed or minimum detectable effect, warm-up, data problems).
+Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions,
+                    std::vector<MetricComparison> metrics, Decision decision, RuleSet rules, Provenance provenance);
+
+// The verdict word of an outcome: "PASS", "REGRESSION", "NOT COMPARABLE", "INCONCLUSIVE".
+const char* outcome_name(Outcome outcome);
+
+// Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
+std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
+
+} // namespace neuron_gate
