@@ -1,1 +1,162 @@
-// placeholder: profile/byte_source (not yet written)
+#include "profile/byte_source.hpp"
+
+#include "util/error.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace neuron_gate {
+
+namespace {
+
+constexpr std::size_t k_chunk_bytes = std::size_t{1} << 20;
+
+} // namespace
+
+struct ByteSource::Impl {
+  std::string path;
+  std::FILE* file = nullptr;  // null when reading from memory
+  std::string memory;         // the bytes when reading from memory
+  std::size_t memory_offset = 0;
+
+  std::vector<char> raw;     // last raw chunk read
+  std::size_t raw_size = 0;  // valid bytes in raw
+  std::size_t raw_used = 0;  // bytes of raw already handed out (plain files)
+  std::uint64_t raw_total = 0;  // raw bytes read so far
+  bool raw_eof = false;
+
+  bool gzip = false;
+  bool gzip_ready = false;  // inflateInit2 done
+  bool gzip_done = false;   // last member ended and no input follows
+  z_stream zs{};
+  std::vector<char> inflated;
+
+  ~Impl() {
+    if (gzip_ready) {
+      inflateEnd(&zs);
+    }
+    if (file != nullptr) {
+      std::fclose(file);
+    }
+  }
+
+  // Reads the next raw chunk into `raw`; false at the end of the input.
+  bool refill() {
+    raw_used = 0;
+    raw_size = 0;
+    if (raw_eof) {
+      return false;
+    }
+    if (file == nullptr) {
+      raw_size = std::min(k_chunk_bytes, memory.size() - memory_offset);
+      std::memcpy(raw.data(), memory.data() + memory_offset, raw_size);
+      memory_offset += raw_size;
+    } else {
+      raw_size = std::fread(raw.data(), 1, raw.size(), file);
+      if (raw_size < raw.size() && std::ferror(file) != 0) {
+        throw InputError(path, std::string("cannot read: ") + std::strerror(errno), raw_total);
+      }
+    }
+    raw_total += raw_size;
+    if (raw_size == 0) {
+      raw_eof = true;
+      return false;
+    }
+    return true;
+  }
+
+  std::uint64_t compressed_offset() const { return raw_total - zs.avail_in; }
+
+  void start() {
+    raw.resize(k_chunk_bytes);
+    refill();
+    gzip = raw_size >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+           static_cast<unsigned char>(raw[1]) == 0x8b;
+    if (gzip) {
+      inflated.resize(k_chunk_bytes);
+      if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+        throw InputError(path, "cannot start gzip decompression");
+      }
+      gzip_ready = true;
+      zs.next_in = reinterpret_cast<Bytef*>(raw.data());
+      zs.avail_in = static_cast<uInt>(raw_size);
+    }
+  }
+
+  std::string_view next_plain() {
+    if (raw_used == raw_size && !refill()) {
+      return {};
+    }
+    raw_used = raw_size;
+    return {raw.data(), raw_size};
+  }
+
+  std::string_view next_gzip() {
+    while (!gzip_done) {
+      if (zs.avail_in == 0 && refill()) {
+        zs.next_in = reinterpret_cast<Bytef*>(raw.data());
+        zs.avail_in = static_cast<uInt>(raw_size);
+      }
+      zs.next_out = reinterpret_cast<Bytef*>(inflated.data());
+      zs.avail_out = static_cast<uInt>(inflated.size());
+      const int status = inflate(&zs, Z_NO_FLUSH);
+      const std::size_t produced = inflated.size() - zs.avail_out;
+      if (status == Z_STREAM_END) {
+        // A gzip file may hold several members back to back (gzip -c a b > c): go on if more follows.
+        if (zs.avail_in == 0 && refill()) {
+          zs.next_in = reinterpret_cast<Bytef*>(raw.data());
+          zs.avail_in = static_cast<uInt>(raw_size);
+        }
+        if (zs.avail_in == 0) {
+          gzip_done = true;
+        } else if (static_cast<unsigned char>(*zs.next_in) == 0x1f) {
+          inflateReset(&zs);
+        } else {
+          throw InputError(path, "unexpected data after the end of the gzip stream", compressed_offset());
+        }
+      } else if (status == Z_DATA_ERROR || status == Z_NEED_DICT || status == Z_MEM_ERROR ||
+                 status == Z_STREAM_ERROR) {
+        throw InputError(path, std::string("corrupt gzip data: ") + (zs.msg != nullptr ? zs.msg : "unknown error"),
+                         compressed_offset());
+      } else if (produced == 0 && zs.avail_in == 0 && raw_eof) {
+        throw InputError(path, "gzip data ends early (truncated file)", compressed_offset());
+      }
+      if (produced > 0) {
+        return {inflated.data(), produced};
+      }
+    }
+    return {};
+  }
+};
+
+ByteSource::ByteSource(const std::string& path) : m_impl(std::make_unique<Impl>()) {
+  m_impl->path = path;
+  m_impl->file = std::fopen(path.c_str(), "rb");
+  if (m_impl->file == nullptr) {
+    throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  m_impl->start();
+}
+
+ByteSource::ByteSource(std::string name, std::string bytes) : m_impl(std::make_unique<Impl>()) {
+  m_impl->path = std::move(name);
+  m_impl->memory = std::move(bytes);
+  m_impl->start();
+}
+
+ByteSource::~ByteSource() = default;
+
+std::string_view ByteSource::next() {
+  return m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain();
+}
+
+bool ByteSource::is_gzip() const { return m_impl->gzip; }
+
+const std::string& ByteSource::path() const { return m_impl->path; }
+
+} // namespace neuron_gate

@@ -12,6 +12,8 @@
 
 namespace neuron_gate {
 
+class ByteSource;
+
 // One op's totals over one step (or over the events outside every step).
 struct OpValues {
   Nanoseconds self_cpu_ns = 0;  // sum of self CPU times; negative only when the trace itself is (data problem)
@@ -41,6 +43,8 @@ enum class TraceFormat {
 struct TraceDataProblems {
   std::int64_t negative_duration_events = 0;  // dur < -1 (missing end timestamp): excluded from every sum
   std::int64_t unfinished_events = 0;         // dur == -1 (never finished, PyTorch >= 2025): excluded
+  std::int64_t malformed_events = 0;          // ph "X" without a name, ts or dur, or with a time that is
+                                              // not a decimal number of µs (or overflows int64 ns): excluded
   std::map<std::string, Nanoseconds> negative_self_time;  // op -> most negative self time of one event
   bool operator==(const TraceDataProblems&) const = default;
 };
@@ -70,5 +74,8 @@ struct TraceReadOptions {
 // Reads one Kineto or legacy trace (plain or gzip, optional BOM) streaming with a SAX parser.
 // Throws InputError naming the path and byte offset for anything that is not a complete JSON trace.
 TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions& options = {});
+
+// The same from an open byte source (a git blob, bytes in memory); path() names it in errors.
+TraceSamples read_trace_samples(ByteSource& source, const TraceReadOptions& options = {});
 
 } // namespace neuron_gate
