@@ -1,2 +1,170 @@
-// Tests for src/compare/ (placeholder until the stage lands).
+// Tests for src/compare/: rules loading, conditions, verdicts on constructed samples.
+#include "compare/conditions.hpp"
+#include "compare/metric_comparison.hpp"
+#include "compare/rule_set.hpp"
+#include "compare/verdict.hpp"
+#include "util/error.hpp"
+
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace ng = neuron_gate;
+
+TEST_SUITE_BEGIN("compare::rule_set");
+
+TEST_CASE("the compiled-in rules are rules/default.json and hold the documented defaults") {
+  const ng::RuleSet rules = ng::default_rules();
+  std::ifstream in(std::string(NEURON_GATE_SOURCE_DIR) + "/rules/default.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(rules.text == text.str());
+  CHECK(rules.alpha == 0.05);
+  CHECK(rules.correction == ng::Correction::holm);
+  CHECK(rules.self_cpu.threshold == 0.05);
+  CHECK(rules.device.threshold == 0.05);
+  CHECK(rules.end_to_end.threshold == 0.05);
+  CHECK(rules.step_time.gate == ng::GateMode::never);
+  CHECK(rules.floor_us == 1.0);
+  CHECK(rules.is_ignored("ProfilerStep*"));
+  CHECK(rules.is_ignored("ProfilerStep#7"));
+  CHECK_FALSE(rules.is_ignored("aten::mm"));
+}
+
+TEST_CASE("rules errors name the key and suggest the closest one") {
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpah": 0.05})", "r.json"),
+                    "r.json: unknown key \"alpah\", did you mean \"alpha\"?");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"metrics": {"device": {"treshold": 0.1}}})", "r.json"),
+                    "r.json: unknown key \"metrics.device.treshold\", did you mean \"threshold\"?");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": "0.05"})", "r.json"), "r.json: \"alpha\" must be a number, not \"0.05\"");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": 2})", "r.json"), "r.json: \"alpha\" must be between 1e-12 and 0.5, not 2");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"correction": "bh"})", "r.json"),
+                    doctest::Contains("\"correction\" must be \"holm\" or \"bonferroni\""));
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "x", "reason": "y", "expires": "soon"}]})", "r.json"),
+                    "r.json: \"waivers[].expires\" must be a date YYYY-MM-DD, not \"soon\"");
+  CHECK_THROWS_WITH(ng::parse_rules("{\"alpha\": 0.05,", "r.json"), doctest::Contains("r.json:byte "));
+}
+
+TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
+  const ng::RuleSet rules = ng::parse_rules(R"({
+    // comments are allowed
+    "ops": [{"pattern": "aten::copy_*", "threshold": 0.2}],
+    "waivers": [{"pattern": "aten::mm", "reason": "known, tracked in #12", "expires": "2026-12-31"}]
+  })", "r.json");
+  CHECK(rules.threshold_for(ng::MetricClass::self_cpu, "aten::copy_") == 0.2);
+  CHECK(rules.threshold_for(ng::MetricClass::self_cpu, "aten::mm") == 0.05);
+  CHECK(rules.threshold_for(ng::MetricClass::end_to_end, "aten::copy_") == 0.05);
+  CHECK(rules.waiver_for("aten::mm", "2026-12-31") != nullptr);
+  CHECK(rules.waiver_for("aten::mm", "2027-01-01") == nullptr);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("compare::conditions");
+
+TEST_CASE("a differing condition makes the sides not comparable unless accepted") {
+  ng::Fingerprint base, head;
+  base.values = {{"schedule", "1 step per trace"}, {"traces", "30"}};
+  head.values = {{"schedule", "2 steps per trace"}, {"traces", "30"}};
+  const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
+  CHECK_FALSE(diff.comparable());
+  REQUIRE(diff.rows.size() == 2);
+  CHECK(diff.rows[0].name == "schedule");
+  CHECK_FALSE(diff.rows[0].matches);
+  CHECK(diff.rows[1].matches);
+  const ng::ConditionsDiff accepted = ng::diff_conditions(base, head, {"schedule"});
+  CHECK(accepted.comparable());
+  CHECK(accepted.rows[0].accepted);
+  CHECK_THROWS_WITH(ng::diff_conditions(base, head, {"shedule"}), "unknown condition \"shedule\", did you mean \"schedule\"?");
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("compare::verdict");
+
+namespace {
+
+// A side whose single trace has one step per sample, each with op "op" taking `values[i]` µs.
+ng::SideSamples side_with(const std::vector<double>& values) {
+  ng::SideSamples side;
+  ng::TraceSamples trace;
+  trace.has_profiler_steps = true;
+  for (double v : values) {
+    ng::StepSample step;
+    step.name = "ProfilerStep#1";
+    step.duration_ns = static_cast<ng::Nanoseconds>(std::llround(v * 1000.0)) + 1000;
+    step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(v * 1000.0)), 0, 1};
+    trace.steps.push_back(step);
+  }
+  side.traces.push_back(trace);
+  return side;
+}
+
+std::vector<double> lognormal(std::mt19937_64& rng, std::size_t n, double median, double sigma) {
+  std::lognormal_distribution<double> dist(std::log(median), sigma);
+  std::vector<double> v;
+  for (std::size_t i = 0; i < n; ++i) {
+    v.push_back(std::round(dist(rng) * 1000.0) / 1000.0);
+  }
+  return v;
+}
+
+ng::MetricComparison judge(const std::vector<double>& base, const std::vector<double>& head) {
+  const ng::RuleSet rules = ng::default_rules();
+  std::vector<ng::MetricComparison> metrics = ng::compare_metrics(side_with(base), side_with(head), rules);
+  ng::decide(metrics, ng::ConditionsDiff{}, rules, ng::DecideOptions{});
+  for (const auto& m : metrics) {
+    if (m.metric_class == ng::MetricClass::self_cpu && m.name == "op") {
+      return m;
+    }
+  }
+  FAIL("no self CPU metric for op");
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("a 20% slower op with 2% noise and 20 steps a side is REGRESSED") {
+  std::mt19937_64 rng(7);
+  const auto m = judge(lognormal(rng, 20, 100.0, 0.02), lognormal(rng, 20, 120.0, 0.02));
+  CHECK(m.verdict == ng::Verdict::regressed);
+  CHECK(m.gating);
+  CHECK(*m.ratio == doctest::Approx(1.2).epsilon(0.03));
+  CHECK(*m.p_worse_adjusted < 1e-6);
+}
+
+TEST_CASE("the same distribution on both sides is EQUIVALENT") {
+  std::mt19937_64 rng(11);
+  const auto m = judge(lognormal(rng, 30, 100.0, 0.02), lognormal(rng, 30, 100.0, 0.02));
+  CHECK(m.verdict == ng::Verdict::equivalent);
+  CHECK(*m.ratio_low >= 0.95);
+  CHECK(*m.ratio_high <= 1.05);
+}
+
+TEST_CASE("two vs three steps can never pass and are INSUFFICIENT with the samples needed") {
+  const auto m = judge({100, 101}, {150, 151, 149});
+  CHECK(m.verdict == ng::Verdict::insufficient);  // smallest one-sided p = 1/C(5,2) = 0.1 > 0.05
+  REQUIRE(m.samples_needed.has_value());
+  CHECK(*m.samples_needed == 3);  // 1/C(6,3) = 0.05 <= 0.05 (a family of one metric)
+}
+
+TEST_CASE("constant samples give a verdict and no NaN") {
+  const auto m = judge(std::vector<double>(10, 0.0), std::vector<double>(10, 0.0));
+  CHECK(m.verdict == ng::Verdict::equivalent);
+  CHECK_FALSE(m.ratio.has_value());
+  const auto same = judge(std::vector<double>(10, 5.0), std::vector<double>(10, 5.0));
+  CHECK(same.verdict == ng::Verdict::equivalent);
+  CHECK(*same.ratio == 1.0);
+}
+
+TEST_CASE("a regression below the absolute floor is not REGRESSED") {
+  std::mt19937_64 rng(3);
+  // 0.5 µs -> 0.6 µs: +20%, significant, but only 0.1 µs per step.
+  const auto m = judge(lognormal(rng, 30, 0.5, 0.01), lognormal(rng, 30, 0.6, 0.01));
+  CHECK(m.verdict != ng::Verdict::regressed);
+}
+
+TEST_SUITE_END();
