@@ -1,1 +1,3 @@
-set(NEURON_GATE_TESTS_STATS test_stats.cpp)
+set(NEURON_GATE_TESTS_STATS
+  test_stats_reference.cpp
+)

@@ -1,1 +1,286 @@
-// placeholder: stats/mann_whitney (not yet written)
+#include "stats/mann_whitney.hpp"
+
+#include <boost/math/distributions/normal.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+namespace neuron_gate {
+
+namespace {
+
+// The pooled sample reduced to what every method needs. Ranks are doubled mid-ranks, so U is exact in
+// integers: a tie group at 0-based sorted positions [s, s + t) has doubled mid-rank 2s + t + 1.
+struct RankedSample {
+  std::int64_t u1_doubled = 0;         // 2 * U1
+  std::vector<std::size_t> tie_sizes;  // sizes of the groups of equal values, ascending by value
+  bool has_ties = false;
+};
+
+RankedSample rank_pooled(std::span<const double> x, std::span<const double> y) {
+  std::vector<std::pair<double, bool>> pooled;  // (value, belongs to x)
+  pooled.reserve(x.size() + y.size());
+  for (const double v : x) {
+    pooled.emplace_back(v, true);
+  }
+  for (const double v : y) {
+    pooled.emplace_back(v, false);
+  }
+  std::sort(pooled.begin(), pooled.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  RankedSample ranked;
+  std::int64_t rank_sum_x_doubled = 0;
+  std::size_t start = 0;
+  while (start < pooled.size()) {
+    std::size_t end = start + 1;
+    while (end < pooled.size() && pooled[end].first == pooled[start].first) {
+      ++end;
+    }
+    const std::size_t size = end - start;
+    const auto in_x = static_cast<std::int64_t>(
+        std::count_if(pooled.begin() + static_cast<std::ptrdiff_t>(start),
+                      pooled.begin() + static_cast<std::ptrdiff_t>(end), [](const auto& e) { return e.second; }));
+    rank_sum_x_doubled += in_x * static_cast<std::int64_t>(2 * start + size + 1);
+    ranked.tie_sizes.push_back(size);
+    ranked.has_ties = ranked.has_ties || size > 1;
+    start = end;
+  }
+  const auto m = static_cast<std::int64_t>(x.size());
+  ranked.u1_doubled = rank_sum_x_doubled - m * (m + 1);
+  return ranked;
+}
+
+// Counts of each U in 0..m*n over all C(m+n, m) tie-free arrangements: the coefficients of the Gaussian
+// binomial [m+n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i) (Harding 1984, Applied Statistics
+// 33:1-6). Each index is computed from lower indices only, and the error of index k stays within a few
+// k * epsilon of its value while k <= mn/2, so the upper half is taken from the lower by symmetry.
+std::vector<long double> exact_u_counts(std::size_t m, std::size_t n) {
+  const std::size_t a = std::min(m, n);
+  const std::size_t b = std::max(m, n);
+  std::vector<long double> counts{1.0L};  // the polynomial 1
+  counts.resize(a * b + a + b + 1, 0.0L);
+  std::size_t degree = 0;
+  for (std::size_t i = 1; i <= a; ++i) {
+    const std::size_t factor = b + i;
+    for (std::size_t k = degree + factor; k >= factor; --k) {
+      counts[k] -= counts[k - factor];
+    }
+    const std::size_t new_degree = degree + b;
+    for (std::size_t k = i; k <= new_degree; ++k) {
+      counts[k] += counts[k - i];
+    }
+    std::fill(counts.begin() + static_cast<std::ptrdiff_t>(new_degree + 1), counts.end(), 0.0L);
+    degree = new_degree;
+  }
+  counts.resize(degree + 1);
+  for (std::size_t k = 0; k < (degree + 1) / 2; ++k) {
+    counts[degree - k] = counts[k];
+  }
+  return counts;
+}
+
+// Weights of each doubled U of the first side (0..2*m*n) over all C(m+n, m) ways to choose which m of the
+// pooled values belong to it, ties kept: dynamic programming over the tie groups in ascending order,
+// with state (values of the first side so far, doubled U so far). Choosing k of a group of t values,
+// with i first-side values (so s - i second-side values) below it, adds k * (2 (s - i) + (t - k)).
+std::vector<double> conditional_u_weights(const std::vector<std::size_t>& tie_sizes, std::size_t m, std::size_t n) {
+  const std::size_t width = 2 * m * n + 1;
+  std::vector<double> current((m + 1) * width, 0.0);
+  std::vector<double> next(current.size(), 0.0);
+  current[0] = 1.0;
+  std::size_t below = 0;  // pooled values in earlier groups
+  std::vector<double> choose;
+  for (const std::size_t t : tie_sizes) {
+    choose.assign(t + 1, 1.0);
+    for (std::size_t k = 1; k <= t; ++k) {
+      choose[k] = choose[k - 1] * static_cast<double>(t - k + 1) / static_cast<double>(k);
+    }
+    std::fill(next.begin(), next.end(), 0.0);
+    const std::size_t i_low = below > n ? below - n : 0;
+    const std::size_t i_high = std::min(m, below);
+    for (std::size_t i = i_low; i <= i_high; ++i) {
+      const std::size_t u_high = 2 * i * (below - i);  // all earlier first-side values above all others
+      const double* row = &current[i * width];
+      // At most n second-side values in all: the rest of this group must fit.
+      const std::size_t k_low = below + t > n + i ? below + t - n - i : 0;
+      for (std::size_t k = k_low; k <= std::min(t, m - i); ++k) {
+        const std::size_t shift = k * (2 * (below - i) + (t - k));
+        double* target = &next[(i + k) * width + shift];
+        const double weight = choose[k];
+        for (std::size_t u = 0; u <= u_high; ++u) {
+          target[u] += row[u] * weight;
+        }
+      }
+    }
+    std::swap(current, next);
+    below += t;
+  }
+  return {current.begin() + static_cast<std::ptrdiff_t>(m * width), current.end()};
+}
+
+double clamp_p(double p) {
+  return std::clamp(p, 0.0, 1.0);
+}
+
+std::optional<double> exact_p(std::size_t m, std::size_t n, std::int64_t u1_doubled, Alternative alternative) {
+  const std::vector<long double> counts = exact_u_counts(m, n);
+  long double total = 0;
+  for (const long double c : counts) {
+    total += c;
+  }
+  const auto mn = static_cast<std::int64_t>(m * n);
+  const std::int64_t u1 = u1_doubled / 2;
+  // P(U >= u), summed over the upper tail (all terms positive, no cancellation).
+  const auto upper_tail = [&](std::int64_t u) {
+    long double sum = 0;
+    for (auto k = static_cast<std::size_t>(std::max<std::int64_t>(u, 0)); k < counts.size(); ++k) {
+      sum += counts[k];
+    }
+    return static_cast<double>(sum / total);
+  };
+  switch (alternative) {
+    case Alternative::greater:
+      return clamp_p(upper_tail(u1));
+    case Alternative::less:
+      return clamp_p(upper_tail(mn - u1));
+    case Alternative::two_sided:
+      return clamp_p(2.0 * upper_tail(std::max(u1, mn - u1)));
+  }
+  return std::nullopt;
+}
+
+std::optional<double> exact_conditional_p(const RankedSample& ranked, std::size_t m, std::size_t n,
+                                          Alternative alternative) {
+  // The DP's cost grows with the size of the chosen side, so choose the smaller one and mirror.
+  const bool swap_sides = m > n;
+  const std::vector<double> weights =
+      swap_sides ? conditional_u_weights(ranked.tie_sizes, n, m) : conditional_u_weights(ranked.tie_sizes, m, n);
+  const auto mn2 = static_cast<std::int64_t>(2 * m * n);
+  const auto weight_of_u1 = [&](std::int64_t u1_doubled) {
+    return weights[static_cast<std::size_t>(swap_sides ? mn2 - u1_doubled : u1_doubled)];
+  };
+  double total = 0;
+  double at_least = 0;
+  double at_most = 0;
+  double as_far = 0;
+  const std::int64_t observed = ranked.u1_doubled;
+  const std::int64_t observed_distance = std::abs(2 * observed - mn2);
+  for (std::int64_t u = 0; u <= mn2; ++u) {
+    const double w = weight_of_u1(u);
+    total += w;
+    if (u >= observed) {
+      at_least += w;
+    }
+    if (u <= observed) {
+      at_most += w;
+    }
+    if (std::abs(2 * u - mn2) >= observed_distance) {
+      as_far += w;
+    }
+  }
+  switch (alternative) {
+    case Alternative::greater:
+      return clamp_p(at_least / total);
+    case Alternative::less:
+      return clamp_p(at_most / total);
+    case Alternative::two_sided:
+      return clamp_p(as_far / total);
+  }
+  return std::nullopt;
+}
+
+// SciPy's _get_mwu_z and norm.sf: z = (U - mn/2 [- 0.5]) / sigma with
+// sigma^2 = mn/12 * ((N + 1) - sum(t^3 - t) / (N (N - 1))), U = U1, U2 or max(U1, U2) by alternative.
+std::optional<double> asymptotic_p(const RankedSample& ranked, std::size_t m, std::size_t n, Alternative alternative,
+                                   bool continuity) {
+  const double mn = static_cast<double>(m) * static_cast<double>(n);
+  const double u1 = static_cast<double>(ranked.u1_doubled) / 2.0;
+  const double u2 = mn - u1;
+  const double u = alternative == Alternative::greater ? u1 : alternative == Alternative::less ? u2 : std::max(u1, u2);
+  const double factor = alternative == Alternative::two_sided ? 2.0 : 1.0;
+  const double numerator = u - mn / 2.0 - (continuity ? 0.5 : 0.0);
+  if (ranked.tie_sizes.size() <= 1) {
+    // All values equal: zero variance. U is then mn/2, so with the correction z = -0.5/0 = -inf and
+    // SciPy's p is 1; without it z = 0/0 is undefined.
+    if (!continuity) {
+      return std::nullopt;
+    }
+    return 1.0;
+  }
+  const double total = static_cast<double>(m + n);
+  double tie_term = 0;
+  for (const std::size_t t : ranked.tie_sizes) {
+    const double td = static_cast<double>(t);
+    tie_term += td * td * td - td;
+  }
+  const double sigma = std::sqrt(mn / 12.0 * ((total + 1.0) - tie_term / (total * (total - 1.0))));
+  const boost::math::normal_distribution<double> standard_normal;
+  return clamp_p(factor * boost::math::cdf(boost::math::complement(standard_normal, numerator / sigma)));
+}
+
+UMethod resolve_method(UMethod requested, bool has_ties, std::size_t m, std::size_t n) {
+  switch (requested) {
+    case UMethod::automatic:
+      if (!has_ties) {
+        return m <= k_exact_max_per_side && n <= k_exact_max_per_side ? UMethod::exact
+                                                                       : UMethod::asymptotic_continuity;
+      }
+      return m + n <= k_exact_conditional_max_total ? UMethod::exact_conditional : UMethod::asymptotic_continuity;
+    case UMethod::exact:
+      if (has_ties) {
+        return resolve_method(UMethod::exact_conditional, has_ties, m, n);
+      }
+      return m + n <= k_exact_limit_total ? UMethod::exact : UMethod::asymptotic_continuity;
+    case UMethod::exact_conditional:
+      return m + n <= k_exact_conditional_limit_total ? UMethod::exact_conditional : UMethod::asymptotic_continuity;
+    case UMethod::asymptotic:
+    case UMethod::asymptotic_continuity:
+      return requested;
+  }
+  return UMethod::asymptotic_continuity;
+}
+
+} // namespace
+
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
+                                 UMethod method) {
+  MannWhitneyResult result;
+  const auto is_nan = [](double v) { return std::isnan(v); };
+  if (std::any_of(x.begin(), x.end(), is_nan) || std::any_of(y.begin(), y.end(), is_nan)) {
+    result.method = resolve_method(method, false, x.size(), y.size());
+    return result;
+  }
+  const RankedSample ranked = rank_pooled(x, y);
+  result.u1 = static_cast<double>(ranked.u1_doubled) / 2.0;
+  result.has_ties = ranked.has_ties;
+  result.method = resolve_method(method, ranked.has_ties, x.size(), y.size());
+  if (x.empty() || y.empty()) {
+    return result;
+  }
+  switch (result.method) {
+    case UMethod::exact:
+      result.p = exact_p(x.size(), y.size(), ranked.u1_doubled, alternative);
+      break;
+    case UMethod::exact_conditional:
+      result.p = exact_conditional_p(ranked, x.size(), y.size(), alternative);
+      break;
+    case UMethod::asymptotic:
+      result.p = asymptotic_p(ranked, x.size(), y.size(), alternative, false);
+      break;
+    case UMethod::asymptotic_continuity:
+      result.p = asymptotic_p(ranked, x.size(), y.size(), alternative, true);
+      break;
+    case UMethod::automatic:
+      assert(false && "resolve_method never returns automatic");
+      break;
+  }
+  return result;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,43 @@
+#pragma once
+// Hodges–Lehmann two-sample shift estimate (Hodges & Lehmann 1963) with Moses' distribution-free
+// confidence interval (Moses 1965; Hollander & Wolfe, Nonparametric Statistical Methods, 2nd ed., 4.3).
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace neuron_gate {
+
+// A point estimate with its confidence interval; the interval is nullopt when the samples are too small
+// for the requested confidence (rank C < 1) or the confidence is outside (0, 1).
+struct HodgesLehmannEstimate {
+  double estimate = 0;
+  std::optional<double> ci_low, ci_high;
+
+  bool operator==(const HodgesLehmannEstimate&) const = default;
+};
+
+// Moses' rank C for sizes m, n: floor(mn/2 - z_{(1+confidence)/2} * sqrt(mn (m+n+1) / 12)), the normal
+// approximation to the U distribution without tie correction (as the SciPy reference values, stats.json
+// "rank_C"). The interval is [D_(C), D_(mn+1-C)] over the sorted pairwise differences D (1-based).
+// nullopt when C < 1 (too few samples for this confidence) or confidence is outside (0, 1).
+std::optional<std::size_t> moses_rank(std::size_t m, std::size_t n, double confidence = 0.95);
+
+// Ratio head/base: exp(median of all m*n pairwise log(y_j) - log(x_i)), interval exp(D_(C)), exp(D_(mn+1-C))
+// on the same log differences. x is the baseline, y the candidate. nullopt when a side is empty or any
+// value is <= 0 or not finite. O((m+n) log(m+n)) per selection step, no m*n array (see the .cpp).
+std::optional<HodgesLehmannEstimate> hodges_lehmann_ratio(std::span<const double> x, std::span<const double> y,
+                                                          double confidence = 0.95);
+
+// Shift head - base: median of all pairwise y_j - x_i, in the data's units, with the same interval
+// construction; for data that may be zero or negative. nullopt when a side is empty or a value is not finite.
+std::optional<HodgesLehmannEstimate> hodges_lehmann_shift(std::span<const double> x, std::span<const double> y,
+                                                          double confidence = 0.95);
+
+// The k-th smallest (0-based) of the m*n pairwise differences y_j - x_i (each rounded as computed in
+// double), given x and y sorted ascending. Value bisection with a two-pointer count, then selection among
+// the few differences left in the bracket (Monahan 1984 / Johnson & Mizoguchi 1978 style): O(m + n)
+// memory and time per step. Requires k < m*n (asserts).
+double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted, std::size_t k);
+
+} // namespace neuron_gate

@@ -1,0 +1,56 @@
+#pragma once
+// Mann–Whitney U test of two independent samples, matching SciPy's scipy.stats.mannwhitneyu (1.10) for
+// U, the exact p (no ties) and the normal approximation, plus the exact conditional (permutation)
+// distribution given the ties, which SciPy 1.10 does not offer.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace neuron_gate {
+
+// Direction of the alternative hypothesis, SciPy's meaning: greater = x tends to be larger than y.
+enum class Alternative { two_sided, greater, less };
+
+// How the p-value is computed.
+//   exact: null distribution of U without ties (Mann & Whitney 1947; counted as a Gaussian binomial
+//     coefficient, Harding 1984). With ties it does not apply, and exact_conditional is used instead.
+//   exact_conditional: distribution of U over all C(m+n, m) splits of the observed values, ties kept
+//     (permutation test; Hollander & Wolfe, Nonparametric Statistical Methods, 2nd ed., ch. 4).
+//   asymptotic: normal approximation with tie-corrected variance (SciPy use_continuity=False).
+//   asymptotic_continuity: the same with a 0.5 continuity correction (SciPy's default).
+//   automatic: see mann_whitney_u.
+enum class UMethod { automatic, exact, exact_conditional, asymptotic, asymptotic_continuity };
+
+// Largest per-side size for which the automatic method uses the exact distribution when there are no ties.
+inline constexpr std::size_t k_exact_max_per_side = 50;
+
+// Largest m + n for which the automatic method uses the exact conditional distribution when there are
+// ties. Its cost grows like (m+n) * min(m,n)^2 * max(m,n); at m = n = 50 one test takes ~10 ms.
+inline constexpr std::size_t k_exact_conditional_max_total = 100;
+
+// Hard limits on m + n for an explicitly requested exact (1000: ~0.1 s) or exact_conditional (200: ~0.5 s,
+// 32 MB) p; beyond them the result falls back to asymptotic_continuity and says so in its method.
+inline constexpr std::size_t k_exact_limit_total = 1000;
+inline constexpr std::size_t k_exact_conditional_limit_total = 200;
+
+// One test's outcome.
+struct MannWhitneyResult {
+  double u1 = 0;            // U statistic of x: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2 (SciPy)
+  std::optional<double> p;  // nullopt when undefined: an empty side, a NaN value, or all values equal
+                            // under method asymptotic (zero variance without continuity correction)
+  UMethod method = UMethod::automatic;  // the method actually used; never automatic
+  bool has_ties = false;                // any two values of x and y together are equal
+
+  bool operator==(const MannWhitneyResult&) const = default;
+};
+
+// Mann–Whitney U test of x (baseline) against y (candidate). Two-sided p is twice the smaller one-sided
+// tail, capped at 1, except exact_conditional, where it is P(|U - mn/2| >= |u1 - mn/2|) (the
+// distribution given ties need not be symmetric). automatic: exact when there are no ties and both sides
+// have <= k_exact_max_per_side values; exact_conditional when there are ties and m + n <=
+// k_exact_conditional_max_total; asymptotic_continuity otherwise. Infinities rank as values.
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
+                                 UMethod method = UMethod::automatic);
+
+} // namespace neuron_gate

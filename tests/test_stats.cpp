@@ -1,2 +1,0 @@
-// Tests for src/stats/ (placeholder until the stage lands).
-#include <doctest/doctest.h>

@@ -1,0 +1,176 @@
+// Every value in tests/data/reference/stats.json (SciPy 1.10.1, statsmodels, NumPy 1.24.2) checked against
+// src/stats/. The cases are iterated, never picked, and a key this file does not know fails the test, so
+// no reference value is skipped silently. A JSON null must be std::nullopt on our side.
+#include "stats/descriptive.hpp"
+#include "stats/hodges_lehmann.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/multiple_testing.hpp"
+#include "stats/welch_log.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+namespace {
+
+const nlohmann::json& reference() {
+  static const nlohmann::json parsed = [] {
+    std::ifstream in(NEURON_GATE_TEST_DATA "/reference/stats.json");
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+  }();
+  return parsed;
+}
+
+std::string exact_text(double v) {
+  std::ostringstream out;
+  out << std::setprecision(17) << v;
+  return out.str();
+}
+
+// |actual - expected| <= tolerance * |expected|; an expected 0 must be met exactly.
+void check_relative(const std::optional<double>& actual, double expected, double tolerance, const std::string& what) {
+  INFO(what, ": expected ", exact_text(expected));
+  REQUIRE_MESSAGE(actual.has_value(), what, " is nullopt, expected a value");
+  INFO("actual ", exact_text(*actual));
+  CHECK(std::abs(*actual - expected) <= tolerance * std::abs(expected));
+}
+
+// A reference value that may be null: null must be nullopt.
+void check_nullable(const std::optional<double>& actual, const nlohmann::json& expected, double tolerance,
+                    const std::string& what) {
+  if (expected.is_null()) {
+    INFO(what, " is null in stats.json");
+    CHECK_FALSE(actual.has_value());
+  } else {
+    check_relative(actual, expected.get<double>(), tolerance, what);
+  }
+}
+
+Alternative alternative_named(const std::string& name) {
+  if (name == "greater") {
+    return Alternative::greater;
+  }
+  if (name == "less") {
+    return Alternative::less;
+  }
+  REQUIRE(name == "two-sided");
+  return Alternative::two_sided;
+}
+
+constexpr double k_exact_tolerance = 1e-9;
+constexpr double k_approximate_tolerance = 1e-6;
+constexpr double k_value_tolerance = 1e-9;
+
+} // namespace
+
+TEST_SUITE_BEGIN("stats::reference");
+
+TEST_CASE("stats.json has the cases and keys these tests know") {
+  const std::set<std::string> known = {"name",
+                                       "x",
+                                       "y",
+                                       "mannwhitneyu",
+                                       "has_ties",
+                                       "p_exact_conditional",
+                                       "welch_t_log_y_minus_x",
+                                       "hodges_lehmann_log_ratio_y_over_x",
+                                       "hodges_lehmann_ci95_ratio_y_over_x",
+                                       "median_ratio_y_over_x"};
+  const auto& cases = reference().at("cases");
+  CHECK(cases.size() == 14);
+  for (const auto& c : cases) {
+    CAPTURE(c.at("name").get<std::string>());
+    for (const auto& [key, value] : c.items()) {
+      INFO("unknown key ", key);
+      CHECK(known.count(key) == 1);
+    }
+  }
+}
+
+TEST_CASE("U1, exact and asymptotic p match SciPy mannwhitneyu for every case and alternative") {
+  int checked = 0;
+  for (const auto& c : reference().at("cases")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    const auto x = c.at("x").get<std::vector<double>>();
+    const auto y = c.at("y").get<std::vector<double>>();
+    for (const auto& [alternative_text, expected] : c.at("mannwhitneyu").items()) {
+      CAPTURE(alternative_text);
+      const Alternative alternative = alternative_named(alternative_text);
+      for (const auto& [key, value] : expected.items()) {
+        INFO("unknown key ", key);
+        CHECK((key == "U1" || key == "p_exact" || key == "p_asymptotic" || key == "p_asymptotic_continuity"));
+      }
+
+      const MannWhitneyResult asymptotic = mann_whitney_u(x, y, alternative, UMethod::asymptotic);
+      CHECK(asymptotic.u1 == expected.at("U1").get<double>());
+      CHECK(asymptotic.has_ties == c.at("has_ties").get<bool>());
+      CHECK(asymptotic.method == UMethod::asymptotic);
+      check_nullable(asymptotic.p, expected.at("p_asymptotic"), k_approximate_tolerance, "p_asymptotic");
+
+      const MannWhitneyResult corrected = mann_whitney_u(x, y, alternative, UMethod::asymptotic_continuity);
+      CHECK(corrected.u1 == expected.at("U1").get<double>());
+      CHECK(corrected.method == UMethod::asymptotic_continuity);
+      check_nullable(corrected.p, expected.at("p_asymptotic_continuity"), k_approximate_tolerance,
+                     "p_asymptotic_continuity");
+
+      if (expected.contains("p_exact")) {
+        const MannWhitneyResult exact = mann_whitney_u(x, y, alternative, UMethod::exact);
+        CHECK(exact.method == UMethod::exact);
+        CHECK(exact.u1 == expected.at("U1").get<double>());
+        check_nullable(exact.p, expected.at("p_exact"), k_exact_tolerance, "p_exact");
+      } else {
+        // SciPy gives no exact p with ties; asking for it gets the exact conditional distribution.
+        INFO("no p_exact in stats.json: expected ties");
+        CHECK(c.at("has_ties").get<bool>());
+        const UMethod expected_method = x.size() + y.size() <= k_exact_conditional_limit_total
+                                            ? UMethod::exact_conditional
+                                            : UMethod::asymptotic_continuity;
+        CHECK(mann_whitney_u(x, y, alternative, UMethod::exact).method == expected_method);
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked == 14 * 3);
+}
+
+TEST_CASE("exact conditional p matches the enumerated permutation distribution given the ties") {
+  int checked = 0;
+  for (const auto& c : reference().at("cases")) {
+    if (!c.contains("p_exact_conditional")) {
+      continue;
+    }
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    const auto x = c.at("x").get<std::vector<double>>();
+    const auto y = c.at("y").get<std::vector<double>>();
+    for (const auto& [key, value] : c.at("p_exact_conditional").items()) {
+      CAPTURE(key);
+      if (key == "enumerated") {
+        CHECK(value.get<double>() == doctest::Approx(std::tgamma(double(x.size() + y.size()) + 1) /
+                                                     std::tgamma(double(x.size()) + 1) /
+                                                     std::tgamma(double(y.size()) + 1)));
+        continue;
+      }
+      const MannWhitneyResult result = mann_whitney_u(x, y, alternative_named(key), UMethod::exact_conditional);
+      CHECK(result.method == UMethod::exact_conditional);
+      check_nullable(result.p, value, k_exact_tolerance, "p_exact_conditional");
+      ++checked;
+    }
+  }
+  CHECK(checked == 3 * 3);
+}
+
+TEST_SUITE_END();
+
+} // namespace neuron_gate
