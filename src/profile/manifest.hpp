@@ -1,0 +1,71 @@
+#pragma once
+// The optional run manifest `neuron-gate.json`: what a trace cannot tell about the run that made it.
+//
+// Schema "neuron-gate.manifest/1"; every key but "schema" is optional:
+//   {"schema": "neuron-gate.manifest/1",
+//    "model_version": "llama-3-8b@4f2c1e0",
+//    "compilation_path": "torch.compile",          // "eager" | "torch.compile" | "nki" | free text
+//    "versions": {"torch": "2.8.0", "torch_neuronx": "2.8.0.2.10", "neuron_sdk": "2.26.0",
+//                 "neuronx_cc": "2.21.18209"},     // any names; every value a string
+//    "instance_type": "trn2.48xlarge",
+//    "neuron_config": {"modes": ["DEVICE", "RUNTIME"], "capture_enabled_for_nc": "0,1,2-5",
+//                      "max_events_per_nc": 1000000},  // other keys allowed, any JSON value
+//    "schedule": {"wait": 1, "warmup": 3, "active": 5, "repeat": 1},  // also skip_first, skip_first_wait
+//    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}],
+//    "notes": "free text, ignored"}
+// A top-level key outside this list is an error (a typo must not pass silently), and so are unknown
+// keys inside "schedule" and inside an "inputs" entry; "versions" and "neuron_config" are open maps.
+// Canonical values, so that equal settings compare equal:
+//   - neuron_config.capture_enabled_for_nc: a set of NeuronCores, "0-2" == "0,1,2" == "2,0-1"; written
+//     sorted with runs of three or more as ranges ("0-2", "0,1", "0-3,7")
+//   - neuron_config.modes: a set; "ProfileMode." prefix dropped, upper case, sorted, comma-joined
+//   - inputs: keyed by name, so their order does not matter; shape as compact JSON ("[4,512]", symbolic
+//     dimensions as strings), dtype without a "torch." prefix
+//   - neuron_config.profile_output_dir and neuron_config.neff_cache_dir are ignored: where files go does
+//     not change what is measured
+//   - other neuron_config values: strings as written, anything else as compact JSON
+// Integers (max_events_per_nc, schedule.*) must be non-negative JSON integers.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron_gate {
+
+// A parsed manifest as a flat map field path -> canonical value text, e.g. "compilation_path" ->
+// "torch.compile", "versions.torch" -> "2.8.0", "neuron_config.capture_enabled_for_nc" -> "0-5",
+// "schedule.active" -> "5", "inputs[input_ids].shape" -> "[4,512]". Fields absent from the file are absent.
+struct RunManifest {
+  std::string source_path;
+  std::map<std::string, std::string> fields;
+  bool operator==(const RunManifest&) const = default;
+};
+
+// One field whose value differs between two manifests; "absent" where a side does not set it.
+struct ManifestDifference {
+  std::string field;       // "compilation_path"
+  std::string base_value;  // "eager" or "absent"
+  std::string head_value;  // "torch.compile" or "absent"
+  bool operator==(const ManifestDifference&) const = default;
+};
+
+// True when a JSON text (first bytes suffice) declares the schema "neuron-gate.manifest/1".
+bool looks_like_manifest(std::string_view head);
+
+// Parses manifest text; `path` is used in error messages. Throws InputError for malformed JSON (with
+// the byte offset), a missing or wrong schema, an unknown key (naming it, with a "did you mean"), a
+// value of the wrong type (naming the field), a bad capture_enabled_for_nc, or two inputs of one name.
+RunManifest parse_manifest(std::string_view text, const std::string& path);
+
+// Reads and parses the manifest file at `path`; throws InputError as parse_manifest, or if unreadable.
+RunManifest read_manifest(const std::string& path);
+
+// The fields that differ between two manifests, in field order; empty when they hold the same values.
+std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const RunManifest& head);
+
+// A NeuronCore selection such as "0,1,2-5" in canonical form ("0-5"; "" stays ""). Throws
+// InputError(path, ...) naming `field` and the value when it is not a comma list of numbers and ranges.
+std::string canonical_core_list(std::string_view text, const std::string& path, const std::string& field);
+
+} // namespace neuron_gate
