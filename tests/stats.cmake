@@ -1,3 +1,10 @@
 set(NEURON_GATE_TESTS_STATS
+  test_stats_descriptive.cpp
+  test_stats_hodges_lehmann.cpp
+  test_stats_mann_whitney.cpp
+  test_stats_multiple_testing.cpp
+  test_stats_power.cpp
   test_stats_reference.cpp
+  test_stats_simulation.cpp
+  test_stats_welch_log.cpp
 )

@@ -97,6 +97,10 @@ TEST_CASE("stats.json has the cases and keys these tests know") {
   }
 }
 
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("stats::mann_whitney");
+
 TEST_CASE("U1, exact and asymptotic p match SciPy mannwhitneyu for every case and alternative") {
   int checked = 0;
   for (const auto& c : reference().at("cases")) {
@@ -169,6 +173,137 @@ TEST_CASE("exact conditional p matches the enumerated permutation distribution g
     }
   }
   CHECK(checked == 3 * 3);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("stats::hodges_lehmann");
+
+TEST_CASE("Hodges-Lehmann ratio, Moses rank C and its interval match the reference") {
+  int checked = 0;
+  for (const auto& c : reference().at("cases")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    const auto x = c.at("x").get<std::vector<double>>();
+    const auto y = c.at("y").get<std::vector<double>>();
+    const std::optional<HodgesLehmannEstimate> ratio = hodges_lehmann_ratio(x, y);
+    REQUIRE(ratio.has_value());
+    if (!c.contains("hodges_lehmann_log_ratio_y_over_x")) {
+      // Only n1_vs_n5 has none: one baseline value is too few for a 95% interval.
+      CHECK(name == "n1_vs_n5");
+      CHECK_FALSE(moses_rank(x.size(), y.size()).has_value());
+      CHECK_FALSE(ratio->ci_low.has_value());
+      CHECK_FALSE(ratio->ci_high.has_value());
+      continue;
+    }
+    const double log_ratio = c.at("hodges_lehmann_log_ratio_y_over_x");
+    check_relative(std::log(ratio->estimate), log_ratio, k_value_tolerance, "log of the Hodges-Lehmann ratio");
+
+    const auto& interval = c.at("hodges_lehmann_ci95_ratio_y_over_x");
+    CHECK(interval.size() == 3);
+    CHECK(moses_rank(x.size(), y.size(), 0.95) == std::optional<std::size_t>(interval.at("rank_C").get<std::size_t>()));
+    check_nullable(ratio->ci_low, interval.at("ratio_low"), k_value_tolerance, "ratio_low");
+    check_nullable(ratio->ci_high, interval.at("ratio_high"), k_value_tolerance, "ratio_high");
+
+    // The same differences on the raw scale give the shift; its log-free interval brackets it.
+    const std::optional<HodgesLehmannEstimate> shift = hodges_lehmann_shift(x, y);
+    REQUIRE(shift.has_value());
+    REQUIRE(shift->ci_low.has_value());
+    CHECK(*shift->ci_low <= shift->estimate);
+    CHECK(shift->estimate <= *shift->ci_high);
+    ++checked;
+  }
+  CHECK(checked == 13);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("stats::welch_log");
+
+TEST_CASE("Welch t, df, two-sided p and the geometric-mean ratio interval match SciPy ttest_ind on logs") {
+  int checked = 0;
+  for (const auto& c : reference().at("cases")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    const auto x = c.at("x").get<std::vector<double>>();
+    const auto y = c.at("y").get<std::vector<double>>();
+    const std::optional<WelchLogResult> result = welch_t_log(x, y);
+    if (!c.contains("welch_t_log_y_minus_x")) {
+      CHECK(name == "n1_vs_n5");
+      CHECK_FALSE(result.has_value());  // one baseline value has no variance
+      continue;
+    }
+    REQUIRE(result.has_value());
+    const auto& expected = c.at("welch_t_log_y_minus_x");
+    CHECK(expected.size() == 4);
+    check_nullable(result->t, expected.at("t"), k_value_tolerance, "t");
+    check_nullable(result->df, expected.at("df"), k_value_tolerance, "df");
+    check_nullable(result->p_two_sided, expected.at("p_two_sided"), k_value_tolerance, "p_two_sided");
+    const auto& interval = expected.at("ci95_ratio_of_geometric_means");
+    if (interval.is_null()) {
+      CHECK_FALSE(result->ratio_low.has_value());
+      CHECK_FALSE(result->ratio_high.has_value());
+    } else {
+      check_relative(result->ratio_low, interval.at(0).get<double>(), k_value_tolerance, "ratio_low");
+      check_relative(result->ratio_high, interval.at(1).get<double>(), k_value_tolerance, "ratio_high");
+      // The interval is exp(d -/+ h), so its geometric centre is the ratio of geometric means.
+      check_relative(result->ratio_of_geometric_means,
+                     std::sqrt(interval.at(0).get<double>() * interval.at(1).get<double>()), k_value_tolerance,
+                     "ratio_of_geometric_means");
+    }
+    ++checked;
+  }
+  CHECK(checked == 13);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("stats::descriptive");
+
+TEST_CASE("median(y) / median(x) matches NumPy for every case that has it") {
+  int checked = 0;
+  for (const auto& c : reference().at("cases")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    if (!c.contains("median_ratio_y_over_x")) {
+      CHECK(name == "n1_vs_n5");
+      continue;
+    }
+    const auto x = c.at("x").get<std::vector<double>>();
+    const auto y = c.at("y").get<std::vector<double>>();
+    REQUIRE(median(x).has_value());
+    check_relative(*median(y) / *median(x), c.at("median_ratio_y_over_x").get<double>(), 1e-12, "median ratio");
+    ++checked;
+  }
+  CHECK(checked == 13);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("stats::multiple_testing");
+
+TEST_CASE("Holm, Benjamini-Hochberg and Bonferroni adjusted p and rejections match statsmodels multipletests") {
+  const auto& p_adjust = reference().at("p_adjust");
+  const auto p = p_adjust.at("p").get<std::vector<double>>();
+  CHECK(p_adjust.size() == 4);
+  const std::pair<const char*, Correction> methods[] = {
+      {"holm", Correction::holm}, {"benjamini_hochberg", Correction::benjamini_hochberg},
+      {"bonferroni", Correction::bonferroni}};
+  for (const auto& [key, correction] : methods) {
+    CAPTURE(key);
+    const auto& expected = p_adjust.at(key);
+    CHECK(expected.size() == 2);
+    const auto adjusted = expected.at("adjusted").get<std::vector<double>>();
+    const auto reject = expected.at("reject_at_0.05").get<std::vector<bool>>();
+    const std::vector<double> ours = adjust_p_values(p, correction);
+    REQUIRE(ours.size() == adjusted.size());
+    REQUIRE(reject.size() == adjusted.size());
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      CAPTURE(i);
+      check_relative(ours[i], adjusted[i], 1e-12, "adjusted p");
+      CHECK((ours[i] <= 0.05) == reject[i]);
+    }
+  }
 }
 
 TEST_SUITE_END();
