@@ -1,4 +1,5 @@
 # Fails when a stage includes a header of a later stage. Order: util, stats, profile, compare, report.
+cmake_policy(SET CMP0057 NEW)
 set(stages util stats profile compare report)
 set(allowed_util util)
 set(allowed_stats stats)

@@ -135,17 +135,23 @@ TEST_SUITE_BEGIN("cli::bad_inputs");
 
 TEST_CASE("every file in bad-inputs gets the outcome expected.json states") {
   const json expected = json::parse(read_text(data("bad-inputs/expected.json")));
-  for (const auto& [file, outcome] : expected["cases"].items()) {
+  for (const auto& item : expected["cases"].items()) {
+    const std::string file = item.key();
+    const json& outcome = item.value();
     CAPTURE(file);
     const std::string path = data("bad-inputs/" + file);
     const Compared c = compare(path, path);
     CHECK(c.result.exit_code == outcome["exit"].get<int>());
     const std::string said = c.result.out + c.result.err;
-    for (const auto& word : outcome.value("says", json::array())) {
+    const json says = outcome.value("says", json::array());
+    const json reads = outcome.value("reads", json::object());
+    for (const auto& word : says) {
       CAPTURE(word);
       CHECK(said.find(word.get<std::string>()) != std::string::npos);
     }
-    for (const auto& [op, self_us] : outcome.value("reads", json::object()).items()) {
+    for (const auto& read : reads.items()) {
+      const std::string op = read.key();
+      const json& self_us = read.value();
       CAPTURE(op);
       const json metric = find_metric(c.report, "self_cpu", op);
       REQUIRE(metric.is_object());

@@ -183,6 +183,8 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
       step.head_samples.push_back(to_us(s.duration_ns));
     }
     step.threshold = rules.step_time.threshold;
+    step.base_runs = base.traces.size();
+    step.head_runs = head.traces.size();
     run_statistics(step);
     metrics.push_back(std::move(step));
   }

@@ -26,6 +26,7 @@ struct MetricComparison {
   std::string name;                // op key, "step time", or the end-to-end metric's name
   std::string unit;                // "us" for op and step metrics, else the e2e unit
   Better better = Better::lower;
+  std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
   std::vector<double> base_samples;  // one per step (ops absent from a step count 0) or per measurement
   std::vector<double> head_samples;
   std::optional<double> base_median, head_median;

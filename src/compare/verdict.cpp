@@ -86,6 +86,13 @@ void give_verdict(MetricComparison& m, const RuleSet& rules) {
   const std::size_t nb = m.base_samples.size();
   const std::size_t nh = m.head_samples.size();
 
+  if (m.metric_class == MetricClass::step_time && (m.base_runs < 2 || m.head_runs < 2)) {
+    // Step time holds data loading and profiler overhead, which vary from run to run: the steps of
+    // one run cannot show that a step-time change belongs to the code.
+    m.verdict = Verdict::inconclusive;
+    m.reason = "a side has a single run: its steps do not sample run-to-run variation";
+    return;
+  }
   if (m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha && worse_ratio && *worse_ratio >= 1.0 + t &&
       above_floor) {
     m.verdict = Verdict::regressed;

@@ -28,6 +28,12 @@ std::string code_cell(const std::string& name) {
   return "`" + cell(safe) + "`";
 }
 
+// The adjusted p of the one-sided test in the direction the metric moved.
+std::string adjusted_p_cell(const MetricComparison& m) {
+  const bool moved_better = m.ratio && ((m.better == Better::lower) == (*m.ratio < 1.0));
+  return format_p(moved_better ? m.p_better_adjusted : m.p_worse_adjusted);
+}
+
 std::string n_cell(const MetricComparison& m) {
   return std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size());
 }
@@ -36,7 +42,7 @@ std::string calls_cell(const MetricComparison& m) {
   if (!m.base_calls && !m.head_calls) {
     return "–";
   }
-  return format_significant(m.base_calls, 3) + " → " + format_significant(m.head_calls, 3);
+  return format_number(m.base_calls) + " → " + format_number(m.head_calls);
 }
 
 std::string verdict_cell(const MetricComparison& m) {
@@ -54,7 +60,7 @@ const char* const k_metric_header =
 std::string metric_row(const MetricComparison& m) {
   return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
          format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
-         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + format_p(m.p_worse_adjusted) + " | " + n_cell(m) +
+         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " + n_cell(m) +
          " | " + verdict_cell(m) + " |\n";
 }
 
@@ -65,7 +71,7 @@ const char* const k_op_header =
 std::string op_row(const MetricComparison& m) {
   return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
          format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
-         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + format_p(m.p_worse_adjusted) + " | " +
+         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " +
          calls_cell(m) + " | " + n_cell(m) + " | " + verdict_cell(m) + " |\n";
 }
 
@@ -93,8 +99,8 @@ std::string provenance_section(const Report& report) {
   std::string text = "### Provenance\n\n";
   text += "- neuron-gate " + p.tool_version + "; base `" + cell(p.base_spec) + "`, head `" + cell(p.head_spec) + "`\n";
   text += "- rules: " + cell(p.rules_source) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
-          format_significant(report.rules.alpha, 2) + ", " + correction_name(report.rules.correction) +
-          ", floor " + format_significant(report.rules.floor_us, 3) + " µs per op per step\n";
+          format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
+          ", floor " + format_number(report.rules.floor_us) + " µs per op per step\n";
   for (const GitCommit& commit : p.commits) {
     text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + cell(commit.summary) +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";

@@ -34,6 +34,19 @@ std::string format_significant(std::optional<double> value, int significant) {
   return fixed(*value, decimals);
 }
 
+std::string format_number(std::optional<double> value, int significant) {
+  std::string text = format_significant(value, significant);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') {
+      text.pop_back();
+    }
+    if (text.back() == '.') {
+      text.pop_back();
+    }
+  }
+  return text;
+}
+
 std::string format_duration_us(std::optional<double> microseconds) {
   if (!microseconds || !std::isfinite(*microseconds)) {
     return "–";

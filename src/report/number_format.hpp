@@ -10,6 +10,10 @@ namespace neuron_gate {
 // precision: 1234.5 -> "1235", 12.345 -> "12.3", 0.012345 -> "0.0123". nullopt -> "–".
 std::string format_significant(std::optional<double> value, int significant = 3);
 
+// A plain number with at most `significant` significant digits and no trailing zeros:
+// 1.0 -> "1", 0.05 -> "0.05", 2.5 -> "2.5", 1234.5 -> "1234" (never scientific). nullopt -> "–".
+std::string format_number(std::optional<double> value, int significant = 3);
+
 // A time in µs as text with a unit chosen by size: 0.8 -> "0.800 µs", 1234 -> "1.23 ms", 2.5e6 -> "2.50 s".
 std::string format_duration_us(std::optional<double> microseconds);
 

@@ -30,6 +30,18 @@ std::string class_label(MetricClass metric_class) {
   return "";
 }
 
+// The metric's name with its class, without saying "step time" twice.
+std::string metric_label(const MetricComparison& m) {
+  if (m.metric_class == MetricClass::step_time) {
+    return "profiled step time";
+  }
+  return code(m.name) + " " + class_label(m.metric_class);
+}
+
+std::string count_of(std::size_t n, const std::string& singular, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural);
+}
+
 std::string join(const std::vector<std::string>& items, std::size_t most, const std::string& separator = ", ") {
   std::string text;
   for (std::size_t i = 0; i < items.size() && i < most; ++i) {
@@ -118,14 +130,17 @@ std::optional<std::string> warm_up_pattern(const SideSamples& side) {
     const double ratio = median_of(first) / median_of(rest);
     if (ratio >= 1.5) {
       return "the first trace of each run folder has a step " + format_significant(ratio, 2) +
-             "x as long as the later ones (warm-up: profiler start-up lands in the first cycle)";
+             "x as long as the later ones (warm-up: profiler start-up lands in the first profiling cycle). Test: "
+             "compare without each folder's first trace, or profile with a longer schedule warm-up, and see "
+             "whether the verdicts hold";
     }
   }
   if (first_step.size() >= 1 && later_steps.size() >= 2) {
     const double ratio = median_of(first_step) / median_of(later_steps);
     if (ratio >= 1.5) {
       return "the first step of each trace is " + format_significant(ratio, 2) +
-             "x as long as the later ones (warm-up)";
+             "x as long as the later ones (warm-up). Test: rerun with `\"drop_first_steps\": 1` in the rules and see "
+             "whether the verdicts hold";
     }
   }
   return std::nullopt;
@@ -149,7 +164,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
 
   std::vector<std::string> gating;
   for (MetricClass c : report.decision.gating_classes) {
-    gating.push_back(class_label(c));
+    gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : class_label(c) + " per op");
   }
   const bool have_end_to_end = std::any_of(report.metrics.begin(), report.metrics.end(), [](const MetricComparison& m) {
     return m.metric_class == MetricClass::end_to_end;
@@ -157,7 +172,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
   lines.push_back("Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) +
                   " decide" + (have_end_to_end ? " (end-to-end numbers are present; per-op findings explain them)"
                                                : " (no end-to-end numbers in the profiles)") +
-                  ", " + correction_name(rules.correction) + " correction at alpha " + format_significant(rules.alpha, 2) + ".");
+                  ", " + correction_name(rules.correction) + " correction at alpha " + format_number(rules.alpha) + ".");
 
   for (const MetricComparison& m : report.metrics) {
     if (!m.gating) {
@@ -219,23 +234,24 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
       appeared_by_time.emplace_back(m.head_median.value_or(0), m.name);
     } else if (m.calls_changed) {
       std::ostringstream text;
-      text << code(m.name) << " " << format_significant(m.base_calls, 3) << " → " << format_significant(m.head_calls, 3);
+      text << code(m.name) << " " << format_number(m.base_calls) << " → " << format_number(m.head_calls);
       calls.push_back(text.str());
     }
   }
   if (!gone.empty() && !appeared.empty()) {
     std::stable_sort(appeared_by_time.begin(), appeared_by_time.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
-    lines.push_back("Structural change, read together: " + std::to_string(gone.size()) + " ops no longer run (" +
-                    join(gone, 12) + ") and " + std::to_string(appeared.size()) + " new ops run (" + join(appeared, 12) +
-                    "): the separate ops were replaced by " + code(appeared_by_time.front().second) +
-                    " and what it calls. [Measurements: STRUCTURAL rows]");
+    lines.push_back("Structural change, read together: " + count_of(gone.size(), "op no longer runs", "ops no longer run") +
+                    " (" + join(gone, 12) + ") and " + count_of(appeared.size(), "new op runs", "new ops run") + " (" +
+                    join(appeared, 12) + "): the separate ops were replaced by " + join(appeared, 12, " + ") +
+                    " (largest self CPU time: " + code(appeared_by_time.front().second) +
+                    "). [Measurements: STRUCTURAL rows]");
   } else if (!gone.empty()) {
-    lines.push_back("Structural change: " + std::to_string(gone.size()) + " ops no longer run: " + join(gone, 12) +
-                    ". [Measurements: STRUCTURAL rows]");
+    lines.push_back("Structural change: " + count_of(gone.size(), "op no longer runs", "ops no longer run") + ": " +
+                    join(gone, 12) + ". [Measurements: STRUCTURAL rows]");
   } else if (!appeared.empty()) {
-    lines.push_back("Structural change: " + std::to_string(appeared.size()) + " new ops run: " + join(appeared, 12) +
-                    ". [Measurements: STRUCTURAL rows]");
+    lines.push_back("Structural change: " + count_of(appeared.size(), "new op runs", "new ops run") + ": " +
+                    join(appeared, 12) + ". [Measurements: STRUCTURAL rows]");
   }
   if (!calls.empty()) {
     lines.push_back("Calls per step changed (median, base → head): " + join(calls, 12) +
@@ -338,7 +354,7 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
   std::vector<std::string> undecided;
   for (const MetricComparison& m : report.metrics) {
     if (m.verdict == Verdict::inconclusive && (m.gating || m.metric_class == MetricClass::step_time)) {
-      std::string text = code(m.name) + " " + class_label(m.metric_class) + " " + format_ratio(m.ratio) + " (CI " +
+      std::string text = metric_label(m) + " " + format_ratio(m.ratio) + " (CI " +
                          format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
       if (m.minimum_detectable_ratio) {
         text += ", smallest change detectable at this noise " + format_change(m.minimum_detectable_ratio);
@@ -350,12 +366,19 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
     lines.push_back("Not established (INCONCLUSIVE): " + join(undecided, 6, "; ") +
                     ". Test: more samples per side, or a quieter machine.");
   }
+  // One run per side: steps are not independent runs.
+  if (base.traces.size() == 1 || head.traces.size() == 1) {
+    lines.push_back("A side is a single trace (base " + count_of(base.traces.size(), "trace", "traces") + ", head " +
+                    count_of(head.traces.size(), "trace", "traces") + "): its steps share one process, so run-to-run "
+                    "variation (data loading, clocks, memory placement) is not sampled, and a change of profiled step "
+                    "time between such runs is not established. Test: profile at least 3 runs per side.");
+  }
   // Worth a look (Benjamini–Hochberg), not failing.
   std::vector<std::string> worth;
   for (const MetricComparison& m : report.metrics) {
     if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.q_value && *m.q_value <= rules.alpha &&
         m.ratio && std::fabs(*m.ratio - 1.0) >= m.threshold && m.metric_class != MetricClass::end_to_end) {
-      worth.push_back(code(m.name) + " " + class_label(m.metric_class) + " " + format_ratio(m.ratio) + " (q " +
+      worth.push_back(metric_label(m) + " " + format_ratio(m.ratio) + " (q " +
                       format_p(m.q_value) + ")");
     }
   }
@@ -373,8 +396,7 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
   // Warm-up.
   for (const SideSamples* side : {&base, &head}) {
     if (auto pattern = warm_up_pattern(*side)) {
-      lines.push_back(side->label + ": " + *pattern + ". Test: rerun with `\"drop_first_steps\": 1` in the rules, or "
-                      "a longer warm-up in the profiler schedule, and see whether the verdicts hold.");
+      lines.push_back(side->label + ": " + *pattern + ".");
     }
   }
   // Conditions the data could not show.
