@@ -6,7 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <vector>
@@ -90,6 +92,62 @@ TEST_CASE("exact conditional p equals the exact p on tie-free samples, for both 
       CHECK(relative_close(*exact.p, *conditional.p, 1e-9));
       CHECK(exact.u1 == conditional.u1);
     }
+  }
+}
+
+TEST_CASE("exact conditional p equals brute-force enumeration of all C(m+n, m) splits on tied samples") {
+  std::mt19937_64 generator(99);
+  struct Shape {
+    std::size_t m, n;
+    int levels;  // values drawn from 1..levels, so ties are common
+  };
+  for (const Shape shape : {Shape{3, 4, 3}, Shape{5, 9, 4}, Shape{8, 8, 5}, Shape{11, 6, 7}, Shape{7, 11, 2},
+                            Shape{1, 12, 3}, Shape{9, 9, 30}}) {
+    std::uniform_int_distribution<int> level(1, shape.levels);
+    std::vector<double> pooled(shape.m + shape.n);
+    for (double& v : pooled) {
+      v = level(generator);
+    }
+    const std::vector<double> x(pooled.begin(), pooled.begin() + static_cast<std::ptrdiff_t>(shape.m));
+    const std::vector<double> y(pooled.begin() + static_cast<std::ptrdiff_t>(shape.m), pooled.end());
+    // Doubled U1 of a split: 2 per pair (x > y), 1 per tied pair.
+    const auto doubled_u1 = [&](const std::vector<bool>& in_x) {
+      long long u = 0;
+      for (std::size_t i = 0; i < pooled.size(); ++i) {
+        for (std::size_t j = 0; j < pooled.size(); ++j) {
+          if (in_x[i] && !in_x[j]) {
+            u += pooled[i] > pooled[j] ? 2 : pooled[i] == pooled[j] ? 1 : 0;
+          }
+        }
+      }
+      return u;
+    };
+    std::vector<bool> in_x(pooled.size(), false);
+    std::fill(in_x.begin(), in_x.begin() + static_cast<std::ptrdiff_t>(shape.m), true);
+    const long long observed = doubled_u1(in_x);
+    const long long mn = static_cast<long long>(shape.m * shape.n);
+    double splits = 0;
+    double at_least = 0;
+    double at_most = 0;
+    double as_far = 0;
+    // std::prev_permutation walks every arrangement of m trues among m + n positions once.
+    do {
+      const long long u = doubled_u1(in_x);
+      splits += 1;
+      at_least += u >= observed ? 1 : 0;
+      at_most += u <= observed ? 1 : 0;
+      as_far += std::llabs(u - mn) >= std::llabs(observed - mn) ? 1 : 0;
+    } while (std::prev_permutation(in_x.begin(), in_x.end()));
+    CAPTURE(shape.m);
+    CAPTURE(shape.n);
+    CAPTURE(shape.levels);
+    CAPTURE(observed);
+    const auto p = [&](Alternative alternative) {
+      return *mann_whitney_u(x, y, alternative, UMethod::exact_conditional).p;
+    };
+    CHECK(relative_close(p(Alternative::greater), at_least / splits, 1e-12));
+    CHECK(relative_close(p(Alternative::less), at_most / splits, 1e-12));
+    CHECK(relative_close(p(Alternative::two_sided), as_far / splits, 1e-12));
   }
 }
 

@@ -97,15 +97,25 @@ double arrangements(std::size_t m, std::size_t n) {
   return total;
 }
 
+// target[u] += source[u] * weight for u < count.
+void add_scaled(double* target, const double* source, std::size_t count, double weight) {
+  for (std::size_t u = 0; u < count; ++u) {
+    target[u] += source[u] * weight;
+  }
+}
+
 // Weights of each doubled U of the first side (0..2*m*n) over all C(m+n, m) ways to choose which m of the
-// pooled values belong to it, ties kept: dynamic programming over the tie groups in ascending order,
-// with state (values of the first side so far, doubled U so far). Choosing k of a group of t values,
-// with i first-side values (so s - i second-side values) below it, adds k * (2 (s - i) + (t - k)).
+// pooled values belong to it, ties kept (the permutation distribution; Streitberg & Röhmel 1986 "shift
+// algorithm" style): dynamic programming over the tie groups in ascending order, with state (values of
+// the first side so far i, doubled U so far). Choosing k of a group of t values, with below - i
+// second-side values under it, adds k * (2 (below - i) + (t - k)) and weight C(t, k). Updated in place,
+// rows from the highest i down, as in a 0/1 knapsack: row i feeds rows i + k, which are already final.
+// A row left with more than n second-side values is stale but never read again: feasibility only shrinks,
+// and every row written to is feasible.
 std::vector<double> conditional_u_weights(const std::vector<std::size_t>& tie_sizes, std::size_t m, std::size_t n) {
   const std::size_t width = 2 * m * n + 1;
-  std::vector<double> current((m + 1) * width, 0.0);
-  std::vector<double> next(current.size(), 0.0);
-  current[0] = 1.0;
+  std::vector<double> table{1.0};  // row i holds the weights of doubled U = 0..width-1 with i chosen
+  table.resize((m + 1) * width, 0.0);
   std::size_t below = 0;  // pooled values in earlier groups
   std::vector<double> choose;
   for (const std::size_t t : tie_sizes) {
@@ -113,33 +123,21 @@ std::vector<double> conditional_u_weights(const std::vector<std::size_t>& tie_si
     for (std::size_t k = 1; k <= t; ++k) {
       choose[k] = choose[k - 1] * static_cast<double>(t - k + 1) / static_cast<double>(k);
     }
-    // Clear only what this step writes and the next reads: rows with a feasible count of first-side
-    // values, up to their largest U (older contents never reach further).
-    const std::size_t after = below + t;
-    for (std::size_t r = after > n ? after - n : 0; r <= std::min(m, after); ++r) {
-      const auto row_begin = next.begin() + static_cast<std::ptrdiff_t>(r * width);
-      std::fill(row_begin, row_begin + static_cast<std::ptrdiff_t>(2 * r * (after - r) + 1), 0.0);
-    }
+    // Feasible rows: at most n second-side values below, and at most m first-side ones.
     const std::size_t i_low = below > n ? below - n : 0;
     const std::size_t i_high = std::min(m, below);
-    for (std::size_t i = i_low; i <= i_high; ++i) {
-      const std::size_t u_high = 2 * i * (below - i);  // all earlier first-side values above all others
-      const double* row = &current[i * width];
-      // At most n second-side values in all: the rest of this group must fit.
-      const std::size_t k_low = below + t > n + i ? below + t - n - i : 0;
+    for (std::size_t i = i_high + 1; i-- > i_low;) {
+      const double* row = &table[i * width];
+      const std::size_t used = 2 * i * (below - i) + 1;  // largest doubled U so far: every x above every y
+      // k = 0 leaves row i as it is; the group's remaining values must fit in the n second-side values.
+      const std::size_t k_low = std::max<std::size_t>(1, below + t > n + i ? below + t - n - i : 0);
       for (std::size_t k = k_low; k <= std::min(t, m - i); ++k) {
-        const std::size_t shift = k * (2 * (below - i) + (t - k));
-        double* target = &next[(i + k) * width + shift];
-        const double weight = choose[k];
-        for (std::size_t u = 0; u <= u_high; ++u) {
-          target[u] += row[u] * weight;
-        }
+        add_scaled(&table[(i + k) * width + k * (2 * (below - i) + (t - k))], row, used, choose[k]);
       }
     }
-    std::swap(current, next);
     below += t;
   }
-  return {current.begin() + static_cast<std::ptrdiff_t>(m * width), current.end()};
+  return {table.begin() + static_cast<std::ptrdiff_t>(m * width), table.end()};
 }
 
 double clamp_p(double p) {
