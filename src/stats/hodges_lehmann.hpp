@@ -25,7 +25,7 @@ std::optional<std::size_t> moses_rank(std::size_t m, std::size_t n, double confi
 
 // Ratio head/base: exp(median of all m*n pairwise log(y_j) - log(x_i)), interval exp(D_(C)), exp(D_(mn+1-C))
 // on the same log differences. x is the baseline, y the candidate. nullopt when a side is empty or any
-// value is <= 0 or not finite. O((m+n) log(m+n)) per selection step, no m*n array (see the .cpp).
+// value is <= 0 or not finite. Never builds the m*n differences: see kth_pairwise_difference.
 std::optional<HodgesLehmannEstimate> hodges_lehmann_ratio(std::span<const double> x, std::span<const double> y,
                                                           double confidence = 0.95);
 
@@ -35,9 +35,10 @@ std::optional<HodgesLehmannEstimate> hodges_lehmann_shift(std::span<const double
                                                           double confidence = 0.95);
 
 // The k-th smallest (0-based) of the m*n pairwise differences y_j - x_i (each rounded as computed in
-// double), given x and y sorted ascending. Value bisection with a two-pointer count, then selection among
-// the few differences left in the bracket (Monahan 1984 / Johnson & Mizoguchi 1978 style): O(m + n)
-// memory and time per step. Requires k < m*n (asserts).
+// double), given x and y sorted ascending. Selection in X + Y after Johnson & Mizoguchi 1978 and Monahan
+// 1984, with bisection on the value: each step counts the differences <= a trial value with two pointers
+// in O(m + n); once at most max(4(m+n), 4096) remain in the bracket they are listed and nth_element picks
+// the answer. Typically 10-60 steps (1000 x 1000: ~2 ms). Requires k < m*n (asserts).
 double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted, std::size_t k);
 
 } // namespace neuron_gate

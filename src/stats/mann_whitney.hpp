@@ -10,6 +10,7 @@
 namespace neuron_gate {
 
 // Direction of the alternative hypothesis, SciPy's meaning: greater = x tends to be larger than y.
+// With x the baseline and y the candidate, "the candidate is slower" is less.
 enum class Alternative { two_sided, greater, less };
 
 // How the p-value is computed.
@@ -26,17 +27,19 @@ enum class UMethod { automatic, exact, exact_conditional, asymptotic, asymptotic
 inline constexpr std::size_t k_exact_max_per_side = 50;
 
 // Largest m + n for which the automatic method uses the exact conditional distribution when there are
-// ties. Its cost grows like (m+n) * min(m,n)^2 * max(m,n); at m = n = 50 one test takes ~10 ms.
+// ties. Its cost grows like (m+n) * min(m,n)^2 * max(m,n) and is highest when nearly all values are
+// distinct: at m = n = 50 one test takes up to ~20 ms and 2 MB (a few ms for µs-rounded durations).
 inline constexpr std::size_t k_exact_conditional_max_total = 100;
 
-// Hard limits on m + n for an explicitly requested exact (1000: ~0.1 s) or exact_conditional (200: ~0.5 s,
-// 32 MB) p; beyond them the result falls back to asymptotic_continuity and says so in its method.
+// Hard limits on m + n for an explicitly requested exact (1000: ~0.1 s) or exact_conditional (200: ~0.2 s,
+// 16 MB) p; beyond them the result falls back to asymptotic_continuity and says so in its method.
 inline constexpr std::size_t k_exact_limit_total = 1000;
 inline constexpr std::size_t k_exact_conditional_limit_total = 200;
 
 // One test's outcome.
 struct MannWhitneyResult {
-  double u1 = 0;            // U statistic of x: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2 (SciPy)
+  double u1 = 0;            // U statistic of x: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2 (SciPy);
+                            // 0 with an empty side; meaningless (0) when a value is NaN, see p
   std::optional<double> p;  // nullopt when undefined: an empty side, a NaN value, or all values equal
                             // under method asymptotic (zero variance without continuity correction)
   UMethod method = UMethod::automatic;  // the method actually used; never automatic

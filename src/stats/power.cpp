@@ -48,7 +48,8 @@ std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::s
   std::transform(y.begin(), y.end(), log_y.begin(), [](double v) { return std::log(v); });
   const double sd_x = *sample_stddev(log_x);
   const double sd_y = *sample_stddev(log_y);
-  const double se = std::sqrt(sd_x * sd_x / static_cast<double>(x.size()) + sd_y * sd_y / static_cast<double>(y.size()));
+  const double se =
+      std::sqrt(sd_x * sd_x / static_cast<double>(x.size()) + sd_y * sd_y / static_cast<double>(y.size()));
   if (!(se > 0.0)) {
     return std::nullopt;
   }
