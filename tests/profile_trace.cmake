@@ -2,4 +2,6 @@
 list(APPEND NEURON_GATE_TESTS_PROFILE
   test_profile_trace_units.cpp
   test_profile_trace.cpp
+  test_profile_trace_nesting.cpp
+  test_profile_trace_corpus.cpp
 )

@@ -30,6 +30,8 @@ struct ByteSource::Impl {
   std::uint64_t raw_total = 0;  // raw bytes read so far
   bool raw_eof = false;
 
+  std::uint64_t size_hint = 0;
+
   bool gzip = false;
   bool gzip_ready = false;  // inflateInit2 done
   bool gzip_done = false;   // last member ended and no input follows
@@ -72,11 +74,40 @@ struct ByteSource::Impl {
 
   std::uint64_t compressed_offset() const { return raw_total - zs.avail_in; }
 
+  // Size of the whole input and its last four bytes (the gzip ISIZE field, little-endian).
+  void estimate_size() {
+    std::uint64_t total = 0;
+    unsigned char tail[4] = {0, 0, 0, 0};
+    if (file == nullptr) {
+      total = memory.size();
+      if (total >= 4) {
+        std::memcpy(tail, memory.data() + total - 4, 4);
+      }
+    } else {
+      const long here = std::ftell(file);
+      if (here >= 0 && std::fseek(file, 0, SEEK_END) == 0) {
+        const long end = std::ftell(file);
+        total = end > 0 ? static_cast<std::uint64_t>(end) : 0;
+        if (total >= 4 && std::fseek(file, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, file) != 4) {
+          tail[0] = tail[1] = tail[2] = tail[3] = 0;
+        }
+        std::fseek(file, here, SEEK_SET);
+      }
+    }
+    size_hint = total;
+    if (gzip) {
+      const std::uint64_t isize = tail[0] | (std::uint64_t{tail[1]} << 8) | (std::uint64_t{tail[2]} << 16) |
+                                  (std::uint64_t{tail[3]} << 24);
+      size_hint = std::max(isize, total * 4);
+    }
+  }
+
   void start() {
     raw.resize(k_chunk_bytes);
     refill();
     gzip = raw_size >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
            static_cast<unsigned char>(raw[1]) == 0x8b;
+    estimate_size();
     if (gzip) {
       inflated.resize(k_chunk_bytes);
       if (inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -154,6 +185,8 @@ ByteSource::~ByteSource() = default;
 std::string_view ByteSource::next() {
   return m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain();
 }
+
+std::uint64_t ByteSource::size_hint() const { return m_impl->size_hint; }
 
 bool ByteSource::is_gzip() const { return m_impl->gzip; }
 

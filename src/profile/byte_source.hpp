@@ -25,6 +25,10 @@ public:
   // or a gzip stream that ends before its trailer (a truncated file).
   std::string_view next();
 
+  // A guess of the total (decompressed) size in bytes, for reserving memory: the file size, or for
+  // gzip the larger of the trailer's ISIZE (size mod 2^32 of the last member) and 4x the file size.
+  std::uint64_t size_hint() const;
+
   // True when the content is gzip (first two bytes 1f 8b).
   bool is_gzip() const;
   // The path (or name) given at construction, for error messages.
