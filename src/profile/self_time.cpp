@@ -4,68 +4,73 @@
 
 namespace neuron_gate {
 
-namespace {
-
-struct SortKey {
-  std::uint32_t thread;
-  std::uint32_t index;  // file order
-  Nanoseconds start;
-  Nanoseconds end;
-};
-
-} // namespace
-
 CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count) {
   CpuNesting nesting;
   nesting.parent.assign(events.size(), k_no_event);
   nesting.self_ns.assign(events.size(), 0);
 
-  std::vector<SortKey> keys;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const TraceEvent& event = events[i];
-    if (is_cpu_side(event.kind)) {
-      keys.push_back({event.thread, static_cast<std::uint32_t>(i), event.ts_ns, event.ts_ns + event.dur_ns});
-    }
-  }
-  // (start, -end), then file order: the same order as Python's stable sort on [start, -end].
-  std::sort(keys.begin(), keys.end(), [](const SortKey& a, const SortKey& b) {
-    if (a.thread != b.thread) {
-      return a.thread < b.thread;
-    }
-    if (a.start != b.start) {
-      return a.start < b.start;
-    }
-    if (a.end != b.end) {
-      return a.end > b.end;
-    }
-    return a.index < b.index;
-  });
-
-  nesting.order.reserve(keys.size());
+  // Group the CPU-side events by thread, keeping file order (a counting sort: no key copies, so
+  // the only extra memory is the 4-byte index per event).
   nesting.thread_begin.assign(thread_count + 1, 0);
-  std::vector<const SortKey*> stack;
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const SortKey& key = keys[k];
-    if (k == 0 || keys[k - 1].thread != key.thread) {
-      stack.clear();
+  for (const TraceEvent& event : events) {
+    if (is_cpu_side(event.kind)) {
+      ++nesting.thread_begin[event.thread + 1];
     }
-    ++nesting.thread_begin[key.thread + 1];
-    nesting.order.push_back(key.index);
-    nesting.self_ns[key.index] += key.end - key.start;
-    while (!stack.empty()) {
-      const SortKey& top = *stack.back();
-      if (key.start >= top.end || key.end > top.end) {
-        stack.pop_back();
-      } else {
-        nesting.parent[key.index] = top.index;
-        nesting.self_ns[top.index] -= key.end - key.start;
-        break;
-      }
-    }
-    stack.push_back(&key);
   }
   for (std::size_t t = 0; t < thread_count; ++t) {
     nesting.thread_begin[t + 1] += nesting.thread_begin[t];
+  }
+  nesting.order.resize(nesting.thread_begin[thread_count]);
+  {
+    std::vector<std::uint32_t> next(nesting.thread_begin.begin(), nesting.thread_begin.end() - 1);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (is_cpu_side(events[i].kind)) {
+        nesting.order[next[events[i].thread]++] = static_cast<std::uint32_t>(i);
+      }
+    }
+  }
+
+  // (start, -end), then file order: the same order as Python's stable sort on [start, -end].
+  // Threads usually arrive in this order already, so check before sorting.
+  const auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const TraceEvent& x = events[a];
+    const TraceEvent& y = events[b];
+    if (x.ts_ns != y.ts_ns) {
+      return x.ts_ns < y.ts_ns;
+    }
+    const Nanoseconds x_end = x.ts_ns + x.dur_ns;
+    const Nanoseconds y_end = y.ts_ns + y.dur_ns;
+    if (x_end != y_end) {
+      return x_end > y_end;
+    }
+    return a < b;
+  };
+  std::vector<std::uint32_t> stack;
+  for (std::size_t t = 0; t < thread_count; ++t) {
+    const auto first = nesting.order.begin() + nesting.thread_begin[t];
+    const auto last = nesting.order.begin() + nesting.thread_begin[t + 1];
+    if (!std::is_sorted(first, last, before)) {
+      std::sort(first, last, before);
+    }
+    stack.clear();
+    for (auto it = first; it != last; ++it) {
+      const std::uint32_t index = *it;
+      const TraceEvent& event = events[index];
+      const Nanoseconds end = event.ts_ns + event.dur_ns;
+      nesting.self_ns[index] += event.dur_ns;
+      while (!stack.empty()) {
+        const TraceEvent& top = events[stack.back()];
+        const Nanoseconds top_end = top.ts_ns + top.dur_ns;
+        if (event.ts_ns >= top_end || end > top_end) {
+          stack.pop_back();
+        } else {
+          nesting.parent[index] = stack.back();
+          nesting.self_ns[stack.back()] -= event.dur_ns;
+          break;
+        }
+      }
+      stack.push_back(index);
+    }
   }
   return nesting;
 }

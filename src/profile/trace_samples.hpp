@@ -28,7 +28,9 @@ struct StepSample {
   Nanoseconds start_ns = 0;                           // trace-relative start
   Nanoseconds duration_ns = 0;                        // profiled step time
   std::map<std::string, OpValues> ops;                // key: op name ("ProfilerStep#N" -> "ProfilerStep*"),
-                                                      // or "name [shapes]" when read by shape
+                                                      // or name + shapes when read by shape (see
+                                                      // TraceReadOptions::by_shape); CPU-side events only:
+                                                      // ops, user annotations, runtime/driver calls
   std::map<std::string, Nanoseconds> device_kernels;  // device time per kernel / memcpy / memset name
   Nanoseconds unattributed_device_ns = 0;             // device time whose launching op was not found
   bool operator==(const StepSample&) const = default;
@@ -37,6 +39,7 @@ struct StepSample {
 enum class TraceFormat {
   kineto,        // {"traceEvents": [...]} with categories
   legacy_array,  // top-level array (legacy autograd profiler, torch_npu)
+  key_averages_table,  // a printed key_averages() table: one run, one sample (table_samples.hpp)
 };
 
 // Faults in the data that are read around, never silently: each is counted and reported.
@@ -59,7 +62,8 @@ struct TraceSamples {
   std::int64_t event_count = 0;   // ph "X" events read
   std::set<std::string> categories;  // event categories seen ("cpu_op", "kernel", ...; "" for none)
   bool has_device_events = false;    // any kernel / gpu_memcpy / gpu_memset event
-  std::map<std::string, std::set<std::string>> input_shapes;  // op name -> distinct "Input Dims" texts seen
+  std::map<std::string, std::set<std::string>> input_shapes;  // op name -> distinct "Input Dims" texts seen,
+                                                              // as Python prints lists: "[[4, 512], []]"
   std::map<std::string, std::string> metadata;  // top-level scalars: schemaVersion, record_shapes, with_stack,
                                                 // distributedInfo.rank, ... as JSON text
   TraceDataProblems problems;
@@ -68,11 +72,21 @@ struct TraceSamples {
 
 // How to read a trace.
 struct TraceReadOptions {
-  bool by_shape = false;  // key ops by name + input shapes and dtypes
+  // Key ops by name + input shapes and dtypes: "<name> <Input Dims> <Input type>", both lists as
+  // Python prints them (", " between items, strings in single quotes), e.g.
+  // "aten::mm [[16, 32], [32, 8]] ['float', 'float']". Without Input type: "<name> <Input Dims>";
+  // with Input type only: "<name> [] <Input type>"; an event with neither keeps the bare name.
+  // "Input dims" (2021 traces) counts as Input Dims; an empty list is written "[]".
+  bool by_shape = false;
 };
 
 // Reads one Kineto or legacy trace (plain or gzip, optional BOM) streaming with a SAX parser.
 // Throws InputError naming the path and byte offset for anything that is not a complete JSON trace.
+// Rules (DESIGN.md section 2): self CPU time by PyTorch's nesting (self_time.hpp); a step is a
+// ProfilerStep#N window [start, end) of its whole process, holding the events that start in it
+// (device events: the step of their launch, see device_attribution.hpp; device time with no launch:
+// the step of any process holding its start); utility ops PyTorch's key_averages drops
+// (profiler::_record_function_*, aten::is_leaf, aten::output_nr, aten::_version) are left out.
 TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions& options = {});
 
 // The same from an open byte source (a git blob, bytes in memory); path() names it in errors.
