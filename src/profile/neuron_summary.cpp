@@ -1,0 +1,600 @@
+#include "profile/neuron_summary.hpp"
+
+#include "util/error.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+namespace neuron_gate {
+
+namespace {
+
+// Longest first, so that "-Infinity" is not read as "-" plus "Infinity".
+constexpr std::array<std::string_view, 13> k_non_finite_tokens = {
+    "-Infinity", "+Infinity", "Infinity", "-NaN", "+NaN", "-nan", "-inf", "+inf", "NaN", "nan", "inf",
+    "-NAN", "NAN"};
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// The length of the non-finite token starting at `at`, or 0 when there is none.
+std::size_t non_finite_token_length(std::string_view text, std::size_t at) {
+  if (at > 0 && is_word_char(text[at - 1])) {
+    return 0;
+  }
+  for (const std::string_view token : k_non_finite_tokens) {
+    if (text.substr(at, token.size()) == token) {
+      const std::size_t end = at + token.size();
+      if (end == text.size() || !is_word_char(text[end])) {
+        return token.size();
+      }
+    }
+  }
+  return 0;
+}
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(path, "cannot open");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw InputError(path, "cannot read");
+  }
+  return text.str();
+}
+
+// Records where nlohmann's SAX parser gives up. `position` counts the characters read, the offending one
+// included. When the offending token is a whole string literal (a missing comma before a key, the commonest
+// fault) or a number too large, the offset is its first byte; otherwise it is the character at which nlohmann stopped. (The
+// `last_token` text is not always one token, and it writes each control character as "<U+00XX>".)
+class SyntaxErrorLocator : public nlohmann::json_sax<nlohmann::json> {
+public:
+  bool null() override { return true; }
+  bool boolean(bool /*value*/) override { return true; }
+  bool number_integer(number_integer_t /*value*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return true; }
+  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return true; }
+  bool string(string_t& /*value*/) override { return true; }
+  bool binary(binary_t& /*value*/) override { return true; }
+  bool start_object(std::size_t /*size*/) override { return true; }
+  bool key(string_t& /*value*/) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t /*size*/) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& error) override {
+    m_found = true;
+    const bool string_token = last_token.size() >= 2 && last_token.front() == '"' && last_token.back() == '"' &&
+                              last_token.find("<U+") == std::string::npos &&
+                              last_token.find('"', 1) == last_token.size() - 1;
+    // Error 406, a number too large for a double, names the number token alone.
+    if ((string_token || error.id == 406) && position >= last_token.size()) {
+      m_offset = position - last_token.size();
+    } else {
+      m_offset = position > 0 ? position - 1 : 0;
+    }
+    // Drop "[json.exception.parse_error.101] " and "parse error at line 1, column 5: ": the line and column would
+    // count the nulled text.
+    m_reason = error.what();
+    const auto bracket = m_reason.find("] ");
+    if (m_reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
+      m_reason = m_reason.substr(bracket + 2);
+    }
+    const auto colon = m_reason.find(": ");
+    if (m_reason.rfind("parse error", 0) == 0 && colon != std::string::npos) {
+      m_reason = m_reason.substr(colon + 2);
+    }
+    return false;
+  }
+
+  bool found() const { return m_found; }
+  std::uint64_t offset() const { return m_offset; }
+  const std::string& reason() const { return m_reason; }
+
+private:
+  bool m_found = false;
+  std::uint64_t m_offset = 0;
+  std::string m_reason;
+};
+
+// Parses JSON after nulling non-finite tokens; the legacy `instruction` array (one row per device instruction,
+// often millions) is dropped while parsing, since only the summary is read.
+nlohmann::json parse_summary_document(const NulledJson& nulled, const std::string& path) {
+  const nlohmann::json::parser_callback_t drop_instructions = [](int depth, nlohmann::json::parse_event_t event,
+                                                                 nlohmann::json& parsed) {
+    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "instruction");
+  };
+  try {
+    return nlohmann::json::parse(nulled.text, drop_instructions);
+  } catch (const nlohmann::json::exception& /*error*/) {
+    throw json_syntax_error(nulled, path);
+  }
+}
+
+const nlohmann::json* metadata_of(const nlohmann::json& object) {
+  for (const char* key : {"metadata", "Metadata"}) {
+    const auto it = object.find(key);
+    if (it != object.end() && it->is_object()) {
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string> text_field(const nlohmann::json* object, const char* key) {
+  if (object == nullptr || !object->is_object()) {
+    return std::nullopt;
+  }
+  const auto it = object->find(key);
+  if (it == object->end() || it->is_null()) {
+    return std::nullopt;
+  }
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// "explorer_version X, profile_schema_version Y", looking in the summary's metadata object, the summary itself,
+// then the document's metadata object and the document; "unknown" when none has either key.
+std::string version_of(const nlohmann::json& summary, const nlohmann::json& document) {
+  const std::array<const nlohmann::json*, 4> places = {metadata_of(summary), &summary,
+                                                       document.is_object() ? metadata_of(document) : nullptr,
+                                                       &document};
+  std::string version;
+  for (const char* key : {"explorer_version", "profile_schema_version"}) {
+    for (const nlohmann::json* place : places) {
+      if (const auto value = text_field(place, key)) {
+        version += (version.empty() ? "" : ", ") + std::string(key) + " " + *value;
+        break;
+      }
+    }
+  }
+  return version.empty() ? "unknown" : version;
+}
+
+bool is_engine_active_time_key(std::string_view key) {
+  constexpr std::string_view suffix = "_engine_active_time";
+  return key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix;
+}
+
+std::optional<double> number_from_text(std::string_view text) {
+  double value = 0.0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+') {
+    ++begin;
+  }
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || stop != end || begin == end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool means_no_value(std::string_view text) {
+  return text.empty() || non_finite_token_length(text, 0) == text.size();
+}
+
+// A time in seconds: null, a non-finite number or a "NaN" string is no value. Numeric strings are accepted
+// (and said in `assumptions`); anything else, or a negative time, is an InputError.
+std::optional<double> seconds_from_json(const nlohmann::json& value, const std::string& key, const std::string& path,
+                                        bool& read_a_string) {
+  std::optional<double> seconds;
+  if (value.is_null()) {
+    return std::nullopt;
+  }
+  if (value.is_number()) {
+    seconds = value.get<double>();
+  } else if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (means_no_value(text)) {
+      return std::nullopt;
+    }
+    seconds = number_from_text(text);
+    read_a_string = true;
+  }
+  if (!seconds) {
+    throw InputError(path, "\"" + key + "\" is not a number of seconds: " + value.dump());
+  }
+  if (!std::isfinite(*seconds)) {
+    return std::nullopt;
+  }
+  if (*seconds < 0.0) {
+    throw InputError(path, "\"" + key + "\" is a negative time: " + value.dump());
+  }
+  return seconds;
+}
+
+NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::json& document,
+                                  const std::string& path, std::string shape) {
+  NeuronSummary summary;
+  summary.path = path;
+  summary.version = version_of(object, document);
+  summary.assumptions.push_back(std::move(shape));
+  bool read_a_string = false;
+  for (const auto& [key, value] : object.items()) {
+    if (key == "total_time") {
+      summary.total_time_s = seconds_from_json(value, key, path, read_a_string);
+    } else if (key == "total_active_time") {
+      summary.total_active_time_s = seconds_from_json(value, key, path, read_a_string);
+    } else if (is_engine_active_time_key(key)) {
+      if (const auto seconds = seconds_from_json(value, key, path, read_a_string)) {
+        summary.engine_active_time_s[key.substr(0, key.size() - std::string_view("_engine_active_time").size())] =
+            *seconds;
+      }
+    }
+  }
+  if (read_a_string) {
+    summary.assumptions.push_back("some times were strings and were read as numbers");
+  }
+  return summary;
+}
+
+void add_common_assumptions(std::vector<NeuronSummary>& summaries, const NulledJson& nulled) {
+  for (auto& summary : summaries) {
+    summary.assumptions.push_back("times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)");
+    if (nulled.replaced > 0) {
+      summary.assumptions.push_back(std::to_string(nulled.replaced) +
+                                    " bare NaN/Infinity token(s) in the file were read as no value");
+    }
+  }
+}
+
+// The summaries of one object: its own keys when it holds "total_time", else its "summary" object or array.
+// Returns false when neither is there.
+bool collect_from_object(const nlohmann::json& object, const nlohmann::json& document, const std::string& path,
+                         const std::string& where, std::vector<NeuronSummary>& out) {
+  if (object.contains("total_time")) {
+    out.push_back(summary_from_object(object, document, path, where + " holding the metric keys"));
+    return true;
+  }
+  const auto it = object.find("summary");
+  if (it == object.end()) {
+    return false;
+  }
+  if (it->is_object()) {
+    if (!it->contains("total_time")) {
+      throw InputError(path, where + ": \"summary\" has no \"total_time\"");
+    }
+    out.push_back(summary_from_object(*it, document, path, where + " whose \"summary\" is an object"));
+    return true;
+  }
+  if (!it->is_array() || it->empty()) {
+    throw InputError(path, where + ": \"summary\" is neither an object nor a non-empty array");
+  }
+  const std::size_t count = it->size();
+  for (std::size_t index = 0; index < count; ++index) {
+    const auto& entry = (*it)[index];
+    if (!entry.is_object() || !entry.contains("total_time")) {
+      throw InputError(path, where + ": \"summary\" entry " + std::to_string(index) + " is not an object with \"total_time\"");
+    }
+    out.push_back(summary_from_object(entry, document, path,
+                                      where + " whose \"summary\" is an array (legacy neuron-profile JSON): entry " +
+                                          std::to_string(index) + " of " + std::to_string(count)));
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+bool is_summary_text_key(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// One `key value` line of summary-text (views into the text); `key` is empty when the line is not of that form.
+struct TextLine {
+  std::string_view key;
+  std::string_view value;
+};
+
+TextLine split_text_line(std::string_view line) {
+  line = trim(line);
+  const std::size_t space = line.find_first_of(" \t");
+  if (space == std::string_view::npos) {
+    return {};
+  }
+  const std::string_view key = line.substr(0, space);
+  const std::string_view value = trim(line.substr(space));
+  if (!is_summary_text_key(key) || value.empty()) {
+    return {};
+  }
+  return {key, value};
+}
+
+} // namespace
+
+NulledJson null_non_finite_tokens(std::string_view json_text) {
+  NulledJson out;
+  out.text.reserve(json_text.size() + 16);
+  bool in_string = false;
+  std::size_t at = 0;
+  while (at < json_text.size()) {
+    const char c = json_text[at];
+    if (in_string) {
+      out.text += c;
+      if (c == '\\' && at + 1 < json_text.size()) {
+        out.text += json_text[at + 1];
+        at += 2;
+        continue;
+      }
+      in_string = c != '"';
+      ++at;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == 'N' || c == 'n' || c == 'I' || c == 'i' || c == '-' || c == '+') {
+      const std::size_t length = non_finite_token_length(json_text, at);
+      if (length > 0) {
+        out.text += "null";
+        if (length == 3) {
+          out.grown_at.push_back(out.text.size() - 1);
+        } else {
+          out.text.append(length - 4, ' ');
+        }
+        ++out.replaced;
+        at += length;
+        continue;
+      }
+    }
+    out.text += c;
+    ++at;
+  }
+  return out;
+}
+
+InputError json_syntax_error(const NulledJson& nulled, const std::string& path) {
+  SyntaxErrorLocator locator;
+  nlohmann::json::sax_parse(nulled.text, &locator);
+  if (!locator.found()) {
+    return InputError(path, "not valid JSON");
+  }
+  const std::uint64_t offset = std::min<std::uint64_t>(locator.offset(), nulled.text.size());
+  return InputError(path, "not valid JSON: " + locator.reason(), original_byte_offset(nulled, offset));
+}
+
+std::uint64_t original_byte_offset(const NulledJson& nulled, std::uint64_t offset) {
+  const auto grown_before = std::lower_bound(nulled.grown_at.begin(), nulled.grown_at.end(), offset) -
+                            nulled.grown_at.begin();
+  return offset - static_cast<std::uint64_t>(grown_before);
+}
+
+bool looks_like_neuron_summary_json(std::string_view head) {
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") {
+    head.remove_prefix(3);
+  }
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (head[first] != '{' && head[first] != '[')) {
+    return false;
+  }
+  if (head.find("\"total_time\"") == std::string_view::npos) {
+    return false;
+  }
+  if (head.find("\"total_active_time\"") != std::string_view::npos ||
+      head.find("\"summary\"") != std::string_view::npos) {
+    return true;
+  }
+  // A key such as "tensor_engine_active_time": `_engine_`, then the closing quote and a colon.
+  for (std::size_t at = head.find("_engine_"); at != std::string_view::npos; at = head.find("_engine_", at + 1)) {
+    const std::size_t close = head.find('"', at);
+    const std::size_t colon = close == std::string_view::npos ? close : head.find_first_not_of(" \t\r\n", close + 1);
+    if (colon != std::string_view::npos && head[colon] == ':') {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool looks_like_neuron_summary_text(std::string_view head) {
+  bool saw_total_time = false;
+  std::size_t start = 0;
+  while (start < head.size()) {
+    std::size_t end = head.find('\n', start);
+    const bool complete = end != std::string_view::npos;
+    if (!complete) {
+      end = head.size();
+    }
+    const std::string_view line = trim(head.substr(start, end - start));
+    start = end + 1;
+    if (line.empty()) {
+      continue;
+    }
+    const TextLine parsed = split_text_line(line);
+    if (parsed.key.empty() || parsed.value.find_first_of(" \t") != std::string_view::npos) {
+      // The head may cut the last line: judge only its key.
+      if (!complete && is_summary_text_key(line.substr(0, line.find_first_of(" \t")))) {
+        continue;
+      }
+      return false;
+    }
+    saw_total_time = saw_total_time || parsed.key == "total_time";
+  }
+  return saw_total_time;
+}
+
+std::vector<NeuronSummary> parse_neuron_summary_json(std::string_view text, const std::string& path) {
+  const NulledJson nulled = null_non_finite_tokens(text);
+  const nlohmann::json document = parse_summary_document(nulled, path);
+  std::vector<NeuronSummary> summaries;
+  const std::string no_summary =
+      "no Neuron summary found: expected \"total_time\" in the top-level object, in its \"summary\" object or "
+      "array, or in each element of a top-level array";
+  if (document.is_object()) {
+    if (!collect_from_object(document, document, path, "a top-level object", summaries)) {
+      throw InputError(path, no_summary);
+    }
+  } else if (document.is_array() && !document.empty()) {
+    const std::size_t count = document.size();
+    for (std::size_t index = 0; index < count; ++index) {
+      const auto& element = document[index];
+      const std::string where = "a top-level array taken as one object per NTFF: element " + std::to_string(index) +
+                                " of " + std::to_string(count);
+      if (!element.is_object() || !collect_from_object(element, document, path, where, summaries)) {
+        throw InputError(path, "element " + std::to_string(index) + " of the top-level array has no \"total_time\"");
+      }
+    }
+  } else {
+    throw InputError(path, no_summary);
+  }
+  add_common_assumptions(summaries, nulled);
+  return summaries;
+}
+
+std::vector<NeuronSummary> read_neuron_summary_json(const std::string& path) {
+  return parse_neuron_summary_json(read_whole_file(path), path);
+}
+
+std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, const std::string& path) {
+  std::vector<NeuronSummary> summaries;
+  std::set<std::string, std::less<>> keys_seen;
+  std::optional<std::string> explorer_version;
+  std::optional<std::string> schema_version;
+  bool saw_total_time = false;
+  auto start_summary = [&]() {
+    NeuronSummary summary;
+    summary.path = path;
+    summaries.push_back(std::move(summary));
+    keys_seen.clear();
+  };
+  start_summary();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    const TextLine line = split_text_line(text.substr(start, end - start));
+    start = end + 1;
+    if (line.key.empty()) {
+      continue;
+    }
+    const auto value_offset = static_cast<std::uint64_t>(line.value.data() - text.data());
+    if (keys_seen.count(line.key) > 0) {
+      start_summary();
+    }
+    keys_seen.emplace(line.key);
+    NeuronSummary& summary = summaries.back();
+    if (line.key == "explorer_version") {
+      explorer_version = std::string(line.value);
+      continue;
+    }
+    if (line.key == "profile_schema_version") {
+      schema_version = std::string(line.value);
+      continue;
+    }
+    const bool is_total = line.key == "total_time" || line.key == "total_active_time";
+    if (!is_total && !is_engine_active_time_key(line.key)) {
+      continue;
+    }
+    std::optional<double> seconds;
+    if (!means_no_value(line.value)) {
+      seconds = number_from_text(line.value);
+      if (!seconds) {
+        throw InputError(path, "\"" + std::string(line.key) + "\" is not a number of seconds: \"" +
+                                   std::string(line.value) + "\"", value_offset);
+      }
+      if (*seconds < 0.0) {
+        throw InputError(path, "\"" + std::string(line.key) + "\" is a negative time: \"" + std::string(line.value) +
+                                   "\"", value_offset);
+      }
+      if (!std::isfinite(*seconds)) {
+        seconds.reset();
+      }
+    }
+    if (line.key == "total_time") {
+      saw_total_time = true;
+      summary.total_time_s = seconds;
+    } else if (line.key == "total_active_time") {
+      summary.total_active_time_s = seconds;
+    } else if (seconds) {
+      const std::string key(line.key);
+      summary.engine_active_time_s[key.substr(0, key.size() - std::string_view("_engine_active_time").size())] =
+          *seconds;
+    }
+  }
+  if (!saw_total_time) {
+    throw InputError(path, "no \"total_time\" line: not a neuron-explorer summary-text file");
+  }
+  std::string version;
+  if (explorer_version) {
+    version = "explorer_version " + *explorer_version;
+  }
+  if (schema_version) {
+    version += (version.empty() ? "" : ", ") + std::string("profile_schema_version ") + *schema_version;
+  }
+  const std::size_t count = summaries.size();
+  for (std::size_t index = 0; index < count; ++index) {
+    NeuronSummary& summary = summaries[index];
+    summary.version = version.empty() ? "unknown" : version;
+    summary.assumptions.push_back(count == 1 ? "summary-text: one `key value` per line"
+                                             : "summary-text: one `key value` per line, a repeated key starting the "
+                                               "next execution: execution " +
+                                                   std::to_string(index) + " of " + std::to_string(count));
+    summary.assumptions.push_back("times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)");
+  }
+  return summaries;
+}
+
+std::vector<NeuronSummary> read_neuron_summary_text(const std::string& path) {
+  return parse_neuron_summary_text(read_whole_file(path), path);
+}
+
+std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSummary>& summaries) {
+  if (summaries.empty()) {
+    return {};
+  }
+  std::set<std::string> engines;
+  for (const auto& summary : summaries) {
+    for (const auto& [engine, seconds] : summary.engine_active_time_s) {
+      engines.insert(engine);
+    }
+  }
+  std::vector<EndToEndMetric> metrics;
+  auto add = [&](const std::string& measure, auto value_of) {
+    EndToEndMetric metric;
+    metric.name = "device " + measure;
+    metric.unit = "s";
+    metric.better = Better::lower;
+    metric.source_path = summaries.front().path;
+    for (const auto& summary : summaries) {
+      if (const std::optional<double> value = value_of(summary)) {
+        metric.samples.push_back(*value);
+      }
+    }
+    if (!metric.samples.empty()) {
+      metrics.push_back(std::move(metric));
+    }
+  };
+  add("total_time", [](const NeuronSummary& summary) { return summary.total_time_s; });
+  add("total_active_time", [](const NeuronSummary& summary) { return summary.total_active_time_s; });
+  for (const std::string& engine : engines) {
+    add(engine + "_engine_active_time", [&engine](const NeuronSummary& summary) -> std::optional<double> {
+      const auto it = summary.engine_active_time_s.find(engine);
+      return it == summary.engine_active_time_s.end() ? std::nullopt : std::optional<double>(it->second);
+    });
+  }
+  return metrics;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,2 @@
+# Benchmark-tool and Neuron summary readers (benchmark_formats, neuron_summary).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_formats.cpp)
