@@ -64,7 +64,7 @@ TEST_CASE("Holm over 50 one-sided U tests keeps the family-wise false-alarm rate
     std::size_t n;
     double quantum_us;  // 1: durations rounded to whole µs, so the small ops tie (exact conditional test)
   };
-  for (const Setting setting : {Setting{8, 0}, Setting{15, 0}, Setting{30, 0}, Setting{15, 1.0}}) {
+  for (const Setting setting : {Setting{8, 0}, Setting{15, 0}, Setting{15, 1.0}}) {
     CAPTURE(setting.n);
     CAPTURE(setting.quantum_us);
     std::size_t families_with_false_alarm = 0;
@@ -88,7 +88,7 @@ TEST_CASE("one op among 50 slowed by 10% at n = 15 with 3% noise is flagged afte
   std::size_t other_ops_flagged = 0;
   for (std::size_t trial = 0; trial < k_trials; ++trial) {
     const std::vector<bool> flagged = flag_regressions(generator, 15, 0.03, 1.10);
-    detected += flagged[0] ? 1 : 0;
+    detected += flagged[0] ? 1U : 0U;
     other_ops_flagged += static_cast<std::size_t>(std::count(flagged.begin() + 1, flagged.end(), true));
   }
   const double rate = static_cast<double>(detected) / static_cast<double>(k_trials);

@@ -67,19 +67,21 @@ std::vector<double> low_u_counts(std::size_t m, std::size_t n, std::size_t up_to
   const std::size_t b = std::max(m, n);
   std::vector<double> counts{1.0};  // the polynomial 1
   counts.resize(up_to + 1, 0.0);
+  double* c = counts.data();  // the hot loops below; unchecked indexing keeps Debug builds usable
   std::size_t degree = 0;
   for (std::size_t i = 1; i <= a; ++i) {
     const std::size_t factor = b + i;
     const std::size_t product_degree = std::min(degree + factor, up_to);
     for (std::size_t k = product_degree; k >= factor; --k) {
-      counts[k] -= counts[k - factor];
+      c[k] -= c[k - factor];
     }
     const std::size_t new_degree = degree + b;
-    for (std::size_t k = i; k <= std::min(new_degree, up_to); ++k) {
-      counts[k] += counts[k - i];
+    const std::size_t last = std::min(new_degree, up_to);
+    for (std::size_t k = i; k <= last; ++k) {
+      c[k] += c[k - i];
     }
     for (std::size_t k = new_degree + 1; k <= product_degree; ++k) {
-      counts[k] = 0.0;  // exactly zero in exact arithmetic
+      c[k] = 0.0;  // exactly zero in exact arithmetic
     }
     degree = new_degree;
   }
