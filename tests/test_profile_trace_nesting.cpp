@@ -314,11 +314,12 @@ TEST_CASE("events without a usable name, ts or dur are excluded and counted") {
       event("bad_ts", "cpu_op", "\"soon\"", "1"),
       event("huge_ts", "cpu_op", "1e30", "1"),
       event("ok", "cpu_op", "\"2.5\"", "\"1.25\""),
+      event("centuries", "cpu_op", "1", "9223372036854775"),
       R"({"ph": "i", "name": "instant", "pid": 1, "tid": 1, "ts": 3, "s": "t"})",
       R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}})",
   }));
-  CHECK(samples.problems.malformed_events == 4);
-  CHECK(samples.event_count == 5);
+  CHECK(samples.problems.malformed_events == 5);
+  CHECK(samples.event_count == 6);
   CHECK(self_ns(only_step(samples), "ok") == 1250);
 }
 

@@ -699,7 +699,12 @@ private:
     if (m_has_cat) {
       ++m_categorised_events;
     }
-    if (!m_ts || !m_dur || m_ts_bad || m_dur_bad || !m_has_name) {
+    // Times beyond about a century (ts in [-2^60, 2^62] ns, dur <= 2^60 ns) are not real: refusing
+    // them keeps every end and difference of two times inside int64.
+    constexpr Nanoseconds k_max_ts = Nanoseconds{1} << 62;
+    constexpr Nanoseconds k_max_span = Nanoseconds{1} << 60;
+    if (!m_ts || !m_dur || m_ts_bad || m_dur_bad || !m_has_name || *m_ts > k_max_ts || *m_ts < -k_max_span ||
+        *m_dur > k_max_span) {
       ++m_trace.malformed_events;
       return;
     }

@@ -87,7 +87,8 @@ struct RawTrace {
   std::int64_t event_count = 0;                 // ph "X" events read (stored or not)
   std::int64_t unfinished_events = 0;           // dur == -1 µs: not stored
   std::int64_t negative_duration_events = 0;    // other dur < 0: not stored
-  std::int64_t malformed_events = 0;            // ph "X" without a usable ts, dur or name: not stored
+  std::int64_t malformed_events = 0;            // ph "X" without a usable name, ts or dur (or times beyond
+                                                // a century, which would overflow int64 ns sums): not stored
 };
 
 // Reads the whole stream. The content must start (after an optional UTF-8 BOM and white space) with

@@ -47,7 +47,8 @@ struct TraceDataProblems {
   std::int64_t negative_duration_events = 0;  // dur < -1 (missing end timestamp): excluded from every sum
   std::int64_t unfinished_events = 0;         // dur == -1 (never finished, PyTorch >= 2025): excluded
   std::int64_t malformed_events = 0;          // ph "X" without a name, ts or dur, or with a time that is
-                                              // not a decimal number of µs (or overflows int64 ns): excluded
+                                              // not a decimal number of µs, or times beyond a century
+                                              // (ts outside [-2^60, 2^62] ns, dur > 2^60 ns): excluded
   std::map<std::string, Nanoseconds> negative_self_time;  // op -> most negative self time of one event
   bool operator==(const TraceDataProblems&) const = default;
 };
