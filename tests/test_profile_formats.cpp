@@ -54,7 +54,7 @@ void check_samples(const std::vector<double>& actual, const std::vector<double>&
   }
 }
 
-// The error an InputError-throwing call gives, or "" when it does not throw.
+// The InputError a call throws, or nothing when it does not throw one.
 template <typename Call>
 std::optional<ng::InputError> input_error_of(Call call) {
   try {
@@ -213,7 +213,8 @@ TEST_CASE("benchmark files: malformed JSON names the file and the byte offset in
                        "expected '[', '{', or a literal",
                        ng::InputError);
   CHECK_THROWS_WITH_AS(ng::parse_benchmark_json(R"({"traceEvents": []})", "trace.json"),
-                       "trace.json: not a benchmark file: expected Google Benchmark, hyperfine or pytest-benchmark JSON",
+                       "trace.json: not a benchmark file: expected Google Benchmark, hyperfine or pytest-benchmark "
+                       "JSON",
                        ng::InputError);
 }
 
@@ -222,7 +223,8 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("profile::neuron_summary");
 
 TEST_CASE("bare non-finite tokens become null outside strings, and offsets map back") {
-  const std::string text = R"({"a": NaN, "b": -Infinity, "c": "NaN and Infinity", "d": [inf,-nan], "e": null, "nanx": 1})";
+  const std::string text =
+      R"({"a": NaN, "b": -Infinity, "c": "NaN and Infinity", "d": [inf,-nan], "e": null, "nanx": 1})";
   const ng::NulledJson nulled = ng::null_non_finite_tokens(text);
   CHECK(nulled.text ==
         R"({"a": null, "b": null     , "c": "NaN and Infinity", "d": [null,null], "e": null, "nanx": 1})");

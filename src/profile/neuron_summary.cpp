@@ -18,7 +18,7 @@ namespace neuron_gate {
 
 namespace {
 
-// Longest first, so that "-Infinity" is not read as "-" plus "Infinity".
+// Matched as whole tokens only (see non_finite_token_length), so their order does not matter.
 constexpr std::array<std::string_view, 13> k_non_finite_tokens = {
     "-Infinity", "+Infinity", "Infinity", "-NaN", "+NaN", "-nan", "-inf", "+inf", "NaN", "nan", "inf",
     "-NAN", "NAN"};
@@ -58,8 +58,8 @@ std::string read_whole_file(const std::string& path) {
 
 // Records where nlohmann's SAX parser gives up. `position` counts the characters read, the offending one
 // included. When the offending token is a whole string literal (a missing comma before a key, the commonest
-// fault) or a number too large, the offset is its first byte; otherwise it is the character at which nlohmann stopped. (The
-// `last_token` text is not always one token, and it writes each control character as "<U+00XX>".)
+// fault) or a number too large, the offset is its first byte; otherwise it is the character at which nlohmann
+// stopped. (The `last_token` text is not always one token, and it writes each control character as "<U+00XX>".)
 class SyntaxErrorLocator : public nlohmann::json_sax<nlohmann::json> {
 public:
   bool null() override { return true; }
@@ -163,9 +163,15 @@ std::string version_of(const nlohmann::json& summary, const nlohmann::json& docu
   return version.empty() ? "unknown" : version;
 }
 
+constexpr std::string_view k_engine_suffix = "_engine_active_time";
+
 bool is_engine_active_time_key(std::string_view key) {
-  constexpr std::string_view suffix = "_engine_active_time";
-  return key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix;
+  return key.size() > k_engine_suffix.size() && key.substr(key.size() - k_engine_suffix.size()) == k_engine_suffix;
+}
+
+// "tensor" for "tensor_engine_active_time".
+std::string engine_of(std::string_view key) {
+  return std::string(key.substr(0, key.size() - k_engine_suffix.size()));
 }
 
 std::optional<double> number_from_text(std::string_view text) {
@@ -230,8 +236,7 @@ NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::
       summary.total_active_time_s = seconds_from_json(value, key, path, read_a_string);
     } else if (is_engine_active_time_key(key)) {
       if (const auto seconds = seconds_from_json(value, key, path, read_a_string)) {
-        summary.engine_active_time_s[key.substr(0, key.size() - std::string_view("_engine_active_time").size())] =
-            *seconds;
+        summary.engine_active_time_s[engine_of(key)] = *seconds;
       }
     }
   }
@@ -277,7 +282,8 @@ bool collect_from_object(const nlohmann::json& object, const nlohmann::json& doc
   for (std::size_t index = 0; index < count; ++index) {
     const auto& entry = (*it)[index];
     if (!entry.is_object() || !entry.contains("total_time")) {
-      throw InputError(path, where + ": \"summary\" entry " + std::to_string(index) + " is not an object with \"total_time\"");
+      throw InputError(path, where + ": \"summary\" entry " + std::to_string(index) +
+                                 " is not an object with \"total_time\"");
     }
     out.push_back(summary_from_object(entry, document, path,
                                       where + " whose \"summary\" is an array (legacy neuron-profile JSON): entry " +
@@ -528,9 +534,7 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
     } else if (line.key == "total_active_time") {
       summary.total_active_time_s = seconds;
     } else if (seconds) {
-      const std::string key(line.key);
-      summary.engine_active_time_s[key.substr(0, key.size() - std::string_view("_engine_active_time").size())] =
-          *seconds;
+      summary.engine_active_time_s[engine_of(line.key)] = *seconds;
     }
   }
   if (!saw_total_time) {

@@ -19,13 +19,14 @@ namespace neuron_gate {
 // The device totals of one execution (one NTFF, one `summary` entry). A key that is absent, null, or a
 // bare NaN/Infinity token has no value (std::nullopt, or no map entry); it is never 0 or NaN.
 struct NeuronSummary {
-  std::string path;                                    // the file it came from
-  std::string version;                                 // "explorer_version 2.21.0, profile_schema_version 1.2.0" or "unknown"
-  std::vector<std::string> assumptions;                // what shape was seen and how it was read, one sentence each
-  std::optional<double> total_time_s;                  // `total_time`: start to end of the execution, idle gaps included
-  std::optional<double> total_active_time_s;           // `total_active_time`
-  std::map<std::string, double> engine_active_time_s;  // "tensor" -> `tensor_engine_active_time`, likewise
-                                                       // vector, scalar, gpsimd, sync (and any other `<e>_engine_active_time`)
+  std::string path;                           // the file it came from
+  std::string version;                        // "explorer_version 2.21.0, profile_schema_version 1.2.0" or "unknown"
+  std::vector<std::string> assumptions;       // the shape seen and how it was read, one phrase each
+  std::optional<double> total_time_s;         // `total_time`: start to end of the execution, idle gaps included
+  std::optional<double> total_active_time_s;  // `total_active_time`
+  // "tensor" -> `tensor_engine_active_time`; likewise vector, scalar, gpsimd, sync and any other
+  // `<engine>_engine_active_time` key.
+  std::map<std::string, double> engine_active_time_s;
   bool operator==(const NeuronSummary&) const = default;
 };
 
