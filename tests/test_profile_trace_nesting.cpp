@@ -57,7 +57,7 @@ const StepSample& only_step(const TraceSamples& samples) {
 
 TEST_SUITE_BEGIN("profile::self_time");
 
-TEST_CASE("ending exactly at the parent's end is inside; ending 1 us later belongs to the grandparent") {
+TEST_CASE("ending exactly at the parent's end is inside, ending 1 us later belongs to the grandparent") {
   const TraceSamples samples = read_text(kineto({
       event("grandparent", "cpu_op", "0", "100"),
       event("parent", "cpu_op", "10", "40"),
@@ -156,7 +156,7 @@ TEST_CASE("utility ops PyTorch's key_averages drops neither nest nor show") {
   CHECK(self_ns(step, "my_block") == 100000);
 }
 
-TEST_CASE("threads nest apart; pid and tid as numbers or strings name the same thread") {
+TEST_CASE("threads nest apart, pid and tid as numbers or strings name the same thread") {
   const StepSample step = only_step(read_text(kineto({
       event("outer", "cpu_op", "0", "100", "1"),
       event("other_thread", "cpu_op", "10", "10", "2"),
@@ -218,7 +218,7 @@ TEST_CASE("a step is a window of its whole process: the backward thread counts, 
   CHECK(self_ns(samples.outside_steps, "other_process") == 5000);
 }
 
-TEST_CASE("an event at a step's end instant belongs to the next step; ProfilerStep rows merge") {
+TEST_CASE("an event at a step's end instant belongs to the next step, ProfilerStep rows merge") {
   const TraceSamples samples = read_text(kineto({
       event("ProfilerStep#7", "user_annotation", "0", "10"),
       event("ProfilerStep#8", "user_annotation", "10", "10"),
@@ -327,7 +327,7 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("profile::device_attribution");
 
-TEST_CASE("the runtime event with the same correlation comes first; its innermost enclosing op launched") {
+TEST_CASE("the runtime event with the same correlation comes first, its innermost enclosing op launched") {
   // The kernel's External id (1) names the outer op, as traces that reuse ids do; the runtime path wins.
   const TraceSamples samples = read_text(kineto({
       event("ProfilerStep#1", "user_annotation", "0", "100"),
@@ -361,7 +361,7 @@ TEST_CASE("user annotations between the op and the runtime call are skipped") {
   CHECK(op(step, "my_region").device_ns == 0);
 }
 
-TEST_CASE("without a runtime event, External id links; absent or 0 means unattributed") {
+TEST_CASE("without a runtime event, External id links, absent or 0 means unattributed") {
   const TraceSamples samples = read_text(kineto({
       event("ProfilerStep#1", "user_annotation", "0", "100"),
       event("aten::mul", "cpu_op", "10", "10", "1", R"({"External id": 3})"),
