@@ -6,8 +6,12 @@ rules written out plainly (DESIGN.md section 2; PyTorch torch/autograd/profiler_
 _populate_cpu_children): self CPU time per op, calls, device time per launching op, per kernel,
 per step.  Times are exact: decimal microsecond text -> integer ns with Decimal (never float).
 
-usage: trace_expected.py TRACE [--whole] [--by-shape] [--ops NAME ...]
-Prints JSON: {"steps": [{"name", "ops": {key: [self_ns, calls, device_ns]}, "kernels", "unattributed"}], ...}
+usage: trace_expected.py TRACE [--by-shape]
+Prints JSON: {"steps": [{"name", "start", "dur", "ops": {key: [self_ns, calls, device_ns]},
+"kernels": {name: ns}, "unattributed": ns}], "outside": {...}, "problems": {...},
+"attribution": {how many device events linked by correlation / External id / flow / not at all}}.
+The per-op values asserted in tests/test_profile_trace_corpus.cpp come from this script, run on
+tests/data/corpus/{K1,K2,K5,H02,H01,A1}; needs only the Python standard library.
 """
 import argparse
 import gzip
