@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""JSON handling for the GitHub Action's shell scripts (run.sh, annotate.sh, comment.sh).
+
+python3 instead of jq: python3 is on GitHub's runners and on the Debian images the tests run in; jq is not
+everywhere. Standard library only. Each subcommand prints plain text for the shell (one value a line, or
+NUL-separated where said), or writes the file it is given.
+
+  split-args STRING                  shell-like split of the `args` input, NUL-separated (no shell evaluation)
+  verdict EXIT_CODE                  pass | regression | error | not-comparable | inconclusive
+  regressions REPORT_JSON            gating metrics REGRESSED without a waiver (0 when there is no report)
+  annotations REPORT_JSON EXIT_CODE STDERR_FILE [MAX]
+                                     ::error:: / ::warning:: workflow commands, at most MAX (10) of each,
+                                     then one ::notice:: for what was left out
+  fallback-markdown STDERR_FILE EXIT_CODE OUT
+                                     a short Markdown report when neuron-gate wrote none (usage/input error)
+  write-meta OUT EXIT_CODE VERDICT   comment.json: what the comment job needs (PR number from the event)
+  comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT" for comment.sh ("-" where none)
+  find-comment LIST_FILE             id of the sticky comment in `gh api --paginate` output, or nothing
+  comment-body REPORT_MD OUT         {"body": ...} with the marker, cut to GitHub's 65,536-character limit
+  get FILE KEY[.KEY...]              one value from a JSON file (empty when absent or null)
+"""
+
+import json
+import os
+import re
+import shlex
+import sys
+
+MARKER = "<!-- neuron-gate -->"
+COMMENT_LIMIT = 65536
+VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "inconclusive"}
+CLASS_LABEL = {
+    "end_to_end": "end-to-end",
+    "device": "device time",
+    "self_cpu": "self CPU time",
+    "step_time": "step time",
+}
+
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def verdict_for(code):
+    try:
+        return VERDICTS.get(int(code), "error")
+    except ValueError:
+        return "error"
+
+
+def cmd_split_args(text):
+    sys.stdout.write("".join(arg + "\0" for arg in shlex.split(text)))
+
+
+def gating_regressions(report):
+    if not isinstance(report, dict):
+        return []
+    return [m for m in report.get("metrics") or []
+            if m.get("gating") and m.get("verdict") == "REGRESSED" and not m.get("waiver")]
+
+
+def cmd_regressions(path):
+    print(len(gating_regressions(load_json(path))))
+
+
+# Workflow commands: data escapes % CR LF; property values also : and ,
+def esc_data(text):
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def esc_prop(text):
+    return esc_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def number(value, fmt):
+    return "n/a" if value is None else format(value, fmt)
+
+
+def describe(m):
+    label = CLASS_LABEL.get(m.get("class"), m.get("class") or "metric")
+    parts = [f"{label} of {m.get('name')}"]
+    ratio = m.get("ratio")
+    if ratio is not None:
+        ci = m.get("ratio_ci95") or [None, None]
+        ci_text = ""
+        if len(ci) == 2 and ci[0] is not None and ci[1] is not None:
+            ci_text = f" (95% CI {ci[0]:.3f}-{ci[1]:.3f})"
+        parts.append(f"head/base {ratio:.3f}{ci_text}")
+    base, head = m.get("base") or {}, m.get("head") or {}
+    if base.get("median") is not None or head.get("median") is not None:
+        unit = m.get("unit") or ""
+        unit = "us per step" if unit == "us" else unit
+        parts.append(f"median {number(base.get('median'), '.4g')} -> {number(head.get('median'), '.4g')} {unit}".rstrip())
+    text = ": ".join(parts[:1]) + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+    if m.get("reason"):
+        text += f"; {m['reason']}"
+    if m.get("waiver"):
+        text += f"; waived: {m['waiver']}"
+    return text
+
+
+def cmd_annotations(path, code, stderr_path, limit=10):
+    code = int(code)
+    report = load_json(path)
+    errors, warnings = [], []
+    if isinstance(report, dict):
+        for c in report.get("conditions") or []:
+            if not c.get("matches") and not c.get("accepted"):
+                errors.append(("neuron-gate: not comparable",
+                               f"condition {c.get('name')} differs: base {c.get('base')}, head {c.get('head')}; "
+                               f"rerun both sides with the same settings or accept it with --allow-mismatch "
+                               f"{c.get('name')}"))
+        metrics = report.get("metrics") or []
+        for m in gating_regressions(report):
+            errors.append((f"neuron-gate: {m.get('name')} regressed", describe(m)))
+        undecided = ("INCONCLUSIVE", "INSUFFICIENT")
+        if code == 4:  # --strict: undecided gating metrics are what failed the gate
+            for m in metrics:
+                if m.get("gating") and m.get("verdict") in undecided:
+                    errors.append((f"neuron-gate: {m.get('name')} {m['verdict'].lower()} (--strict)", describe(m)))
+        order = ["REGRESSED", "STRUCTURAL", "INSUFFICIENT", "INCONCLUSIVE"]
+        for verdict in order:
+            for m in metrics:
+                if m.get("verdict") != verdict:
+                    continue
+                if verdict == "REGRESSED" and m.get("gating") and not m.get("waiver"):
+                    continue  # an error above
+                if code == 4 and m.get("gating") and verdict in undecided:
+                    continue  # an error above
+                note = " (not gating)" if verdict == "REGRESSED" and not m.get("gating") else ""
+                note = " (waived)" if m.get("waiver") else note
+                warnings.append((f"neuron-gate: {m.get('name')} {verdict.lower()}{note}", describe(m)))
+    if code not in (0, 1, 3, 4) or (code != 0 and not errors):
+        message = ""
+        try:
+            with open(stderr_path, encoding="utf-8", errors="replace") as f:
+                message = f.read().strip()
+        except OSError:
+            pass
+        errors.insert(0, (f"neuron-gate: exit code {code} ({verdict_for(code)})",
+                          message[:2000] or "neuron-gate wrote no message"))
+    for kind, items in (("error", errors), ("warning", warnings)):
+        for title, message in items[:limit]:
+            print(f"::{kind} title={esc_prop(title)}::{esc_data(message)}")
+    left_errors, left_warnings = max(0, len(errors) - limit), max(0, len(warnings) - limit)
+    if left_errors or left_warnings:
+        print(f"::notice title=neuron-gate::{left_errors} more errors and {left_warnings} more warnings "
+              f"are not annotated; the full list is in the report (job summary)")
+
+
+def cmd_fallback_markdown(stderr_path, code, out):
+    try:
+        with open(stderr_path, encoding="utf-8", errors="replace") as f:
+            message = f.read().strip()
+    except OSError:
+        message = ""
+    if len(message) > 4000:
+        message = message[:4000] + "\n[cut]"
+    message = message.replace("```", "'''") or "(no message)"
+    text = (f"## ⚠️ neuron-gate could not compare (exit code {code}, {verdict_for(code)})\n\n"
+            f"neuron-gate wrote no report; its message:\n\n```\n{message}\n```\n\n{MARKER}\n")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def event_pr(event):
+    """PR number and head sha from a pull_request / pull_request_target / issue_comment event."""
+    if not isinstance(event, dict):
+        return None, None
+    pr = event.get("pull_request")
+    if isinstance(pr, dict) and isinstance(pr.get("number"), int):
+        return pr["number"], (pr.get("head") or {}).get("sha")
+    issue = event.get("issue")
+    if isinstance(issue, dict) and issue.get("pull_request") and isinstance(issue.get("number"), int):
+        return issue["number"], None
+    return None, None
+
+
+def cmd_write_meta(out, code, verdict):
+    event = load_json(os.environ.get("GITHUB_EVENT_PATH", "")) if os.environ.get("GITHUB_EVENT_PATH") else None
+    number, sha = event_pr(event)
+    meta = {
+        "schema": "neuron-gate.comment/1",
+        "pr_number": number,
+        "head_sha": sha,
+        "repository": os.environ.get("GITHUB_REPOSITORY"),
+        "run_id": os.environ.get("GITHUB_RUN_ID"),
+        "verdict": verdict,
+        "exit_code": int(code),
+    }
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+
+
+def cmd_comment_target(report_dir):
+    """In a workflow_run job the PR number comes from the artifact (written by the PR's own workflow, so not
+    trusted): it must be a positive integer, and comment.sh checks that the PR's head is the commit the
+    triggering run built. Otherwise the PR comes from the event itself."""
+    meta = load_json(os.path.join(report_dir, "comment.json"))
+    meta = meta if isinstance(meta, dict) else {}
+    verdict = meta.get("verdict") if meta.get("verdict") in VERDICTS.values() else "unknown"
+    event = load_json(os.environ.get("GITHUB_EVENT_PATH", "")) if os.environ.get("GITHUB_EVENT_PATH") else None
+    run = event.get("workflow_run") if isinstance(event, dict) else None
+    if isinstance(run, dict):
+        number = meta.get("pr_number")
+        if not (isinstance(number, int) and not isinstance(number, bool) and number > 0):
+            print(f"invalid pr_number in comment.json: {number!r}", file=sys.stderr)
+            sys.exit(1)
+        sha = run.get("head_sha") or ""
+        if not re.fullmatch(r"[0-9a-f]{40}", sha):
+            print("the workflow_run event has no head_sha to check the PR against", file=sys.stderr)
+            sys.exit(1)
+        print(number, sha, verdict)
+        return
+    number, _ = event_pr(event)
+    print(number if number else "-", "-", verdict)
+
+
+def json_values(text):
+    """All top-level JSON values in `text`: gh --paginate may print one array per page back to back."""
+    decoder, index, values = json.JSONDecoder(), 0, []
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return values
+        value, index = decoder.raw_decode(text, index)
+        values.append(value)
+
+
+def cmd_find_comment(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for value in json_values(text):
+        for comment in value if isinstance(value, list) else [value]:
+            body = (comment or {}).get("body") or ""
+            # A line of its own: a reply quoting the report ("> <!-- neuron-gate -->") does not match.
+            if any(line.strip() == MARKER for line in body.splitlines()):
+                print(comment["id"])
+                return
+
+
+def cmd_comment_body(report_md, out):
+    with open(report_md, encoding="utf-8", errors="replace") as f:
+        body = f.read()
+    if not any(line.strip() == MARKER for line in body.splitlines()):
+        body = body.rstrip("\n") + "\n\n" + MARKER + "\n"
+    if len(body) > COMMENT_LIMIT:
+        note = "\n\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n\n" + MARKER + "\n"
+        body = body[:COMMENT_LIMIT - len(note)] + note
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({"body": body}, f)
+
+
+def cmd_get(path, keys):
+    value = load_json(path)
+    for key in keys.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    if value is not None:
+        print(value if not isinstance(value, bool) else str(value).lower())
+
+
+def main(argv):
+    commands = {
+        "split-args": (cmd_split_args, 1, 1),
+        "verdict": (lambda code: print(verdict_for(code)), 1, 1),
+        "regressions": (cmd_regressions, 1, 1),
+        "annotations": (lambda p, c, s, n="10": cmd_annotations(p, c, s, int(n)), 3, 4),
+        "fallback-markdown": (cmd_fallback_markdown, 3, 3),
+        "write-meta": (cmd_write_meta, 3, 3),
+        "comment-target": (cmd_comment_target, 1, 1),
+        "find-comment": (cmd_find_comment, 1, 1),
+        "comment-body": (cmd_comment_body, 2, 2),
+        "get": (cmd_get, 2, 2),
+    }
+    if len(argv) < 2 or argv[1] not in commands:
+        print(__doc__, file=sys.stderr)
+        return 2
+    function, least, most = commands[argv[1]]
+    args = argv[2:]
+    if not least <= len(args) <= most:
+        print(f"action_json.py {argv[1]}: expected {least}..{most} arguments", file=sys.stderr)
+        return 2
+    function(*args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

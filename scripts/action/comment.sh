@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Creates or updates the ONE sticky pull-request comment holding the neuron-gate report, found by the hidden
+# marker <!-- neuron-gate --> on a line of its own. Used by the action (comment: always | on-change) and by
+# post-comment/action.yml in a workflow_run job (the fork-safe second phase).
+#
+# Usage: comment.sh --report-dir DIR [--mode always|on-change]
+#   DIR holds report.md and comment.json (written by run.sh).
+#   on-change: post only when the verdict is not pass, or update a comment that already exists.
+# Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
+#   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
+#   pr_number, accepted only if that PR's head commit is the workflow run's head_sha.
+# Writes comment-id and comment-url to $GITHUB_OUTPUT when set. Exit: 0 posted or nothing to do, 2 usage,
+# else non-zero (the GitHub API failed, or the PR did not check out).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+json() { python3 "$here/action_json.py" "$@"; }
+
+report_dir="" mode="always"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --report-dir) report_dir="${2:-}"; shift 2 ;;
+    --mode) mode="${2:-}"; shift 2 ;;
+    *) echo "comment.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+case "$mode" in always | on-change) ;; *) echo "comment.sh: --mode must be always or on-change, not '$mode'" >&2; exit 2 ;; esac
+if [ -z "$report_dir" ] || [ ! -f "$report_dir/report.md" ]; then
+  echo "comment.sh: no report.md in '${report_dir}'" >&2
+  exit 2
+fi
+if [ -z "${GITHUB_REPOSITORY:-}" ]; then
+  echo "comment.sh: GITHUB_REPOSITORY is not set" >&2
+  exit 2
+fi
+repo="$GITHUB_REPOSITORY"
+if ! command -v gh >/dev/null 2>&1; then
+  echo "comment.sh: the GitHub CLI (gh) is not installed (GitHub's runners have it; on Debian: apt-get install gh)" >&2
+  exit 1
+fi
+if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -z "${GH_HOST:-}" ]; then
+  host="${GITHUB_SERVER_URL#*://}"
+  export GH_HOST="${host%%/*}"
+fi
+
+read -r pr verify_sha verdict < <(json comment-target "$report_dir") || {
+  echo "comment.sh: cannot tell which pull request to comment on" >&2
+  exit 1
+}
+if [ "$pr" = "-" ]; then
+  echo "comment.sh: the event is not a pull request; no comment"
+  exit 0
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if [ "$verify_sha" != "-" ]; then
+  gh api "repos/$repo/pulls/$pr" > "$work/pull.json"
+  actual_sha="$(json get "$work/pull.json" head.sha)"
+  if [ "$actual_sha" != "$verify_sha" ]; then
+    echo "comment.sh: pull request #$pr has head ${actual_sha:-?}, not the run's commit $verify_sha; no comment" >&2
+    exit 1
+  fi
+fi
+
+gh api --paginate "repos/$repo/issues/$pr/comments?per_page=100" > "$work/comments.json"
+existing="$(json find-comment "$work/comments.json")"
+
+if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; then
+  echo "comment.sh: verdict pass and no earlier neuron-gate comment on #$pr; nothing posted (comment: on-change)"
+  exit 0
+fi
+
+json comment-body "$report_dir/report.md" "$work/body.json"
+if [ -n "$existing" ]; then
+  gh api --method PATCH "repos/$repo/issues/comments/$existing" --input "$work/body.json" > "$work/response.json"
+  action="updated"
+else
+  gh api --method POST "repos/$repo/issues/$pr/comments" --input "$work/body.json" > "$work/response.json"
+  action="created"
+fi
+id="$(json get "$work/response.json" id)"
+url="$(json get "$work/response.json" html_url)"
+echo "comment.sh: $action the neuron-gate comment on #$pr${url:+: $url}"
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  printf 'comment-id=%s\ncomment-url=%s\n' "$id" "$url" >> "$GITHUB_OUTPUT"
+fi

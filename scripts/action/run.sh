@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The gate step of the GitHub Action (action.yml), also runnable locally (tests/action/test_action.sh):
+# runs `neuron-gate compare`, appends the Markdown report to $GITHUB_STEP_SUMMARY, writes the step outputs
+# to $GITHUB_OUTPUT, prints the annotations (annotate.sh), creates or updates the sticky PR comment
+# (comment.sh), and only then exits with the step's result.
+#
+# Environment (action.yml maps its inputs to these):
+#   NG_BINARY      the neuron-gate binary                        (required)
+#   NG_BASE        base profile directory or file               (required)
+#   NG_HEAD        head profile directory or file               (required)
+#   NG_RULES       rules file (optional)
+#   NG_ARGS        extra compare flags, split like a shell would split them (no expansion or substitution)
+#   NG_COMMENT     always | on-change | never | artifact-only   (default always)
+#   NG_FAIL_ON     regression | never                           (default regression)
+#   NG_REPORT_DIR  where the reports go (default $RUNNER_TEMP/neuron-gate-report); with artifact-only this
+#                  folder (report.md, report.json, comment.json) is what post-comment/action.yml needs
+#   GH_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY: as on a runner
+#
+# Outputs: verdict (pass | regression | error | not-comparable | inconclusive), exit-code (neuron-gate's),
+#   regressions (gating metrics that regressed, waivers excepted), report-markdown, report-json (paths;
+#   report-json is empty when neuron-gate wrote none), report-dir; comment-id and comment-url when posted.
+#
+# Exit status (the step's result): with NG_FAIL_ON=regression, neuron-gate's exit code, so every non-zero
+# code fails the step: 1 regression, 2 usage or input error, 3 not comparable, 4 inconclusive under
+# --strict (and anything else, e.g. a crash). With NG_FAIL_ON=never, 0 whatever neuron-gate said.
+# A bad value for NG_COMMENT / NG_FAIL_ON, or a missing binary/base/head setting, is a configuration
+# error: exit 2 in either mode. A comment that cannot be posted is a warning, not a failure.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+json() { python3 "$here/action_json.py" "$@"; }
+config_error() {
+  echo "::error title=neuron-gate action::$1"
+  exit 2
+}
+
+comment="${NG_COMMENT:-always}"
+fail_on="${NG_FAIL_ON:-regression}"
+case "$comment" in always | on-change | never | artifact-only) ;;
+  *) config_error "input comment must be always, on-change, never or artifact-only, not '$comment'" ;;
+esac
+case "$fail_on" in regression | never) ;;
+  *) config_error "input fail-on must be regression or never, not '$fail_on'" ;;
+esac
+[ -n "${NG_BINARY:-}" ] || config_error "NG_BINARY (the neuron-gate binary) is not set"
+[ -x "$NG_BINARY" ] || config_error "neuron-gate binary '$NG_BINARY' is not executable"
+[ -n "${NG_BASE:-}" ] || config_error "input base (the base profile) is empty"
+[ -n "${NG_HEAD:-}" ] || config_error "input head (the head profile) is empty"
+command -v python3 >/dev/null 2>&1 || config_error "python3 is needed by the action's scripts"
+
+dir="${NG_REPORT_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/neuron-gate-report}"
+mkdir -p "$dir" || config_error "cannot create the report folder '$dir'"
+dir="$(cd "$dir" && pwd)"
+# Only our own files: the folder may be one the user named.
+rm -f "$dir/report.md" "$dir/report.json" "$dir/comment.json" "$dir/neuron-gate.stderr"
+
+extra=()
+if [ -n "${NG_ARGS:-}" ]; then
+  split="$(mktemp)"
+  json split-args "$NG_ARGS" > "$split" || config_error "cannot split input args: $NG_ARGS"
+  mapfile -d '' -t extra < "$split"
+  rm -f "$split"
+fi
+rules=()
+[ -z "${NG_RULES:-}" ] || rules=(--rules "$NG_RULES")
+
+command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}"
+              --json "$dir/report.json" --markdown "$dir/report.md")
+echo "neuron-gate: ${command_line[*]}"
+"${command_line[@]}" 2> "$dir/neuron-gate.stderr"
+code=$?
+cat "$dir/neuron-gate.stderr" >&2
+
+if [ ! -s "$dir/report.md" ]; then
+  json fallback-markdown "$dir/neuron-gate.stderr" "$code" "$dir/report.md"
+fi
+verdict="$(json verdict "$code")"
+regressions="$(json regressions "$dir/report.json")"
+report_json=""
+[ ! -s "$dir/report.json" ] || report_json="$dir/report.json"
+echo "neuron-gate: exit code $code ($verdict), $regressions gating regression(s); reports in $dir"
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  { cat "$dir/report.md"; echo; } >> "$GITHUB_STEP_SUMMARY"
+fi
+outputs="verdict=$verdict
+exit-code=$code
+regressions=$regressions
+report-markdown=$dir/report.md
+report-json=$report_json
+report-dir=$dir"
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
+else
+  printf '%s\n' "$outputs"
+fi
+
+bash "$here/annotate.sh" "$dir/report.json" "$code" "$dir/neuron-gate.stderr" 10
+
+json write-meta "$dir/comment.json" "$code" "$verdict"
+case "$comment" in
+  never) echo "neuron-gate: comment: never; no PR comment" ;;
+  artifact-only)
+    echo "neuron-gate: comment: artifact-only; upload $dir as an artifact for post-comment/action.yml" ;;
+  always | on-change)
+    if ! bash "$here/comment.sh" --report-dir "$dir" --mode "$comment"; then
+      echo "::warning title=neuron-gate comment::the PR comment could not be posted (see the log above). A pull request from a fork gets a read-only token: use comment: artifact-only with post-comment/action.yml in a workflow_run job; otherwise grant the job 'pull-requests: write'."
+    fi ;;
+esac
+
+if [ "$fail_on" = "never" ]; then
+  [ "$code" -eq 0 ] || echo "neuron-gate: exit code $code ($verdict); fail-on: never, so the step passes"
+  exit 0
+fi
+[ "$code" -eq 0 ] || echo "neuron-gate: exit code $code ($verdict); fail-on: regression, so the step fails"
+exit "$code"
