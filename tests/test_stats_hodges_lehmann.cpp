@@ -132,7 +132,7 @@ TEST_CASE("a wider confidence gives a smaller Moses rank and a wider interval") 
   CHECK(narrow->estimate == wide->estimate);
 }
 
-TEST_CASE("ratio is nullopt for an empty side or a value <= 0; shift accepts zeros and negatives") {
+TEST_CASE("ratio is nullopt for an empty side or a value <= 0, while shift accepts zeros and negatives") {
   const std::vector<double> empty;
   const std::vector<double> some = {1, 2, 3};
   const std::vector<double> with_zero = {0, 2, 3};

@@ -237,7 +237,7 @@ TEST_CASE("an empty side gives p nullopt under every method") {
   }
 }
 
-TEST_CASE("a NaN value gives p nullopt; infinities rank as the extremes") {
+TEST_CASE("a NaN value gives p nullopt, while infinities rank as the extremes") {
   const std::vector<double> with_nan = {1, std::numeric_limits<double>::quiet_NaN(), 3};
   const std::vector<double> some = {1.5, 2.5, 3.5};
   CHECK_FALSE(mann_whitney_u(with_nan, some, Alternative::less).p.has_value());
