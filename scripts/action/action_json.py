@@ -82,7 +82,7 @@ def number(value, fmt):
 
 def describe(m):
     label = CLASS_LABEL.get(m.get("class"), m.get("class") or "metric")
-    parts = [f"{label} of {m.get('name')}"]
+    parts = [f"{m.get('name')} ({label})"]
     ratio = m.get("ratio")
     if ratio is not None:
         ci = m.get("ratio_ci95") or [None, None]

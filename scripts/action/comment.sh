@@ -8,9 +8,10 @@
 #   on-change: post only when the verdict is not pass, or update a comment that already exists.
 # Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
 #   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
-#   pr_number, accepted only if that PR's head commit is the workflow run's head_sha.
+#   pr_number, used only if that PR's head commit is the workflow run's head_sha (else a warning and no
+#   comment: the PR has moved on, or the artifact names another PR).
 # Writes comment-id and comment-url to $GITHUB_OUTPUT when set. Exit: 0 posted or nothing to do, 2 usage,
-# else non-zero (the GitHub API failed, or the PR did not check out).
+# else non-zero (the GitHub API failed, or comment.json is malformed).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
@@ -58,8 +59,9 @@ if [ "$verify_sha" != "-" ]; then
   gh api "repos/$repo/pulls/$pr" > "$work/pull.json"
   actual_sha="$(json get "$work/pull.json" head.sha)"
   if [ "$actual_sha" != "$verify_sha" ]; then
-    echo "comment.sh: pull request #$pr has head ${actual_sha:-?}, not the run's commit $verify_sha; no comment" >&2
-    exit 1
+    # A newer push (its own run will comment), or an artifact naming another PR: either way, not this one.
+    echo "::warning title=neuron-gate comment::pull request #$pr has head ${actual_sha:-?}, not the commit $verify_sha this report is for; no comment"
+    exit 0
   fi
 fi
 
