@@ -60,7 +60,8 @@ validate "$root/action.yml" "action.yml is a valid action"
 validate "$root/post-comment/action.yml" "post-comment/action.yml is a valid action"
 
 # The README's example workflows: each yaml block in the section starts with "# .github/workflows/NAME".
-python3 - "$root/README.md" "$tmp/workflows" > "$tmp/extracted" <<'PY'
+extract_status=0
+python3 - "$root/README.md" "$tmp/workflows" > "$tmp/extracted" <<'PY' || extract_status=$?
 import os, re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 section = text.split("\n## GitHub Action\n", 1)
@@ -75,7 +76,7 @@ for block in re.findall(r"```yaml\n(.*?)```", section, re.S):
             f.write(block)
         print(match.group(1))
 PY
-if [ $? -ne 0 ]; then
+if [ "$extract_status" -ne 0 ]; then
   fail "extract the example workflows from README.md"
 else
   count="$(grep -c . "$tmp/extracted")"
