@@ -1,5 +1,6 @@
 #include "report/markdown.hpp"
 
+#include "report/chart.hpp"
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -183,6 +184,11 @@ std::string render_markdown(const Report& report, std::size_t max_chars) {
       }
       head += "\n";
       full_tables.emplace_back(label, std::move(ops));
+    }
+    // A picture of the top changes reads faster than the tables above it.
+    const std::string chart = mermaid_change_chart(report);
+    if (!chart.empty()) {
+      head += "#### Largest changes\n\n" + chart + "\n";
     }
   }
 

@@ -1,0 +1,59 @@
+#pragma once
+// Charts of a report: a Mermaid xychart for the Markdown report (GitHub draws it in the PR comment) and
+// inline SVG for the HTML report (no script, no network). Both draw from the same bars, so the two
+// reports show the same picture. All output is deterministic: fixed number formatting, no clock.
+
+#include "report/report.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron_gate {
+
+// One bar of the change chart: a metric and its ratio head/base.
+struct ChangeBar {
+  const MetricComparison* metric = nullptr;
+  std::string label;            // metric name, plus " (device)" / " (self CPU)" when the report has device time
+  std::optional<double> ratio;  // Hodges–Lehmann ratio; else head/base medians; 0 for an op gone in head;
+                                // nullopt for an op new in head (no base to divide by)
+  bool worse = false;           // moved in the direction that hurts (by the metric's `better`)
+};
+
+// The metrics the change charts show, at most `most`: end-to-end metrics first, then ops (device and
+// self CPU together) by absolute change of the median per step, most changed first. Ops whose median
+// did not move and that have no ratio are left out; profiled step time is left out (it never gates
+// by default and the tables show it).
+std::vector<ChangeBar> change_bars(const Report& report, std::size_t most = 10);
+
+// A label safe inside a Mermaid double-quoted string: quotes, square brackets, braces, angle brackets,
+// backslashes, '#', ';', '`', '|' dropped, control characters as spaces; cut to `max_chars` code points with "…".
+std::string mermaid_label(std::string_view text, std::size_t max_chars = 32);
+
+// A ```mermaid fenced xychart-beta block: bars of the ratio head/base (Mermaid draws bars up from the
+// axis minimum, so the axis starts at 0 and a bar's height is the ratio) with a line at 1 (no change),
+// one bar series per verdict colour, then a line naming the ops among the top changes that cannot be
+// drawn (new in head, or gone: ratio 0); the next changed metrics take their places. At most `most`
+// bars. "" when no metric has a ratio to draw (e.g. NOT COMPARABLE, or nothing measured).
+std::string mermaid_change_chart(const Report& report, std::size_t most = 10);
+
+// The same bars as an inline <svg>: horizontal bars of the change in percent around a zero line,
+// coloured by verdict, each with its value and the full metric name as a tooltip. "" when no bars.
+std::string svg_change_chart(const Report& report, std::size_t most = 10);
+
+// Base vs head distribution of one metric as an inline <svg> strip plot: one row per side, a dot per
+// sample (deterministic jitter), the interquartile box and the median. At most `max_points` dots a
+// side (evenly spaced order statistics beyond that). "" when both sides have no samples.
+std::string svg_distribution(const MetricComparison& metric, std::size_t max_points = 400);
+
+// The colour (hex) that stands for a verdict in every chart: REGRESSED red, IMPROVED green,
+// STRUCTURAL purple, others grey (GitHub Primer palette, readable on light backgrounds).
+const char* verdict_colour(Verdict verdict);
+
+// Text escaped for XML and HTML content and attribute values: & < > " ' as entities; control
+// characters other than tab, newline and carriage return (not allowed in XML 1.0) become U+FFFD.
+std::string escape_markup(std::string_view text);
+
+} // namespace neuron_gate

@@ -1,0 +1,141 @@
+#include "report/junit.hpp"
+
+#include "report/chart.hpp"
+#include "report/number_format.hpp"
+
+namespace neuron_gate {
+namespace {
+
+std::string class_label(MetricClass metric_class) {
+  switch (metric_class) {
+  case MetricClass::end_to_end:
+    return "end-to-end";
+  case MetricClass::device:
+    return "device";
+  case MetricClass::self_cpu:
+    return "self CPU";
+  case MetricClass::step_time:
+    return "step time";
+  }
+  return "";
+}
+
+struct Case {
+  std::string name, classname;
+  enum class Kind { passed, failure, skipped } kind = Kind::passed;
+  std::string type;     // failure type: the verdict or "NOT COMPARABLE"
+  std::string message;  // one line
+  std::string details;  // element text
+};
+
+// The numbers behind a verdict, one per line, for the case's text.
+std::string metric_details(const MetricComparison& m) {
+  return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + m.reason +
+         "\nbase median: " + format_value(m.base_median, m.unit) + " (n " + std::to_string(m.base_samples.size()) +
+         ")\nhead median: " + format_value(m.head_median, m.unit) + " (n " + std::to_string(m.head_samples.size()) +
+         ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
+         "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
+         " in family " + m.family + " of " + std::to_string(m.family_size) + "\nthreshold: " +
+         format_change(1.0 + m.threshold) + (m.waiver ? "\nwaiver: " + *m.waiver : std::string()) + "\n";
+}
+
+Case metric_case(const Report& report, const MetricComparison& m) {
+  Case c;
+  const std::string label = m.metric_class == MetricClass::step_time ? "" : " (" + class_label(m.metric_class) + ")";
+  c.name = m.name + label;
+  c.classname = std::string("neuron-gate.") + metric_class_key(m.metric_class);
+  c.details = metric_details(m);
+  const bool undecided = m.verdict == Verdict::insufficient || m.verdict == Verdict::inconclusive;
+  if (m.verdict == Verdict::regressed) {
+    c.type = verdict_name(m.verdict);
+    c.message = "REGRESSED: ratio " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
+                ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
+    if (m.waiver) {
+      c.kind = Case::Kind::skipped;
+      c.message = "waived (" + *m.waiver + "): " + c.message;
+    } else {
+      c.kind = Case::Kind::failure;
+    }
+  } else if (undecided) {
+    c.type = verdict_name(m.verdict);
+    c.message = std::string(verdict_name(m.verdict)) + ": " + m.reason;
+    // Under --strict an undecided gating metric fails the gate (exit 4), so the case fails too.
+    c.kind = report.outcome == Outcome::inconclusive ? Case::Kind::failure : Case::Kind::skipped;
+  }
+  return c;
+}
+
+Case conditions_case(const Report& report) {
+  Case c;
+  c.name = "conditions";
+  c.classname = "neuron-gate.conditions";
+  std::string differing;
+  for (const ConditionRow& row : report.conditions.rows) {
+    c.details += row.name + ": base " + row.base + "; head " + row.head +
+                 (row.matches ? "" : row.accepted ? " (differs, accepted)" : " (differs)") + "\n";
+    if (!row.matches && !row.accepted) {
+      differing += (differing.empty() ? "" : "; ") + row.name + " (base: " + row.base + "; head: " + row.head + ")";
+    }
+  }
+  if (report.outcome == Outcome::not_comparable) {
+    c.kind = Case::Kind::failure;
+    c.type = "NOT COMPARABLE";
+    c.message = "NOT COMPARABLE: the conditions held fixed differ in " + differing;
+  }
+  return c;
+}
+
+std::string attribute(const char* name, const std::string& value) {
+  return std::string(" ") + name + "=\"" + escape_markup(value) + "\"";
+}
+
+} // namespace
+
+std::string render_junit(const Report& report) {
+  std::vector<Case> cases;
+  cases.push_back(conditions_case(report));
+  for (const MetricComparison& m : report.metrics) {
+    if (m.gating) {
+      cases.push_back(metric_case(report, m));
+    }
+  }
+  std::size_t failures = 0, skipped = 0;
+  for (const Case& c : cases) {
+    failures += c.kind == Case::Kind::failure ? 1 : 0;
+    skipped += c.kind == Case::Kind::skipped ? 1 : 0;
+  }
+  const std::string counts = attribute("tests", std::to_string(cases.size())) +
+                             attribute("failures", std::to_string(failures)) + attribute("errors", "0") +
+                             attribute("skipped", std::to_string(skipped));
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += "<testsuites" + attribute("name", "neuron-gate") + counts + ">\n";
+  xml += "  <testsuite" + attribute("name", "neuron-gate") + counts + attribute("time", "0") + ">\n";
+  xml += "    <properties>\n";
+  const std::pair<const char*, std::string> properties[] = {
+      {"outcome", outcome_name(report.outcome)},
+      {"exit_code", std::to_string(static_cast<int>(report.outcome))},
+      {"verdict_line", report.verdict_line},
+      {"base", report.provenance.base_spec},
+      {"head", report.provenance.head_spec},
+      {"tool_version", report.provenance.tool_version},
+      {"rules_sha256", report.provenance.rules_sha256}};
+  for (const auto& [name, value] : properties) {
+    xml += "      <property" + attribute("name", name) + attribute("value", value) + "/>\n";
+  }
+  xml += "    </properties>\n";
+  for (const Case& c : cases) {
+    xml += "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) + attribute("time", "0") + ">\n";
+    if (c.kind == Case::Kind::failure) {
+      xml += "      <failure" + attribute("message", c.message) + attribute("type", c.type) + ">" +
+             escape_markup(c.details) + "</failure>\n";
+    } else if (c.kind == Case::Kind::skipped) {
+      xml += "      <skipped" + attribute("message", c.message) + "/>\n";
+    }
+    xml += "      <system-out>" + escape_markup(c.details) + "</system-out>\n";
+    xml += "    </testcase>\n";
+  }
+  xml += "  </testsuite>\n</testsuites>\n";
+  return xml;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,18 @@
+#pragma once
+// Report -> JUnit XML, so any CI shows per-metric verdicts as test results (DESIGN.md section 6).
+
+#include "report/report.hpp"
+
+#include <string>
+
+namespace neuron_gate {
+
+// One <testsuite name="neuron-gate"> with a <testcase> per gating metric (name "<metric> (<class>)",
+// classname "neuron-gate.<class key>") and one "conditions" case (classname "neuron-gate.conditions")
+// that fails, naming the differing conditions, when the outcome is NOT COMPARABLE. REGRESSED is a
+// <failure> (ratio, CI, adjusted p, reason); a waived regression, INSUFFICIENT and INCONCLUSIVE are
+// <skipped> with the reason, except that under an INCONCLUSIVE outcome (--strict) the undecided cases
+// are failures, as the exit code is. The suite's tests/failures/skipped counts match its cases.
+std::string render_junit(const Report& report);
+
+} // namespace neuron_gate

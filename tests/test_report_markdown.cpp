@@ -1,0 +1,85 @@
+// Markdown report: GitHub's comment limit with many changed ops, and the Mermaid chart's place.
+#include "report/markdown.hpp"
+#include "test_report_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+using namespace neuron_gate;
+using neuron_gate::testing::make_metric;
+using neuron_gate::testing::sample_report;
+using neuron_gate::testing::spread_samples;
+
+namespace {
+
+// A report of `ops` changed ops (self CPU), alternating REGRESSED and STRUCTURAL, with long names.
+Report many_ops_report(std::size_t ops) {
+  Report r = sample_report();
+  r.metrics.resize(4);  // keep the end-to-end metrics and step time
+  for (std::size_t i = 0; i < ops; ++i) {
+    const double base = 10.0 + static_cast<double>(i % 97);
+    const double head = base * (1.10 + 0.001 * static_cast<double>(i % 50));
+    MetricComparison m = make_metric({MetricClass::self_cpu,
+                                      "aten::some_fairly_long_operator_name_" + std::to_string(i) + "_backward",
+                                      i % 2 == 0 ? Verdict::regressed : Verdict::structural,
+                                      spread_samples(base, 0.5, 30), spread_samples(head, 0.5, 30), head / base,
+                                      head / base - 0.02, head / base + 0.02, 1e-4, 1.0, "changed"});
+    r.metrics.push_back(m);
+  }
+  return r;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("report::markdown");
+
+TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says how many rows were cut") {
+  const std::string text = render_markdown(many_ops_report(2000));
+  CHECK(text.size() < k_comment_limit);
+  const std::size_t full_open = text.find("<details><summary>All 2000 self CPU time metrics</summary>");
+  REQUIRE(full_open != std::string::npos);
+  const std::size_t full_close = text.find("</details>", full_open);
+  const std::string full = text.substr(full_open, full_close - full_open);
+  const std::size_t rows = count(full, "\n| `");
+  std::smatch match;
+  REQUIRE(std::regex_search(full, match, std::regex("\n([0-9]+) least-changed rows cut to fit GitHub's comment limit")));
+  CHECK(std::stoul(match[1].str()) == 2000 - rows);
+  CHECK(rows > 100);
+  // What is cut are full-table rows: the verdict, chart, interpretations and provenance all remain.
+  CHECK(text.rfind("## ❌ REGRESSION", 0) == 0);
+  CHECK(text.find("```mermaid") != std::string::npos);
+  CHECK(text.find("### Provenance") != std::string::npos);
+  CHECK(text.find(k_sticky_marker) != std::string::npos);
+}
+
+TEST_CASE("the Mermaid chart sits in Measurements after the top tables and before the full tables") {
+  const std::string text = render_markdown(sample_report());
+  const std::size_t measurements = text.find("### Measurements");
+  const std::size_t top_table = text.find("#### Ops that changed most");
+  const std::size_t chart = text.find("#### Largest changes\n\n```mermaid\n");
+  const std::size_t full = text.find("<details><summary>All ");
+  const std::size_t interpretations = text.find("### Interpretations");
+  REQUIRE(chart != std::string::npos);
+  CHECK(measurements < top_table);
+  CHECK(top_table < chart);
+  CHECK(chart < full);
+  CHECK(full < interpretations);
+  CHECK(count(text, "```mermaid") == 1);
+}
+
+TEST_CASE("a NOT COMPARABLE report has no chart") {
+  Report r = sample_report();
+  r.outcome = Outcome::not_comparable;
+  CHECK(render_markdown(r).find("```mermaid") == std::string::npos);
+}
+
+TEST_SUITE_END();
