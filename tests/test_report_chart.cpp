@@ -99,13 +99,14 @@ TEST_CASE("mermaid labels drop quotes, brackets and markup and are cut with an e
 TEST_CASE("the Mermaid block is an xychart with as many values per series as labels") {
   const std::string block = mermaid_change_chart(sample_report());
   REQUIRE(block.rfind("```mermaid\n", 0) == 0);
-  CHECK(block.find("\nxychart-beta\n") != std::string::npos);
+  CHECK(block.find("\nxychart-beta horizontal\n") != std::string::npos);
+  CHECK(block.find("\"latency · +11.8% · REGRESSED\"") != std::string::npos);
   CHECK(block.find("\n```\n") != std::string::npos);
   const auto labels = lists(block, "x-axis");
   REQUIRE(labels.size() == 1);
   const auto bars = lists(block, "bar");
   const auto line = lists(block, "line");
-  REQUIRE(!bars.empty());
+  REQUIRE(bars.size() == 1);
   REQUIRE(line.size() == 1);
   for (const auto& series : bars) {
     CHECK(series.size() == labels[0].size());

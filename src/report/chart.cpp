@@ -262,67 +262,39 @@ std::string mermaid_change_chart(const Report& report, std::size_t most) {
     return "";
   }
 
-  // Mermaid draws bars up from the axis minimum, so the axis starts at 0 and a bar's height is the
-  // ratio; one series per colour, the others 0 at that place (bars of a column overlap).
-  struct Series {
-    const char* name;
-    const char* colour;
-    std::vector<double> values;
-  };
-  std::vector<Series> series = {{"regressed", verdict_colour(Verdict::regressed), {}},
-                                {"improved", verdict_colour(Verdict::improved), {}},
-                                {"structural", verdict_colour(Verdict::structural), {}},
-                                {"other", verdict_colour(Verdict::equivalent), {}}};
+  // Mermaid draws bars from the axis minimum, so the axis starts at 0 and a bar's length is the ratio.
+  // One series in one colour: Mermaid overlays series in the same slot (a zero still draws a sliver),
+  // so the verdict and the change go into the label instead of a colour.
   double top = 1.2;
   std::set<std::string> labels_used;
-  std::string labels;
+  std::string labels, values, ones;
   for (const ChangeBar* bar : drawn) {
-    const Verdict v = bar->metric->verdict;
-    const std::size_t k = v == Verdict::regressed ? 0 : v == Verdict::improved ? 1 : v == Verdict::structural ? 2 : 3;
-    for (std::size_t s = 0; s < series.size(); ++s) {
-      series[s].values.push_back(s == k ? *bar->ratio : 0.0);
-    }
     top = std::max(top, *bar->ratio * 1.1);
-    std::string label = mermaid_label(bar->label);
+    const std::string suffix = " · " + format_change(bar->ratio) + " · " + verdict_name(bar->metric->verdict);
+    std::string label = mermaid_label(bar->label) + suffix;
     for (int copy = 2; !labels_used.insert(label).second; ++copy) {
-      label = mermaid_label(bar->label, 28) + " " + std::to_string(copy);
+      label = mermaid_label(bar->label, 28) + " " + std::to_string(copy) + suffix;
     }
     labels += (labels.empty() ? "\"" : ", \"") + label + "\"";
+    values += (values.empty() ? "" : ", ") + format_number(*bar->ratio, 4);
+    ones += ones.empty() ? "1" : ", 1";
   }
   const double step = nice_step(top, 5);
   top = std::ceil(top / step) * step;
 
-  std::string palette;
-  std::string plots;
-  std::string legend;
-  for (const Series& s : series) {
-    if (std::all_of(s.values.begin(), s.values.end(), [](double v) { return v == 0.0; })) {
-      continue;
-    }
-    palette += (palette.empty() ? "" : ", ") + std::string(s.colour);
-    legend += (legend.empty() ? "" : ", ") + std::string(s.name);
-    plots += "  bar [";
-    for (std::size_t i = 0; i < s.values.size(); ++i) {
-      plots += (i == 0 ? "" : ", ") + format_number(s.values[i], 4);
-    }
-    plots += "]\n";
-  }
-  palette += ", #1f2328";
-  plots += "  line [";
-  for (std::size_t i = 0; i < drawn.size(); ++i) {
-    plots += i == 0 ? "1" : ", 1";
-  }
-  plots += "]\n";
-
   std::string text = "```mermaid\n";
-  text += "%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"" + palette + "\"}}}}%%\n";
-  text += "xychart-beta\n";
-  text += "  title \"Largest changes: ratio head / base (line at 1 = no change)\"\n";
+  // Wide enough for the labels (Mermaid hides axis labels that do not fit), 32 px a bar.
+  text += "%%{init: {\"xyChart\": {\"width\": 900, \"height\": " + std::to_string(140 + 32 * drawn.size()) +
+          ", \"xAxis\": {\"labelFontSize\": 12}}, \"themeVariables\": {\"xyChart\": {\"plotColorPalette\": "
+          "\"#0969da, #cf222e\"}}}}%%\n";
+  text += "xychart-beta horizontal\n";
+  text += "  title \"Largest changes: ratio head / base (red line at 1 = no change)\"\n";
   text += "  x-axis [" + labels + "]\n";
   text += "  y-axis \"head / base\" 0 --> " + format_number(top, 4) + "\n";
-  text += plots;
+  text += "  bar [" + values + "]\n";
+  text += "  line [" + ones + "]\n";
   text += "```\n\n";
-  text += "Bars by verdict (" + legend + "): end-to-end metrics first, then the ops that changed most per step.";
+  text += "End-to-end metrics first, then the ops that changed most per step.";
   auto name_all = [](const std::vector<std::string>& names) {
     std::string list;
     for (std::size_t i = 0; i < names.size() && i < 10; ++i) {

@@ -32,11 +32,11 @@ std::vector<ChangeBar> change_bars(const Report& report, std::size_t most = 10);
 // backslashes, '#', ';', '`', '|' dropped, control characters as spaces; cut to `max_chars` code points with "…".
 std::string mermaid_label(std::string_view text, std::size_t max_chars = 32);
 
-// A ```mermaid fenced xychart-beta block: bars of the ratio head/base (Mermaid draws bars up from the
-// axis minimum, so the axis starts at 0 and a bar's height is the ratio) with a line at 1 (no change),
-// one bar series per verdict colour, then a line naming the ops among the top changes that cannot be
-// drawn (new in head, or gone: ratio 0); the next changed metrics take their places. At most `most`
-// bars. "" when no metric has a ratio to draw (e.g. NOT COMPARABLE, or nothing measured).
+// A ```mermaid fenced `xychart-beta horizontal` block: one bar per metric, its length the ratio
+// head/base (Mermaid draws bars from the axis minimum, so the axis starts at 0), a line at 1 (no
+// change), each label "<metric> · <change> · <VERDICT>"; then a line naming the ops among the top
+// changes that cannot be drawn (new in head, or gone: ratio 0), whose places the next metrics take.
+// At most `most` bars. "" when no metric has a ratio to draw (e.g. NOT COMPARABLE, nothing measured).
 std::string mermaid_change_chart(const Report& report, std::size_t most = 10);
 
 // The same bars as an inline <svg>: horizontal bars of the change in percent around a zero line,

@@ -178,7 +178,7 @@ function checkChart(name, tokens, headings) {
   check(measurements && interpretations && measurements.line < line && line < interpretations.line,
         `${name}: the chart is inside Measurements`);
   const body = chart.content.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("%%"));
-  check(body[0] === "xychart-beta", `${name}: the block is an xychart-beta`);
+  check(/^xychart-beta( horizontal)?$/.test(body[0]), `${name}: the block is an xychart-beta`);
   const axis = body.find((l) => l.startsWith("x-axis "));
   const problems = [];
   const labels = [];
@@ -207,7 +207,7 @@ function checkChart(name, tokens, headings) {
       problems.push(`a value is above the y-axis maximum ${ym[2]}: ${s}`);
     }
   }
-  const known = /^(xychart-beta|title "[^"]*"|x-axis |y-axis |bar |line )/;
+  const known = /^(xychart-beta( horizontal)?$|title "[^"]*"|x-axis |y-axis |bar |line )/;
   for (const l of body) if (!known.test(l)) problems.push(`unexpected line: ${l}`);
   check(problems.length === 0, `${name}: chart has ${labels.length} labels and ${series.length} series that agree${problems.length ? "\n  " + problems.join("\n  ") : ""}`);
 }

@@ -2,17 +2,19 @@
 # Runs the reader-side report checks on reports the built binary writes for the bundled examples
 # (A vs Areg: a regression; A vs B: ops replaced by layer_norm):
 #   markdown  tests/report/check_markdown.mjs (GFM via markdown-it from npm, installed into WORK_DIR/npm)
-#   html      tests/report/check_html.sh (headless Chromium; screenshots and DOM dumps kept in WORK_DIR)
+#   browser   tests/report/check_html.sh (the HTML in headless Chromium; screenshots and DOM dumps kept in
+#             WORK_DIR/html) and tests/report/check_mermaid.sh (the Markdown's chart drawn by Mermaid
+#             from npm in Chromium; screenshot in WORK_DIR/mermaid)
 # HTML comes from `neuron-gate compare --html` when the binary has that option; until then from the
 # golden report tests/golden/report.html. The golden HTML is always checked too (its op named
 # <script>... must stay text).
 #
-# Usage: run_checks.sh NEURON_GATE_BINARY SOURCE_DIR WORK_DIR [markdown|html|all]
+# Usage: run_checks.sh NEURON_GATE_BINARY SOURCE_DIR WORK_DIR [markdown|browser|all]
 # Prints each check and a final "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 
 if [ $# -lt 3 ]; then
-  echo "usage: run_checks.sh NEURON_GATE_BINARY SOURCE_DIR WORK_DIR [markdown|html|all]" >&2
+  echo "usage: run_checks.sh NEURON_GATE_BINARY SOURCE_DIR WORK_DIR [markdown|browser|all]" >&2
   echo "0 passed, 1 failed"
   exit 2
 fi
@@ -80,10 +82,15 @@ if [ "$what" = "markdown" ] || [ "$what" = "all" ]; then
   cat "$work/markdown.log"
   tally "$work/markdown.log" "check_markdown.mjs"
 fi
-if [ "$what" = "html" ] || [ "$what" = "all" ]; then
+if [ "$what" = "browser" ] || [ "$what" = "all" ]; then
+  # check_html.sh first: it installs Chromium when missing, which check_mermaid.sh then uses.
   bash "$here/check_html.sh" "$work/html" "${html_files[@]}" > "$work/html.log" 2>&1
   cat "$work/html.log"
   tally "$work/html.log" "check_html.sh"
+  bash "$here/check_mermaid.sh" "$work/npm" "$work/mermaid" "${markdown_files[@]}" \
+    "$source_dir/tests/golden/report.md" > "$work/mermaid.log" 2>&1
+  cat "$work/mermaid.log"
+  tally "$work/mermaid.log" "check_mermaid.sh"
 fi
 
 echo "$passed passed, $failed failed"
