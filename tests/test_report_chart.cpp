@@ -148,7 +148,7 @@ TEST_CASE("the SVG change chart clamps a huge change and keeps its true value in
   r.metrics.resize(1);
   r.metrics[0].ratio = 12.0;
   const std::string svg = svg_change_chart(r);
-  CHECK(svg.find("+1100%") != std::string::npos);
+  CHECK(svg.find("+1100.0%") != std::string::npos);
   CHECK(svg.find("+200%") != std::string::npos);  // axis end
   CHECK(svg.find("stroke=\"#ffffff\"") != std::string::npos);  // break mark
 }

@@ -380,7 +380,7 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     // The value sits beyond the bar's end, or inside it (white) where the bar reaches the plot's edge.
     const bool right = shown >= 0;
     const bool inside = right ? plot_right - x1 < 48 : x0 - plot_left < 48;
-    svg += text_at(right ? (inside ? x1 - 5 : x1 + 5) : (inside ? x0 + 5 : x0 - 5), mid + 4, percent_text(percent),
+    svg += text_at(right ? (inside ? x1 - 5 : x1 + 5) : (inside ? x0 + 5 : x0 - 5), mid + 4, format_change(bar.ratio),
                    right == inside ? "end" : "start", inside ? "#ffffff" : k_ink,
                    " font-variant-numeric=\"tabular-nums\"");
     svg += "</g>\n";
