@@ -69,7 +69,8 @@ TEST_CASE("change bars: end-to-end metrics first, then ops by absolute change, a
 }
 
 TEST_CASE("change bars: a gone op is ratio 0, a new op has no ratio") {
-  const std::vector<ChangeBar> bars = change_bars(sample_report(), 20);
+  const Report report = sample_report();  // the bars point into it
+  const std::vector<ChangeBar> bars = change_bars(report, 20);
   bool saw_gone = false, saw_new = false;
   for (const ChangeBar& bar : bars) {
     if (bar.metric->name == "aten::pow") {

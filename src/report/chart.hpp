@@ -15,7 +15,7 @@ namespace neuron_gate {
 
 // One bar of the change chart: a metric and its ratio head/base.
 struct ChangeBar {
-  const MetricComparison* metric = nullptr;
+  const MetricComparison* metric = nullptr;  // points into the Report, which must outlive the bar
   std::string label;            // metric name, plus " (device)" / " (self CPU)" when the report has device time
   std::optional<double> ratio;  // Hodges–Lehmann ratio; else head/base medians; 0 for an op gone in head;
                                 // nullopt for an op new in head (no base to divide by)
