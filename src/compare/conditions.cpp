@@ -13,6 +13,14 @@ std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+std::string join(const std::set<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) {
+    text += (text.empty() ? "" : ", ") + item;
+  }
+  return text;
+}
+
 // "1 step per trace" or "1 step per trace (28), 2 steps per trace (2)".
 std::string describe_steps(const std::vector<TraceSamples>& traces) {
   std::map<std::size_t, std::size_t> traces_by_steps;
@@ -22,7 +30,7 @@ std::string describe_steps(const std::vector<TraceSamples>& traces) {
     ++traces_by_steps[trace.has_profiler_steps ? trace.steps.size() : 0];
   }
   if (!any_steps) {
-    return "no ProfilerStep (whole trace is one sample)";
+    return "no ProfilerStep (one sample per trace)";
   }
   std::string text;
   for (const auto& [steps, count] : traces_by_steps) {
@@ -37,25 +45,87 @@ std::string describe_steps(const std::vector<TraceSamples>& traces) {
   return text;
 }
 
+// Shapes text without spaces, so "[[4, 512], []]" (tables) equals "[[4,512],[]]" (traces).
+std::string canonical_shapes(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c != ' ') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Number of arguments in a shapes list "[[4,512],[]]": top-level elements.
+std::size_t argument_count(const std::string& shapes) {
+  int depth = 0;
+  std::size_t count = 0;
+  bool any = false;
+  for (char c : shapes) {
+    if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      ++count;
+    }
+    if (depth >= 1 && c != '[' && c != ']' && c != ',' && c != ' ') {
+      any = true;
+    }
+    if (depth == 2 && c == '[') {
+      any = true;
+    }
+  }
+  return any || count > 0 ? count + 1 : 0;
+}
+
+// The first op whose shape lists of one argument count differ, as (base text, head text).
+std::optional<std::pair<std::string, std::string>> first_input_difference(const Fingerprint& base, const Fingerprint& head,
+                                                                          std::size_t& ops_compared) {
+  ops_compared = 0;
+  for (const auto& [op, base_shapes] : base.input_shapes) {
+    auto it = head.input_shapes.find(op);
+    if (it == head.input_shapes.end()) {
+      continue;
+    }
+    ++ops_compared;
+    std::map<std::size_t, std::set<std::string>> base_by_count, head_by_count;
+    for (const std::string& shapes : base_shapes) {
+      base_by_count[argument_count(shapes)].insert(canonical_shapes(shapes));
+    }
+    for (const std::string& shapes : it->second) {
+      head_by_count[argument_count(shapes)].insert(canonical_shapes(shapes));
+    }
+    for (const auto& [count, shapes] : base_by_count) {
+      auto other = head_by_count.find(count);
+      if (other != head_by_count.end() && other->second != shapes) {
+        return std::make_pair(op + " " + join(shapes), op + " " + join(other->second));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 const std::vector<std::string>& condition_names() {
-  static const std::vector<std::string> names{"schedule", "traces", "activities", "end_to_end_metrics",
-                                              "record_shapes", "with_stack"};
+  static const std::vector<std::string> names{"schedule",     "traces",      "samples_from", "activities",
+                                              "device_time",  "end_to_end_metrics", "inputs", "record_shapes",
+                                              "with_stack",   "ranks",       "neuron_cores", "artifacts"};
   return names;
 }
 
 Fingerprint fingerprint_side(const SideSamples& side) {
   Fingerprint fp;
   if (!side.traces.empty()) {
-    fp.values["schedule"] = describe_steps(side.traces);
+    fp.values["schedule"] = side.samples_from_tables ? "one sample per key_averages table" : describe_steps(side.traces);
     fp.values["traces"] = std::to_string(side.traces.size());
+    fp.values["samples_from"] = side.samples_from_tables ? "key_averages tables" : "traces";
     std::set<std::string> activities;
+    bool device = false;
     for (const TraceSamples& trace : side.traces) {
       activities.insert("CPU ops");
-      if (trace.has_device_events) {
-        activities.insert("device events");
-      }
+      device = device || trace.has_device_events;
       for (const std::string& category : trace.categories) {
         if (category.find("runtime") != std::string::npos || category == "Runtime") {
           activities.insert("runtime calls");
@@ -67,20 +137,55 @@ Fingerprint fingerprint_side(const SideSamples& side) {
           fp.values[key] = it->second;
         }
       }
+      for (const auto& [op, shapes] : trace.input_shapes) {
+        fp.input_shapes[op].insert(shapes.begin(), shapes.end());
+      }
     }
-    std::string text;
-    for (const std::string& activity : activities) {
-      text += (text.empty() ? "" : ", ") + activity;
-    }
-    fp.values["activities"] = text;
+    fp.values["activities"] = join(activities);
+    fp.values["device_time"] = device ? "present" : "none";
   } else {
     fp.values["traces"] = "0";
+  }
+  if (fp.input_shapes.empty()) {
+    fp.input_shapes = side.table_input_shapes;
   }
   std::string metrics;
   for (const EndToEndMetric& metric : side.end_to_end) {
     metrics += (metrics.empty() ? "" : ", ") + metric.name + " (" + metric.unit + ")";
   }
   fp.values["end_to_end_metrics"] = metrics.empty() ? "none" : metrics;
+
+  if (!side.neuron.captures.empty()) {
+    std::set<std::string> ranks;
+    std::set<std::string> cores;
+    std::vector<std::string> problems;
+    for (const NeuronCapture& capture : side.neuron.captures) {
+      if (capture.rank) {
+        ranks.insert(capture.rank->folder);
+      }
+      for (unsigned core : capture.neuron_cores) {
+        cores.insert(std::to_string(core));
+      }
+      problems.insert(problems.end(), capture.problems.begin(), capture.problems.end());
+    }
+    if (!ranks.empty()) {
+      fp.values["ranks"] = std::to_string(ranks.size());
+    }
+    if (!cores.empty()) {
+      fp.values["neuron_cores"] = join(cores);
+    }
+    std::string artifacts = problems.empty() ? "complete" : plural(problems.size(), "problem") + ": ";
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      artifacts += (i == 0 ? "" : "; ") + problems[i];
+    }
+    fp.values["artifacts"] = artifacts;
+  }
+  if (side.manifest) {
+    fp.has_manifest = true;
+    for (const auto& [field, value] : side.manifest->fields) {
+      fp.values["manifest." + field] = value;
+    }
+  }
   return fp;
 }
 
@@ -90,7 +195,9 @@ bool ConditionsDiff::comparable() const {
 
 ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed) {
   for (const std::string& name : allowed) {
-    if (std::find(condition_names().begin(), condition_names().end(), name) == condition_names().end()) {
+    const bool known = std::find(condition_names().begin(), condition_names().end(), name) != condition_names().end() ||
+                       name.rfind("manifest.", 0) == 0;
+    if (!known) {
       std::string message = "unknown condition \"" + name + "\"";
       if (auto suggestion = closest_word(name, condition_names())) {
         message += ", did you mean \"" + *suggestion + "\"?";
@@ -98,19 +205,60 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
       throw UsageError(message);
     }
   }
+  auto is_allowed = [&](const std::string& name) {
+    return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
+           (name.rfind("manifest.", 0) == 0 && std::find(allowed.begin(), allowed.end(), "manifest") != allowed.end());
+  };
+  std::vector<std::string> names = condition_names();
+  for (const auto* fp : {&base, &head}) {
+    for (const auto& [name, value] : fp->values) {
+      if (name.rfind("manifest.", 0) == 0 && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+  }
   ConditionsDiff diff;
-  for (const std::string& name : condition_names()) {
+  for (const std::string& name : names) {
+    ConditionRow row;
+    row.name = name;
+    if (name == "inputs") {
+      std::size_t ops_compared = 0;
+      const auto difference = first_input_difference(base, head, ops_compared);
+      if (ops_compared == 0) {
+        continue;  // no shapes on one side: reported under open hypotheses
+      }
+      if (difference) {
+        row.base = difference->first;
+        row.head = difference->second;
+        row.matches = false;
+        row.note = "input shapes differ for an op present on both sides";
+      } else {
+        row.base = row.head = "same shapes for " + plural(ops_compared, "op") + " on both sides";
+      }
+      row.accepted = !row.matches && is_allowed(name);
+      diff.rows.push_back(std::move(row));
+      continue;
+    }
     auto b = base.values.find(name);
     auto h = head.values.find(name);
     if (b == base.values.end() && h == head.values.end()) {
       continue;
     }
-    ConditionRow row;
-    row.name = name;
     row.base = b == base.values.end() ? "not recorded" : b->second;
     row.head = h == head.values.end() ? "not recorded" : h->second;
     row.matches = row.base == row.head;
-    row.accepted = !row.matches && std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+    if (name == "artifacts") {
+      row.matches = row.base == "complete" && row.head == "complete";
+    }
+    if (name.rfind("manifest.", 0) == 0 && (b == base.values.end() || h == head.values.end())) {
+      row.matches = true;  // present on one side only: shown, not verified
+      row.note = "recorded on one side only: not verified";
+    }
+    if (name == "device_time" && !row.matches) {
+      row.note = "a side without device time although the other has it: likely the device was not synchronized "
+                 "before the profiler stopped, or device activity was not requested";
+    }
+    row.accepted = !row.matches && is_allowed(name);
     diff.rows.push_back(std::move(row));
   }
   return diff;

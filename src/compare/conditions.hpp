@@ -6,6 +6,7 @@
 #include "profile/read_side.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,13 @@ namespace neuron_gate {
 
 // What one side's data say about how it was captured: condition name -> value as text.
 // Names: "schedule" (active steps per trace), "traces", "activities", "end_to_end_metrics",
-// "record_shapes", "with_stack". A condition the data cannot tell is absent.
+// "record_shapes", "with_stack", "samples_from", "device_time", "ranks", "neuron_cores",
+// "artifacts", and "manifest.<field>" for each run-manifest field. A condition the data cannot
+// tell is absent. Input shapes are kept per op and compared by the rule of DESIGN.md section 3.
 struct Fingerprint {
   std::map<std::string, std::string> values;
+  std::map<std::string, std::set<std::string>> input_shapes;  // op -> distinct input-shape lists
+  bool has_manifest = false;
   bool operator==(const Fingerprint&) const = default;
 };
 
@@ -29,6 +34,7 @@ struct ConditionRow {
   std::string head;
   bool matches = true;
   bool accepted = false;  // differs, but the rules or --allow-mismatch accept it
+  std::string note;       // why it matters or the likely cause ("" if nothing to add)
   bool operator==(const ConditionRow&) const = default;
 };
 
@@ -41,11 +47,15 @@ struct ConditionsDiff {
 };
 
 // Compares two fingerprints row by row. A condition known on one side only is a row that does not
-// match. `allowed` (rules allow_mismatch plus --allow-mismatch) marks differing rows as accepted.
-// Throws UsageError for an allowed name that is no condition (with a did-you-mean).
+// match (except manifest fields: a field present on one side only is shown, as unverified, and does
+// not block). "inputs": for each op on both sides, the input-shape lists with the same number of
+// arguments must be equal (an `out=` overload with one more argument is structural, not an input
+// change). "artifacts" matches only when both sides are complete. `allowed` (rules allow_mismatch
+// plus --allow-mismatch) marks differing rows as accepted. Throws UsageError for an allowed name that
+// is no condition (with a did-you-mean).
 ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed);
 
-// All condition names, for --allow-mismatch validation and the README.
+// All fixed condition names (manifest fields add "manifest.<field>"), for --allow-mismatch and the README.
 const std::vector<std::string>& condition_names();
 
 } // namespace neuron_gate

@@ -2,6 +2,7 @@
 
 #include "profile/e2e_metrics.hpp"
 #include "profile/key_averages_table.hpp"
+#include "profile/manifest.hpp"
 #include "util/error.hpp"
 
 #include <zlib.h>
@@ -39,6 +40,13 @@ std::size_t first_significant(const std::string& head) {
   return i;
 }
 
+// NEFF, NTFF and the Neuron runtime's .pb files: binary formats without a public schema.
+bool is_neuron_binary_name(std::string_view path) {
+  const std::string_view name = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  return name.ends_with(".neff") || name.ends_with(".ntff") || name == "ntrace.pb" || name == "trace_info.pb" ||
+         name == "cpu_util.pb" || name == "host_mem.pb";
+}
+
 bool is_hidden(const std::filesystem::path& relative) {
   return std::any_of(relative.begin(), relative.end(), [](const auto& part) {
     const std::string name = part.string();
@@ -56,6 +64,10 @@ const char* file_kind_name(FileKind kind) {
     return "end-to-end";
   case FileKind::key_averages_table:
     return "key_averages table";
+  case FileKind::run_manifest:
+    return "run manifest";
+  case FileKind::neuron_artifact:
+    return "Neuron artifact";
   case FileKind::ignored:
     return "ignored";
   }
@@ -65,6 +77,10 @@ const char* file_kind_name(FileKind kind) {
 DiscoveredFile classify_file_head(const std::string& name, const std::string& head) {
   DiscoveredFile file;
   file.relative_path = name;
+  if (is_neuron_binary_name(name)) {
+    file.kind = FileKind::neuron_artifact;
+    return file;
+  }
   const std::size_t start = first_significant(head);
   if (start >= head.size()) {
     file.ignored_reason = "empty file";
@@ -78,6 +94,8 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
       file.kind = FileKind::trace;
     } else if (looks_like_e2e_json(head)) {
       file.kind = FileKind::end_to_end;
+    } else if (looks_like_manifest(head)) {
+      file.kind = FileKind::run_manifest;
     } else {
       file.ignored_reason = "JSON of a kind neuron-gate does not read (no \"traceEvents\", no known \"schema\")";
     }
@@ -101,7 +119,8 @@ ProfileInventory discover_profile(const std::string& spec) {
     throw InputError(spec, "no such file or directory");
   }
   auto add = [&](const fs::path& path, const std::string& relative) {
-    DiscoveredFile file = classify_file_head(relative, read_head(path.string()));
+    const bool opaque = is_neuron_binary_name(path.filename().string());
+    DiscoveredFile file = classify_file_head(relative, opaque ? std::string() : read_head(path.string()));
     file.path = path.string();
     file.size_bytes = fs::file_size(path, ec);
     inventory.files.push_back(std::move(file));

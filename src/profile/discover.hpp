@@ -13,10 +13,12 @@ enum class FileKind {
   trace,               // Kineto {"traceEvents": ...} or legacy top-level array
   end_to_end,          // e2e.json, schema neuron-gate.e2e/1
   key_averages_table,  // a printed key_averages() table
+  run_manifest,        // neuron-gate.json, schema neuron-gate.manifest/1
+  neuron_artifact,     // NEFF, NTFF or Neuron runtime .pb: opaque, checked for completeness, never parsed
   ignored,             // not recognised: listed with the reason, never read further
 };
 
-// Human-readable kind: "trace", "end-to-end", "key_averages table", "ignored".
+// Human-readable kind: "trace", "end-to-end", "key_averages table", "run manifest", "Neuron artifact", "ignored".
 const char* file_kind_name(FileKind kind);
 
 // One file found under a profile root.
@@ -41,8 +43,9 @@ struct ProfileInventory {
 // Throws InputError when `spec` does not exist or cannot be read.
 ProfileInventory discover_profile(const std::string& spec);
 
-// Classifies a file from its first bytes (already decompressed); `name` is the file name, used only
-// for the reason text. Sets kind and ignored_reason of the result.
+// Classifies a file from its first bytes (already decompressed); `name` is the file name. Text is
+// recognised by content; the opaque Neuron binaries (.neff, .ntff, .pb) by their names, since their
+// formats are not public. Sets kind and ignored_reason of the result.
 DiscoveredFile classify_file_head(const std::string& name, const std::string& head);
 
 } // namespace neuron_gate
