@@ -21,6 +21,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   compare_cmd->add_option("--rules", compare.rules_path, "rules file (JSON with comments); default: rules/default.json");
   compare_cmd->add_option("--markdown", compare.markdown_path, "write the Markdown report to FILE instead of stdout");
   compare_cmd->add_option("--json", compare.json_path, "write the JSON report (schema neuron-gate.report/1) to FILE");
+  compare_cmd->add_option("--html", compare.html_path, "write the self-contained HTML report to FILE");
+  compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
   compare_cmd->add_flag("--strict", compare.strict, "exit 4 when a gating metric is undecided");
   compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)");

@@ -6,7 +6,9 @@
 #include "compare/verdict.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
+#include "report/html.hpp"
 #include "report/json.hpp"
+#include "report/junit.hpp"
 #include "report/markdown.hpp"
 #include "report/number_format.hpp"
 #include "report/provenance.hpp"
@@ -67,8 +69,15 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   const RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
   const ProfileInventory base_inventory = discover_profile(options.base);
   const ProfileInventory head_inventory = discover_profile(options.head);
-  for (const std::string& output : {options.markdown_path, options.json_path}) {
-    check_output_path(output, {&base_inventory, &head_inventory}, options.rules_path);
+  const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
+                                              options.junit_path};
+  for (std::size_t i = 0; i < output_paths.size(); ++i) {
+    check_output_path(output_paths[i], {&base_inventory, &head_inventory}, options.rules_path);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!output_paths[i].empty() && (output_paths[i] == output_paths[j] || same_file(output_paths[i], output_paths[j]))) {
+        throw UsageError("two reports would be written to one file: \"" + output_paths[i] + "\"");
+      }
+    }
   }
 
   TraceReadOptions read_options;
@@ -99,8 +108,23 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
                                      std::move(provenance));
 
   const std::string markdown = render_markdown(report);
+  // Every report is rendered before any is written, so a rendering error leaves none half done.
+  struct Output {
+    const std::string& path;
+    std::string text;
+  };
+  std::vector<Output> outputs;
   if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, render_json(report));
+    outputs.push_back({options.json_path, render_json(report)});
+  }
+  if (!options.html_path.empty()) {
+    outputs.push_back({options.html_path, render_html(report)});
+  }
+  if (!options.junit_path.empty()) {
+    outputs.push_back({options.junit_path, render_junit(report)});
+  }
+  for (const Output& output : outputs) {
+    write_file_atomically(output.path, output.text);
   }
   if (!options.markdown_path.empty()) {
     write_file_atomically(options.markdown_path, markdown);

@@ -14,6 +14,8 @@ struct CompareOptions {
   std::string rules_path;             // "" = built-in rules/default.json
   std::string markdown_path;          // "" = Markdown to stdout (unless quiet)
   std::string json_path;              // "" = no JSON report
+  std::string html_path;              // "" = no HTML report
+  std::string junit_path;             // "" = no JUnit XML report
   bool by_shape = false;              // op identity includes input shapes
   bool strict = false;                // undecided gating metrics exit 4
   bool quiet = false;                 // no report on stdout

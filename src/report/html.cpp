@@ -150,7 +150,8 @@ std::string conditions_section(const Report& report) {
                              : row.accepted ? "<span class=\"accepted\">✗ accepted</span>"
                                             : "<span class=\"bad\">✗ differs</span>";
     html += std::string("<tr") + (row.matches ? "" : " class=\"differs\"") + "><td>" + code(row.name) + "</td><td>" +
-            esc(row.base) + "</td><td>" + esc(row.head) + "</td><td>" + mark + "</td></tr>\n";
+            esc(row.base) + "</td><td>" + esc(row.head) + "</td><td>" + mark +
+            (row.note.empty() ? "" : " <span class=\"note\">" + esc(row.note) + "</span>") + "</td></tr>\n";
   }
   return html + "</tbody>\n</table></div>\n</section>\n";
 }

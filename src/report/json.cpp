@@ -106,7 +106,7 @@ std::string render_json(const Report& report) {
   ordered conditions = ordered::array();
   for (const ConditionRow& row : report.conditions.rows) {
     conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
-                          {"accepted", row.accepted}});
+                          {"accepted", row.accepted}, {"note", row.note}});
   }
   j["conditions"] = conditions;
   ordered metrics = ordered::array();

@@ -23,6 +23,29 @@ std::string cell(const std::string& text) {
   return out;
 }
 
+// Text from the data outside code spans: `<` becomes `&lt;`, so a name such as `<script>` or
+// `<img ...>` shows as text and never as raw HTML; code spans (between backticks) are left alone.
+std::string escape_outside_code(const std::string& text) {
+  std::string out;
+  bool in_code = false;
+  for (char c : text) {
+    if (c == '`') {
+      in_code = !in_code;
+    }
+    if (c == '<' && !in_code) {
+      out += "&lt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A table cell of free text (not code).
+std::string text_cell(const std::string& text) {
+  return escape_outside_code(cell(text));
+}
+
 std::string code_cell(const std::string& name) {
   std::string safe = name;
   std::replace(safe.begin(), safe.end(), '`', '\'');
@@ -90,7 +113,8 @@ std::string conditions_section(const Report& report) {
   text += "| condition | base | head | |\n|---|---|---|---|\n";
   for (const ConditionRow& row : report.conditions.rows) {
     const char* mark = row.matches ? "✓" : (row.accepted ? "✗ accepted" : "✗");
-    text += "| " + cell(row.name) + " | " + cell(row.base) + " | " + cell(row.head) + " | " + mark + " |\n";
+    text += "| " + text_cell(row.name) + " | " + text_cell(row.base) + " | " + text_cell(row.head) + " | " + mark +
+            (row.note.empty() ? "" : " " + text_cell(row.note)) + " |\n";
   }
   return text + "\n";
 }
@@ -103,7 +127,7 @@ std::string provenance_section(const Report& report) {
           format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
           ", floor " + format_number(report.rules.floor_us) + " µs per op per step\n";
   for (const GitCommit& commit : p.commits) {
-    text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + cell(commit.summary) +
+    text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + text_cell(commit.summary) +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";
   }
   std::size_t read = 0, ignored = 0;
@@ -120,7 +144,7 @@ std::string provenance_section(const Report& report) {
           " ignored</summary>\n\n| side | file | kind | bytes | sha256 |\n|---|---|---|--:|---|\n";
   for (const ProvenanceFile& file : p.files) {
     text += "| " + file.side + " | `" + cell(file.relative_path) + "` | " + file.kind +
-            (file.ignored_reason.empty() ? "" : ": " + cell(file.ignored_reason)) + " | " +
+            (file.ignored_reason.empty() ? "" : ": " + text_cell(file.ignored_reason)) + " | " +
             std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : "`" + file.sha256.substr(0, 16) + "…`") +
             " |\n";
   }
@@ -133,7 +157,7 @@ std::string bullet_section(const std::string& title, const std::vector<std::stri
     return text + none + "\n\n";
   }
   for (const std::string& line : lines) {
-    text += "- " + line + "\n";
+    text += "- " + escape_outside_code(line) + "\n";
   }
   return text + "\n";
 }

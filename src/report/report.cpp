@@ -402,13 +402,15 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
   // Conditions the data could not show.
   bool any_shapes = false;
   for (const SideSamples* side : {&base, &head}) {
+    any_shapes = any_shapes || !side->table_input_shapes.empty();
     for (const TraceSamples& trace : side->traces) {
       any_shapes = any_shapes || !trace.input_shapes.empty();
     }
   }
   if (!any_shapes && (!base.traces.empty() || !head.traces.empty())) {
-    lines.push_back("Inputs (shapes, dtypes) were not verified: the traces carry no `Input Dims`. Test: profile with "
-                    "`record_shapes=True` on a PyTorch with Kineto, or add a run manifest.");
+    lines.push_back("Inputs (shapes, dtypes) were not verified: the traces carry no `Input Dims` and no by-shape "
+                    "`key_averages` table was found. Test: profile with `record_shapes=True`, save "
+                    "`key_averages(group_by_input_shape=True)` beside each trace, or add a run manifest.");
   }
   // Data problems.
   for (const auto* facts : {&report.base_facts, &report.head_facts}) {

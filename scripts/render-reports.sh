@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Renders the example reports in reports/ from the bundled example profiles, with the binary given
+# (default build/src/neuron-gate): Markdown, HTML, JSON and JUnit XML for three pairs of
+# examples/rmsnorm-4x512 — A vs Areg (a regression), A vs B (ops replaced by layer_norm) and
+# A vs A_sched (not comparable: the schedule differs).
+#
+# Usage: scripts/render-reports.sh [NEURON_GATE_BINARY] [OUT_DIR]
+#   OUT_DIR defaults to reports/ in the source tree; the test `reports-current` renders into a
+#   temporary directory and compares byte for byte with reports/.
+# Profiles are named by paths relative to the source tree and git commits are left out (--no-git),
+# so the reports are the same on every machine.
+set -euo pipefail
+
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+binary="$(realpath "${1:-$source_dir/build/src/neuron-gate}")"
+out_dir="${2:-$source_dir/reports}"
+mkdir -p "$out_dir"
+out_dir="$(cd "$out_dir" && pwd)"
+cd "$source_dir"
+
+examples=examples/rmsnorm-4x512
+for pair in A:Areg A:B A:A_sched; do
+  base="${pair%%:*}"
+  head="${pair##*:}"
+  name="$base-vs-$head"
+  set +e
+  "$binary" compare "$examples/$base" "$examples/$head" --no-git --quiet \
+    --markdown "$out_dir/$name.md" --html "$out_dir/$name.html" --json "$out_dir/$name.json" \
+    --junit "$out_dir/$name.junit.xml"
+  code=$?
+  set -e
+  # 0 pass, 1 regression, 3 not comparable are outcomes; 2 is an error.
+  if [ "$code" -eq 2 ] || [ "$code" -gt 4 ]; then
+    echo "render-reports: neuron-gate failed on $name (exit $code)" >&2
+    exit 1
+  fi
+  echo "$name: exit $code -> $out_dir/$name.{md,html,json,junit.xml}"
+done

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The example reports in reports/ are what the current binary renders from the bundled examples:
+# renders them into WORK_DIR with scripts/render-reports.sh and compares byte for byte.
+# Usage: reports_current.sh NEURON_GATE_BINARY SOURCE_DIR WORK_DIR
+set -euo pipefail
+binary="$1"
+source_dir="$2"
+work="$3"
+rm -rf "$work"
+mkdir -p "$work"
+bash "$source_dir/scripts/render-reports.sh" "$binary" "$work" >/dev/null
+status=0
+for file in "$work"/* "$source_dir"/reports/*; do
+  name="$(basename "$file")"
+  case "$name" in README.md) continue ;; esac
+  if [ ! -f "$source_dir/reports/$name" ]; then
+    echo "FAILED - reports/$name is missing"
+    status=1
+  elif [ ! -f "$work/$name" ]; then
+    echo "FAILED - reports/$name is no longer rendered"
+    status=1
+  elif ! cmp -s "$work/$name" "$source_dir/reports/$name"; then
+    echo "FAILED - reports/$name differs from what the binary renders now:"
+    diff -u "$source_dir/reports/$name" "$work/$name" | head -n 40
+    status=1
+  else
+    echo "ok     - reports/$name"
+  fi
+done
+if [ "$status" -ne 0 ]; then
+  echo "Regenerate with: scripts/render-reports.sh $binary"
+fi
+exit "$status"

@@ -1,0 +1,91 @@
+// The command line's outputs and the inputs that only tables or shapes carry: --html and --junit
+// written with the other reports, one file never written twice, the inputs condition from by-shape
+// key_averages tables (A vs A_8x512), and a comparison built from key_averages tables alone.
+#include "cli_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+using namespace neuron_gate::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A copy of one example side holding only its `*.key_averages.txt` tables, run folders kept.
+fs::path tables_only(const std::string& variant, const fs::path& root) {
+  const fs::path out = root / variant;
+  for (const auto& entry : fs::recursive_directory_iterator(example(variant))) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.ends_with(".key_averages.txt")) {
+      const fs::path target = out / fs::relative(entry.path(), example(variant));
+      fs::create_directories(target.parent_path());
+      fs::copy_file(entry.path(), target);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("compare writes Markdown, JSON, HTML and JUnit XML together, each whole") {
+  const fs::path dir = scratch("all-outputs");
+  const CliResult result =
+      run({"compare", example("A"), example("Areg"), "--no-git", "--markdown", (dir / "r.md").string(), "--json",
+           (dir / "r.json").string(), "--html", (dir / "r.html").string(), "--junit", (dir / "r.xml").string()});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  const std::string markdown = read_text((dir / "r.md").string());
+  CHECK(markdown.starts_with("## ❌ REGRESSION"));
+  const std::string html = read_text((dir / "r.html").string());
+  CHECK(html.starts_with("<!DOCTYPE html>"));
+  CHECK(html.find("</html>") != std::string::npos);
+  CHECK(html.find("<svg") != std::string::npos);
+  const std::string junit = read_text((dir / "r.xml").string());
+  CHECK(junit.find("<testcase name=\"latency (end-to-end)\"") != std::string::npos);
+  CHECK(junit.find("<failure") != std::string::npos);
+  const auto json = nlohmann::json::parse(read_text((dir / "r.json").string()));
+  CHECK(json["outcome"] == "REGRESSION");
+}
+
+TEST_CASE("two reports asked into one file is a usage error and nothing is written") {
+  const fs::path dir = scratch("same-output");
+  const std::string path = (dir / "report").string();
+  const CliResult result = run({"compare", example("A"), example("A2"), "--json", path, "--html", path});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("two reports would be written to one file") != std::string::npos);
+  CHECK_FALSE(fs::exists(path));
+}
+
+TEST_CASE("A vs A_8x512 is not comparable: the by-shape tables show aten::add on 4x1 vs 8x1") {
+  const CliResult result = run({"compare", example("A"), example("A_8x512"), "--no-git"});
+  CHECK(result.exit_code == 3);
+  CHECK(result.out.find("| inputs | aten::add [[4,1],[],[]] | aten::add [[8,1],[],[]] | ✗") != std::string::npos);
+  // Accepting the difference lets the comparison run.
+  const CliResult accepted = run({"compare", example("A"), example("A_8x512"), "--no-git", "--allow-mismatch", "inputs"});
+  CHECK(accepted.exit_code != 3);
+  CHECK(accepted.out.find("✗ accepted") != std::string::npos);
+}
+
+TEST_CASE("A vs C stays comparable: out= overloads add an argument and are not an input change") {
+  const CliResult result = run({"compare", example("A"), example("C"), "--no-git", "--quiet"});
+  CHECK(result.exit_code == 0);
+}
+
+TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs Areg") {
+  const fs::path root = scratch("tables-only");
+  const fs::path base = tables_only("A", root);
+  const fs::path head = tables_only("Areg", root);
+  const fs::path json_path = root / "r.json";
+  const CliResult result = run({"compare", base.string(), head.string(), "--no-git", "--json", json_path.string()});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.find("| samples_from | key_averages tables | key_averages tables | ✓ |") != std::string::npos);
+  const auto json = nlohmann::json::parse(read_text(json_path.string()));
+  const auto pow = find_metric(json, "self_cpu", "aten::pow");
+  REQUIRE(pow.is_object());
+  CHECK(pow["verdict"] == "STRUCTURAL");
+  // One table is one run: A has 30 tables, each one sample.
+  CHECK(pow["base"]["n"] == 30);
+  CHECK(pow["head"]["n"] == 30);
+  CHECK(result.out.find("`aten::pow` 1 → 2") != std::string::npos);
+}
