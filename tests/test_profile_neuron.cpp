@@ -213,7 +213,7 @@ TEST_CASE("an empty capture folder is named") {
         std::vector<std::string>{"i-0abc_pid_4243: empty capture folder: nothing was written"});
 }
 
-TEST_CASE("unhashed NTFFs of neuron-explorer capture need a NEFF beside them; 0-byte NEFFs are named") {
+TEST_CASE("unhashed NTFFs of neuron-explorer capture need a NEFF beside them and 0-byte NEFFs are named") {
   const std::vector<ArtifactFile> files = {
       {"output/profile_rank_0.ntff", 100, false},
       {"output/profile_rank_1.ntff", 100, false},
@@ -373,7 +373,7 @@ TEST_CASE("modes and inputs compare regardless of order and spelling of the pref
                                         {"inputs[mask].shape", "absent", "[4,512]"}});
 }
 
-TEST_CASE("unknown keys are errors naming the key; notes are ignored") {
+TEST_CASE("unknown keys are errors naming the key and notes are ignored") {
   CHECK_THROWS_WITH_AS(parse_manifest(edited("\"compilation_path\"", "\"compilaton_path\""), "m.json"),
                        "m.json: unknown key \"compilaton_path\", did you mean \"compilation_path\"?", InputError);
   CHECK_THROWS_WITH_AS(parse_manifest(edited("\"active\"", "\"activ\""), "m.json"),

@@ -187,7 +187,7 @@ TEST_CASE("JUnit: NOT COMPARABLE is one failing conditions case naming the diffe
   CHECK(xml.find("record_shapes: base true; head false (differs, accepted)") != std::string::npos);
 }
 
-TEST_CASE("JUnit: a waived regression is skipped; under --strict (INCONCLUSIVE outcome) undecided cases fail") {
+TEST_CASE("JUnit: a waived regression is skipped and under --strict (INCONCLUSIVE outcome) undecided cases fail") {
   SUBCASE("waived") {
     Report r = sample_report();
     r.metrics[0].waiver = "known cost of the new allocator until 2030-01-01";
