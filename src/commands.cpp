@@ -5,6 +5,7 @@
 #include "compare/rule_set.hpp"
 #include "compare/verdict.hpp"
 #include "profile/discover.hpp"
+#include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
 #include "report/html.hpp"
 #include "report/json.hpp"
@@ -17,6 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <ostream>
@@ -60,6 +62,53 @@ void require_samples(const SideSamples& side) {
     }
     throw InputError(side.inventory.spec, "no trace or end-to-end file found (" + std::to_string(ignored) +
                                               " files ignored; run `neuron-gate inspect` to see why)");
+  }
+}
+
+// Inspect: the rank of each trace, the Neuron capture folders with their problems, and the unverified
+// readings (NEURON-FORMATS.md) the result rests on.
+void write_ranks_and_captures(const SideSamples& side, std::ostream& out) {
+  if (distinct_ranks(side.traces).size() > 1 ||
+      std::any_of(side.traces.begin(), side.traces.end(), [](const TraceSamples& t) { return t.rank.has_value(); })) {
+    out << "\n## Ranks\n\n";
+    for (const TraceSamples& trace : side.traces) {
+      std::string shown = trace.path;  // relative to the profile, as under Files
+      for (const DiscoveredFile& file : side.inventory.files) {
+        shown = file.path == trace.path ? file.relative_path : shown;
+      }
+      out << "- `" << shown << "`: " << rank_name(trace.rank)
+          << (trace.rank_source.empty() ? std::string() : " (from " + trace.rank_source + ")") << "\n";
+    }
+  }
+  if (!side.neuron.captures.empty()) {
+    out << "\n## Neuron captures\n\n";
+    for (const NeuronCapture& capture : side.neuron.captures) {
+      out << "- `" << capture.folder << "`";
+      if (capture.rank) {
+        out << " (process " << capture.rank->pid << " on " << capture.rank->instance_id << ")";
+      }
+      out << ": " << capture.neffs.size() << " NEFF, " << capture.ntffs.size() << " NTFF, "
+          << capture.framework_traces.size() << " framework trace" << (capture.framework_traces.size() == 1 ? "" : "s")
+          << (capture.problems.empty() ? ", complete" : "") << "\n";
+      for (const std::string& problem : capture.problems) {
+        out << "  - problem: " << problem << "\n";
+      }
+    }
+  }
+  std::vector<std::string> assumptions = side.neuron.assumptions;
+  for (std::string& assumption : rank_assumptions(side.traces)) {
+    assumptions.push_back(std::move(assumption));
+  }
+  if (!side.neuron.captures.empty()) {
+    assumptions.push_back("NEFF, NTFF and .pb files are opaque: only their names and sizes are checked; device time "
+                          "comes from device events in the trace (TorchNeuron's trace.json may hold none) or from a "
+                          "neuron-explorer summary");
+  }
+  if (!assumptions.empty()) {
+    out << "\n## Assumptions\n\nNeuron details that NEURON-FORMATS.md marks unverified, and how they were read:\n\n";
+    for (const std::string& assumption : assumptions) {
+      out << "- " << assumption << "\n";
+    }
   }
 }
 
@@ -152,6 +201,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   for (const auto& [name, value] : fingerprint_side(side).values) {
     out << "- " << name << ": " << value << "\n";
   }
+  write_ranks_and_captures(side, out);
 
   out << "\n## Data problems\n\n";
   bool any_problem = false;

@@ -1,7 +1,8 @@
-// Tests for profile/neuron_artifacts and profile/manifest on hand-made TorchNeuron-layout folders
-// (NEURON-FORMATS.md 1.2, 1.3) and manifests written in the test.
+// Tests for profile/neuron_artifacts, profile/manifest (and the README's example) and profile/ranks on
+// hand-made TorchNeuron-layout folders (NEURON-FORMATS.md 1.2, 1.3) and manifests written in the test.
 #include "profile/manifest.hpp"
 #include "profile/neuron_artifacts.hpp"
+#include "profile/ranks.hpp"
 
 #include "util/error.hpp"
 
@@ -11,6 +12,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -430,6 +435,130 @@ TEST_CASE("read_manifest reads a file and names a missing one") {
   CHECK(read_manifest(path) == parse_manifest(k_manifest, path));
   CHECK_THROWS_WITH_AS(read_manifest(dir.root() + "/absent.json"), (dir.root() + "/absent.json: cannot open").c_str(),
                        InputError);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("profile::manifest_readme");
+
+namespace {
+
+// The first ```json block after the heading "### Run manifest" in the README, read at test time.
+std::string readme_manifest_example() {
+  std::ifstream in(std::string(NEURON_GATE_SOURCE_DIR) + "/README.md", std::ios::binary);
+  REQUIRE(in.good());
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto heading = readme.find("\n### Run manifest\n");
+  REQUIRE(heading != std::string::npos);
+  const std::string fence = "```json\n";
+  const auto start = readme.find(fence, heading);
+  REQUIRE(start != std::string::npos);
+  const auto end = readme.find("\n```", start + fence.size());
+  REQUIRE(end != std::string::npos);
+  return readme.substr(start + fence.size(), end + 1 - start - fence.size());
+}
+
+} // namespace
+
+TEST_CASE("the README's run manifest example parses to the documented canonical fields") {
+  const std::string example = readme_manifest_example();
+  const RunManifest manifest = parse_manifest(example, "README.md");
+  CHECK(manifest.fields == std::map<std::string, std::string>{
+                               {"compilation_path", "torch.compile"},
+                               {"inputs[attention_mask].dtype", "int64"},
+                               {"inputs[attention_mask].shape", "[\"batch\",512]"},
+                               {"inputs[input_ids].dtype", "int64"},
+                               {"inputs[input_ids].shape", "[4,512]"},
+                               {"instance_type", "trn2.48xlarge"},
+                               {"model_version", "llama-3-8b@4f2c1e0"},
+                               {"neuron_config.capture_enabled_for_nc", "0-3"},
+                               {"neuron_config.max_events_per_nc", "1000000"},
+                               {"neuron_config.modes", "DEVICE,RUNTIME"},
+                               {"schedule.active", "10"},
+                               {"schedule.repeat", "1"},
+                               {"schedule.skip_first", "0"},
+                               {"schedule.wait", "1"},
+                               {"schedule.warmup", "3"},
+                               {"versions.neuron_sdk", "2.26.0"},
+                               {"versions.neuronx_cc", "2.21.18209"},
+                               {"versions.torch", "2.8.0"},
+                               {"versions.torch_neuronx", "2.8.0.2.10"},
+                           });
+  CHECK(looks_like_manifest(example));
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("profile::ranks");
+
+namespace {
+
+TraceSamples trace_at(const std::string& path, const std::string& distributed_rank = "") {
+  TraceSamples trace;
+  trace.path = path;
+  if (!distributed_rank.empty()) {
+    trace.metadata["distributedInfo.rank"] = distributed_rank;
+  }
+  return trace;
+}
+
+} // namespace
+
+TEST_CASE("a rank is read from distributedInfo.rank, then the file name, then the rank folder order") {
+  CHECK(rank_from_metadata(trace_at("t.json", "3")) == 3u);
+  CHECK(rank_from_metadata(trace_at("t.json", "\"2\"")) == 2u);
+  CHECK_FALSE(rank_from_metadata(trace_at("t.json", "-1")).has_value());
+  CHECK_FALSE(rank_from_metadata(trace_at("t.json")).has_value());
+  CHECK(rank_from_file_name("prof/neuron_framework_trace_rank_12.json") == 12u);
+  CHECK(rank_from_file_name("out/profile_rank_0.ntff") == 0u);
+  CHECK_FALSE(rank_from_file_name("a_rank_1/trace.json").has_value());
+  CHECK_FALSE(rank_from_file_name("trace_rank_.json").has_value());
+
+  // pid 999 sorts before pid 1000 as a number (not as text); metadata and file names win over folders.
+  std::vector<TraceSamples> traces{trace_at("p/i-1_pid_1000/20261130_120000_000/trace.json"),
+                                   trace_at("p/i-1_pid_999/20261130_120000_000/trace.json"),
+                                   trace_at("p/i-1_pid_5/trace.json", "7"),
+                                   trace_at("p/i-1_pid_6/neuron_framework_trace_rank_4.json"),
+                                   trace_at("p/plain.pt.trace.json")};
+  assign_ranks(traces);
+  CHECK(traces[0].rank == 1u);
+  CHECK(traces[0].rank_source == "rank folder");
+  CHECK(traces[1].rank == 0u);
+  CHECK(traces[2].rank == 7u);
+  CHECK(traces[2].rank_source == "distributedInfo.rank");
+  CHECK(traces[3].rank == 4u);
+  CHECK(traces[3].rank_source == "file name");
+  CHECK_FALSE(traces[4].rank.has_value());
+  CHECK(traces[4].rank_source.empty());
+  CHECK(distinct_ranks(traces) == std::set<std::optional<unsigned>>{std::nullopt, 0u, 1u, 4u, 7u});
+  const std::vector<std::string> assumptions = rank_assumptions(traces);
+  REQUIRE(assumptions.size() == 3);
+  CHECK(assumptions[0].find("in order of instance id and pid") != std::string::npos);
+  CHECK(assumptions[2].find("\"rank unknown\"") != std::string::npos);
+}
+
+TEST_CASE("one rank per side is not compared per rank and carries no label") {
+  std::vector<TraceSamples> one{trace_at("a/x.pt.trace.json"), trace_at("b/y.pt.trace.json")};
+  std::vector<TraceSamples> two{trace_at("t.json", "0"), trace_at("u.json", "1")};
+  assign_ranks(one);
+  assign_ranks(two);
+  CHECK_FALSE(compare_per_rank(one, one));
+  CHECK(compare_per_rank(one, two));
+  CHECK(rank_assumptions(one).empty());
+  CHECK(rank_assumptions(two).empty());  // distributedInfo.rank is no assumption
+  CHECK(rank_suffix(1u) == " [rank 1]");
+  CHECK(rank_suffix(std::nullopt) == " [rank unknown]");
+  CHECK(rank_name(0u) == "rank 0");
+}
+
+TEST_CASE("the enclosing rank folder of a path is the nearest one") {
+  const auto rank = enclosing_rank_folder("/tmp/i-9_pid_1/x/i-0abc_pid_42/20261130_120000_000/trace.json");
+  REQUIRE(rank.has_value());
+  CHECK(rank->pid == 42u);
+  CHECK(rank->instance_id == "i-0abc");
+  CHECK(rank->folder == "/tmp/i-9_pid_1/x/i-0abc_pid_42");
+  CHECK_FALSE(enclosing_rank_folder("i-0abc_pid_42").has_value());  // a file, not a folder
+  CHECK_FALSE(enclosing_rank_folder("prof/trace.json").has_value());
 }
 
 TEST_SUITE_END();

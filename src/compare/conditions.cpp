@@ -1,9 +1,12 @@
 #include "compare/conditions.hpp"
 
+#include "profile/ranks.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 #include <set>
 
 namespace neuron_gate {
@@ -106,6 +109,37 @@ std::optional<std::pair<std::string, std::string>> first_input_difference(const 
   return std::nullopt;
 }
 
+// "2 (ranks 0, 1)", "1 (rank 0)", "3 (ranks 0, 1, unknown)".
+std::string describe_ranks(const std::set<std::optional<unsigned>>& ranks) {
+  std::string ids;
+  for (const std::optional<unsigned>& rank : ranks) {
+    ids += (ids.empty() ? "" : ", ") + (rank ? std::to_string(*rank) : std::string("unknown"));
+  }
+  return std::to_string(ranks.size()) + (ranks.size() == 1 ? " (rank " : " (ranks ") + ids + ")";
+}
+
+// What to do about incomplete Neuron artifacts; where a side lacks NEFFs, the other side's NEFFs that it
+// does not have (by file name), so the user knows which files to look for.
+std::string artifacts_note(const Fingerprint& base, const Fingerprint& head) {
+  std::string note;
+  for (const auto& [side, other, label] : {std::tuple{&base, &head, "base"}, std::tuple{&head, &base, "head"}}) {
+    auto value = side->values.find("artifacts");
+    if (value == side->values.end() || value->second.find("no NEFF") == std::string::npos) {
+      continue;
+    }
+    std::set<std::string> missing;
+    std::set_difference(other->neff_names.begin(), other->neff_names.end(), side->neff_names.begin(),
+                        side->neff_names.end(), std::inserter(missing, missing.end()));
+    note += std::string(note.empty() ? "" : "; ") + label + " lacks NEFFs" +
+            (missing.empty() ? std::string() : " (the other side has " + join(missing) + ")") +
+            ": copy them from the NEFF cache (e.g. /tmp/neff_cache) into the capture folder, or capture with "
+            "NeuronConfig(neff_cache_dir=...)";
+  }
+  return note.empty() ? "an incomplete capture is not the same measurement: capture again, or accept the "
+                        "difference with --allow-mismatch artifacts"
+                      : note;
+}
+
 } // namespace
 
 const std::vector<std::string>& condition_names() {
@@ -167,9 +201,20 @@ Fingerprint fingerprint_side(const SideSamples& side) {
         cores.insert(std::to_string(core));
       }
       problems.insert(problems.end(), capture.problems.begin(), capture.problems.end());
+      for (const NeffFile& neff : capture.neffs) {
+        fp.neff_names.insert(neff.name);
+      }
     }
     if (!ranks.empty()) {
       fp.values["ranks"] = std::to_string(ranks.size());
+    }
+    const std::set<std::optional<unsigned>> trace_ranks = distinct_ranks(side.traces);
+    const bool any_trace_rank = std::any_of(side.traces.begin(), side.traces.end(),
+                                            [](const TraceSamples& trace) { return trace.rank.has_value(); });
+    if (!ranks.empty() && any_trace_rank && trace_ranks.size() != ranks.size()) {
+      fp.values["ranks"] = describe_ranks(trace_ranks) + " in " + plural(ranks.size(), "rank folder");
+    } else if (!ranks.empty() && any_trace_rank) {
+      fp.values["ranks"] = describe_ranks(trace_ranks);
     }
     if (!cores.empty()) {
       fp.values["neuron_cores"] = join(cores);
@@ -179,6 +224,10 @@ Fingerprint fingerprint_side(const SideSamples& side) {
       artifacts += (i == 0 ? "" : "; ") + problems[i];
     }
     fp.values["artifacts"] = artifacts;
+  }
+  // Several ranks in the traces themselves (distributedInfo.rank, _rank_<N> names), without rank folders.
+  if (fp.values.count("ranks") == 0 && distinct_ranks(side.traces).size() > 1) {
+    fp.values["ranks"] = describe_ranks(distinct_ranks(side.traces));
   }
   if (side.manifest) {
     fp.has_manifest = true;
@@ -253,6 +302,17 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
     if (name.rfind("manifest.", 0) == 0 && (b == base.values.end() || h == head.values.end())) {
       row.matches = true;  // present on one side only: shown, not verified
       row.note = "recorded on one side only: not verified";
+    }
+    if (name.rfind("manifest.", 0) == 0 && !row.matches) {
+      row.note = "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "
+                 "same way, or accept the difference with --allow-mismatch " + name;
+    }
+    if (name == "artifacts" && !row.matches) {
+      row.note = artifacts_note(base, head);
+    }
+    if (name == "ranks" && !row.matches) {
+      row.note = "ranks are compared rank to rank (base rank k against head rank k): profile both sides with the "
+                 "same number of processes; a rank on one side only cannot be compared";
     }
     if (name == "device_time" && !row.matches) {
       row.note = "a side without device time although the other has it: likely the device was not synchronized "

@@ -17,10 +17,15 @@ namespace neuron_gate {
 // "record_shapes", "with_stack", "samples_from", "device_time", "ranks", "neuron_cores",
 // "artifacts", and "manifest.<field>" for each run-manifest field. A condition the data cannot
 // tell is absent. Input shapes are kept per op and compared by the rule of DESIGN.md section 3.
+// "ranks": the count and ids of the traces' ranks ("2 (ranks 0, 1)", ranks.hpp) where the side has
+// rank folders or more than one rank, "... in N rank folders" when the counts differ; the number of
+// `<instance-id>_pid_<pid>` folders where no trace tells its rank; absent for a single rank without
+// rank folders (so a plain single-process profile shows no ranks row).
 struct Fingerprint {
   std::map<std::string, std::string> values;
   std::map<std::string, std::set<std::string>> input_shapes;  // op -> distinct input-shape lists
   bool has_manifest = false;
+  std::set<std::string> neff_names;  // file names of the side's NEFFs, to name what the other side lacks
   bool operator==(const Fingerprint&) const = default;
 };
 

@@ -1,11 +1,13 @@
 #include "compare/metric_comparison.hpp"
 
+#include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/welch_log.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -118,6 +120,78 @@ std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, 
   return series;
 }
 
+// The sample steps of one rank (or of a whole side) and the number of traces they come from.
+struct RankSteps {
+  std::vector<StepSample> steps;
+  std::size_t traces = 0;
+};
+
+// Steps grouped by trace rank when `per_rank`, else all under nullopt; the first `drop_first` of each trace dropped.
+std::map<std::optional<unsigned>, RankSteps> group_steps(const SideSamples& side, std::size_t drop_first, bool per_rank) {
+  std::map<std::optional<unsigned>, RankSteps> groups;
+  for (const TraceSamples& trace : side.traces) {
+    RankSteps& group = groups[per_rank ? trace.rank : std::nullopt];
+    ++group.traces;
+    for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
+      group.steps.push_back(trace.steps[i]);
+    }
+  }
+  return groups;
+}
+
+// Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
+void append_op_metrics(std::vector<MetricComparison>& metrics, const std::vector<StepSample>& base_steps,
+                       const std::vector<StepSample>& head_steps, const RuleSet& rules, bool per_rank,
+                       std::optional<unsigned> rank) {
+  std::map<std::string, OpSeries> base_ops = op_series(base_steps, rules);
+  std::map<std::string, OpSeries> head_ops = op_series(head_steps, rules);
+  std::set<std::string> names;
+  for (const auto& [name, s] : base_ops) {
+    names.insert(name);
+  }
+  for (const auto& [name, s] : head_ops) {
+    names.insert(name);
+  }
+  const std::string suffix = per_rank ? rank_suffix(rank) : std::string();
+  for (const std::string& name : names) {
+    const OpSeries& b = base_ops[name];
+    const OpSeries& h = head_ops[name];
+    auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
+                    const std::vector<double>& head_values) {
+      MetricComparison metric;
+      metric.metric_class = metric_class;
+      metric.name = name + suffix;
+      metric.ranked = per_rank;
+      metric.rank = rank;
+      metric.unit = "us";
+      metric.base_samples = base_values;
+      metric.head_samples = head_values;
+      metric.threshold = rules.threshold_for(metric_class, name);
+      metric.present_in_base = b.present;
+      metric.present_in_head = h.present;
+      if (b.present) {
+        metric.base_calls = median(b.calls);
+      }
+      if (h.present) {
+        metric.head_calls = median(h.calls);
+      }
+      metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
+      if (b.present && h.present) {
+        run_statistics(metric);
+      } else {
+        metric.base_median = median(metric.base_samples);
+        metric.head_median = median(metric.head_samples);
+        metric.verdict = Verdict::structural;
+      }
+      return metric;
+    };
+    metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
+    if (b.any_device || h.any_device) {
+      metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
+    }
+  }
+}
+
 } // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -148,6 +222,16 @@ std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_f
   return steps;
 }
 
+std::string unranked_name(const MetricComparison& metric) {
+  if (!metric.ranked) {
+    return metric.name;
+  }
+  const std::string suffix = rank_suffix(metric.rank);
+  const bool has_suffix = metric.name.size() >= suffix.size() &&
+                          metric.name.compare(metric.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? metric.name.substr(0, metric.name.size() - suffix.size()) : metric.name;
+}
+
 std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   std::vector<MetricComparison> metrics;
 
@@ -169,70 +253,43 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     metrics.push_back(std::move(metric));
   }
 
-  const std::vector<StepSample> base_steps = sample_steps(base, rules.drop_first_steps);
-  const std::vector<StepSample> head_steps = sample_steps(head, rules.drop_first_steps);
-  if (!base_steps.empty() && !head_steps.empty()) {
-    MetricComparison step;
-    step.metric_class = MetricClass::step_time;
-    step.name = "step time";
-    step.unit = "us";
-    for (const StepSample& s : base_steps) {
-      step.base_samples.push_back(to_us(s.duration_ns));
+  // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
+  const bool per_rank = compare_per_rank(base.traces, head.traces);
+  const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
+  const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head, rules.drop_first_steps, per_rank);
+  std::vector<MetricComparison> op_metrics;
+  for (const auto& [rank, b] : base_groups) {
+    auto h = head_groups.find(rank);
+    if (h == head_groups.end()) {
+      continue;  // a rank on one side only: the "ranks" condition names it
     }
-    for (const StepSample& s : head_steps) {
-      step.head_samples.push_back(to_us(s.duration_ns));
+    const std::string suffix = per_rank ? rank_suffix(rank) : std::string();
+    if (!b.steps.empty() && !h->second.steps.empty()) {
+      MetricComparison step;
+      step.metric_class = MetricClass::step_time;
+      step.name = "step time" + suffix;
+      step.ranked = per_rank;
+      step.rank = rank;
+      step.unit = "us";
+      for (const StepSample& s : b.steps) {
+        step.base_samples.push_back(to_us(s.duration_ns));
+      }
+      for (const StepSample& s : h->second.steps) {
+        step.head_samples.push_back(to_us(s.duration_ns));
+      }
+      step.threshold = rules.step_time.threshold;
+      step.base_runs = b.traces;
+      step.head_runs = h->second.traces;
+      run_statistics(step);
+      metrics.push_back(std::move(step));
     }
-    step.threshold = rules.step_time.threshold;
-    step.base_runs = base.traces.size();
-    step.head_runs = head.traces.size();
-    run_statistics(step);
-    metrics.push_back(std::move(step));
+    append_op_metrics(op_metrics, b.steps, h->second.steps, rules, per_rank, rank);
   }
-
-  std::map<std::string, OpSeries> base_ops = op_series(base_steps, rules);
-  std::map<std::string, OpSeries> head_ops = op_series(head_steps, rules);
-  std::set<std::string> names;
-  for (const auto& [name, s] : base_ops) {
-    names.insert(name);
-  }
-  for (const auto& [name, s] : head_ops) {
-    names.insert(name);
-  }
-  for (const std::string& name : names) {
-    const OpSeries& b = base_ops[name];
-    const OpSeries& h = head_ops[name];
-    auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
-                    const std::vector<double>& head_values) {
-      MetricComparison metric;
-      metric.metric_class = metric_class;
-      metric.name = name;
-      metric.unit = "us";
-      metric.base_samples = base_values;
-      metric.head_samples = head_values;
-      metric.threshold = rules.threshold_for(metric_class, name);
-      metric.present_in_base = b.present;
-      metric.present_in_head = h.present;
-      if (b.present) {
-        metric.base_calls = median(b.calls);
-      }
-      if (h.present) {
-        metric.head_calls = median(h.calls);
-      }
-      metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
-      if (b.present && h.present) {
-        run_statistics(metric);
-      } else {
-        metric.base_median = median(metric.base_samples);
-        metric.head_median = median(metric.head_samples);
-        metric.verdict = Verdict::structural;
-      }
-      return metric;
-    };
-    metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
-    if (b.any_device || h.any_device) {
-      metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
-    }
-  }
+  // Ops by name, then rank (ranks were visited in order; the sort is stable).
+  std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricComparison& x, const MetricComparison& y) {
+    return unranked_name(x) < unranked_name(y);
+  });
+  std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
   return metrics;
 }
 

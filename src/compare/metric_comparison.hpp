@@ -23,7 +23,13 @@ const char* verdict_name(Verdict verdict);
 // µs per step; end-to-end values in the metric's own unit. Ratios are head/base.
 struct MetricComparison {
   MetricClass metric_class = MetricClass::self_cpu;
-  std::string name;                // op key, "step time", or the end-to-end metric's name
+  std::string name;                // op key, "step time", or the end-to-end metric's name; when the sides
+                                   // are compared rank to rank, op and step-time names end in
+                                   // rank_suffix(rank): "aten::mm [rank 1]", "step time [rank 0]"
+  // The rank whose samples these are, set only when compared rank to rank (compare_per_rank() in
+  // ranks.hpp); `ranked` tells that case apart from a rank-less single-rank comparison.
+  std::optional<unsigned> rank;
+  bool ranked = false;
   std::string unit;                // "us" for op and step metrics, else the e2e unit
   Better better = Better::lower;
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
@@ -66,9 +72,16 @@ struct MetricComparison {
 // by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
 // each trace dropped) self CPU time and, where any device time exists, device time. Ops present on
 // one side only are single STRUCTURAL entries. Order: end-to-end, step time, ops by name.
+// When either side holds more than one rank, step time and every op metric are built per rank from
+// that rank's steps only (base rank k vs head rank k; a rank on one side only gives no metric, the
+// "ranks" condition names it), named with the rank suffix, ordered by name then rank.
 std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
 
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
 std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);
+
+// The name of a metric without its rank suffix ("aten::mm [rank 1]" -> "aten::mm"); the name itself
+// when the metric is not per rank. Rules patterns (waivers) match either.
+std::string unranked_name(const MetricComparison& metric);
 
 } // namespace neuron_gate

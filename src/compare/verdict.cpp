@@ -196,7 +196,11 @@ Decision decide(std::vector<MetricComparison>& metrics, const ConditionsDiff& co
       }
     }
     if (m.verdict == Verdict::regressed && !options.today.empty()) {
-      if (const Waiver* waiver = rules.waiver_for(m.name, options.today)) {
+      const Waiver* waiver = rules.waiver_for(m.name, options.today);
+      if (waiver == nullptr && m.ranked) {
+        waiver = rules.waiver_for(unranked_name(m), options.today);  // a pattern for the op covers every rank
+      }
+      if (waiver != nullptr) {
         m.waiver = waiver->reason + " (until " + waiver->expires + ")";
       }
     }

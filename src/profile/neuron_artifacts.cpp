@@ -273,6 +273,11 @@ void judge(NeuronCapture& capture, const Folder& contents) {
 
 } // namespace
 
+std::optional<RankFolder> enclosing_rank_folder(const std::string& path) {
+  const std::string normal = normalise(path);
+  return normal == k_root ? std::nullopt : enclosing_rank(parent_of(normal));
+}
+
 std::vector<RankFolder> find_rank_folders(const std::vector<ArtifactFile>& files) {
   std::map<std::string, RankFolder> ranks;
   for (const auto& file : files) {

@@ -90,6 +90,10 @@ NeuronArtifacts find_neuron_artifacts(const std::vector<ArtifactFile>& files);
 // each once. Folders at different paths are different ranks even when their names are equal.
 std::vector<RankFolder> find_rank_folders(const std::vector<ArtifactFile>& files);
 
+// The nearest folder named `<instance-id>_pid_<pid>` among the folders of `path` (a file's path, '/'
+// separated, relative or absolute; the file name itself is not looked at). nullopt when none.
+std::optional<RankFolder> enclosing_rank_folder(const std::string& path);
+
 // Walks the directory `root` recursively (hidden entries such as .git skipped, folder symlinks not
 // followed) and lists its files and folders, sorted by relative path. Throws InputError when `root`
 // is not a readable directory.

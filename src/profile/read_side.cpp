@@ -1,6 +1,7 @@
 #include "profile/read_side.hpp"
 
 #include "profile/key_averages_table.hpp"
+#include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
 #include "util/error.hpp"
 
@@ -74,6 +75,7 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
       side.samples_from_tables = true;
     }
   }
+  assign_ranks(side.traces);
   std::filesystem::path root(inventory.spec);
   if (std::filesystem::is_directory(root)) {
     side.neuron = find_neuron_artifacts(list_artifact_files(inventory.spec));

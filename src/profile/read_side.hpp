@@ -21,7 +21,8 @@ struct SideSamples {
   std::string label;                 // "base" or "head"
   ProfileInventory inventory;
   // One per trace file, in path order. Where a side has no trace, one per printed key_averages
-  // table instead (a table is one run; tables without `Input Shapes` are preferred).
+  // table instead (a table is one run; tables without `Input Shapes` are preferred). Each carries
+  // its rank where one is known (assign_ranks in ranks.hpp).
   std::vector<TraceSamples> traces;
   bool samples_from_tables = false;  // traces[] were built from key_averages tables
   std::vector<EndToEndMetric> end_to_end;  // merged by name across e2e files, samples in path order

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ struct TraceSamples {
   std::map<std::string, std::string> metadata;  // top-level scalars: schemaVersion, record_shapes, with_stack,
                                                 // distributedInfo.rank, ... as JSON text
   TraceDataProblems problems;
+  // The rank (process of a distributed run) this trace belongs to, set by read_side (ranks.hpp);
+  // nullopt when nothing tells. rank_source: "distributedInfo.rank", "file name", "rank folder" or "".
+  std::optional<unsigned> rank;
+  std::string rank_source;
   bool operator==(const TraceSamples&) const = default;
 };
 

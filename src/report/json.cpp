@@ -35,6 +35,9 @@ ordered metric_json(const MetricComparison& m) {
   ordered j;
   j["class"] = metric_class_key(m.metric_class);
   j["name"] = m.name;
+  if (m.ranked) {  // compared rank to rank only; absent for a single-rank comparison
+    j["rank"] = m.rank ? ordered(*m.rank) : ordered(nullptr);
+  }
   j["unit"] = m.unit;
   j["better"] = m.better == Better::lower ? "lower" : "higher";
   j["verdict"] = verdict_name(m.verdict);

@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include "profile/ranks.hpp"
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -33,7 +34,7 @@ std::string class_label(MetricClass metric_class) {
 // The metric's name with its class, without saying "step time" twice.
 std::string metric_label(const MetricComparison& m) {
   if (m.metric_class == MetricClass::step_time) {
-    return "profiled step time";
+    return "profiled step time" + (m.ranked ? " of " + rank_name(m.rank) : std::string());
   }
   return code(m.name) + " " + class_label(m.metric_class);
 }
@@ -262,7 +263,9 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
   const MetricComparison* step = nullptr;
   const MetricComparison* latency = nullptr;
   for (const MetricComparison& m : report.metrics) {
-    if (m.metric_class == MetricClass::step_time) {
+    // Per rank: the rank whose step time changed most, read with that rank's ops only.
+    if (m.metric_class == MetricClass::step_time &&
+        (step == nullptr || std::fabs(m.ratio.value_or(1.0) - 1.0) > std::fabs(step->ratio.value_or(1.0) - 1.0))) {
       step = &m;
     }
     if (m.metric_class == MetricClass::end_to_end && m.better == Better::lower && latency == nullptr) {
@@ -273,7 +276,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
     double cpu_total = 0, device_total = 0;
     std::vector<std::pair<double, std::string>> contributions;
     for (const MetricComparison& m : report.metrics) {
-      if (m.metric_class != MetricClass::self_cpu && m.metric_class != MetricClass::device) {
+      if ((m.metric_class != MetricClass::self_cpu && m.metric_class != MetricClass::device) || m.rank != step->rank) {
         continue;
       }
       const double change = median_change(m).value_or(0);
@@ -289,7 +292,8 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
       }
       top.push_back(name + " " + signed_us(change));
     }
-    std::string line = "Profiled step time " + format_duration_us(step->base_median) + " → " +
+    std::string line = "Profiled step time" + (step->ranked ? " of " + rank_name(step->rank) + ":" : std::string()) + " " +
+                       format_duration_us(step->base_median) + " → " +
                        format_duration_us(step->head_median) + " (" + format_ratio(step->ratio) + ", " +
                        verdict_name(step->verdict) + ", not gating by default). Summed median per-op changes: self CPU " +
                        signed_us(cpu_total) + " per step";
@@ -326,6 +330,14 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
   const RuleSet& rules = report.rules;
   if (report.outcome == Outcome::not_comparable) {
     return;
+  }
+  // Differences accepted with --allow-mismatch or the rules' allow_mismatch: the verdicts rest on them.
+  for (const ConditionRow& row : report.conditions.rows) {
+    if (!row.matches && row.accepted) {
+      lines.push_back("Accepted difference in " + code(row.name) + " (base: " + row.base + "; head: " + row.head +
+                      "): the verdicts assume it does not change what is measured. Test: profile both sides with "
+                      "the same " + row.name + " and see whether the verdicts hold.");
+    }
   }
   // Undecided gating metrics.
   std::size_t gating_total = 0, insufficient = 0, inconclusive = 0;
