@@ -1,2 +1,4 @@
 # Benchmark-tool and Neuron summary readers (benchmark_formats, neuron_summary).
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_formats.cpp)
+# Discovery by content and read_side() on those formats (discover, read_side).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_discover.cpp)

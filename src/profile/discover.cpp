@@ -1,8 +1,10 @@
 #include "profile/discover.hpp"
 
+#include "profile/benchmark_formats.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/key_averages_table.hpp"
 #include "profile/manifest.hpp"
+#include "profile/neuron_summary.hpp"
 #include "util/error.hpp"
 
 #include <zlib.h>
@@ -14,6 +16,8 @@ namespace neuron_gate {
 namespace {
 
 constexpr std::size_t k_sniff_bytes = 1 << 20;
+// Benchmark tools and Neuron summaries put the keys that tell them apart in their first few KiB.
+constexpr std::size_t k_small_sniff_bytes = 64 << 10;
 
 // First bytes of a file, gunzipped when it is gzip (zlib's gzread reads plain files as they are).
 std::string read_head(const std::string& path) {
@@ -28,7 +32,7 @@ std::string read_head(const std::string& path) {
   return head;
 }
 
-std::size_t first_significant(const std::string& head) {
+std::size_t first_significant(std::string_view head) {
   std::size_t i = 0;
   if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF && static_cast<unsigned char>(head[1]) == 0xBB &&
       static_cast<unsigned char>(head[2]) == 0xBF) {
@@ -68,10 +72,58 @@ const char* file_kind_name(FileKind kind) {
     return "run manifest";
   case FileKind::neuron_artifact:
     return "Neuron artifact";
+  case FileKind::google_benchmark:
+    return "Google Benchmark JSON";
+  case FileKind::hyperfine:
+    return "hyperfine JSON";
+  case FileKind::pytest_benchmark:
+    return "pytest-benchmark JSON";
+  case FileKind::neuron_summary_json:
+    return "Neuron summary JSON";
+  case FileKind::neuron_summary_text:
+    return "Neuron summary text";
   case FileKind::ignored:
     return "ignored";
   }
   return "ignored";
+}
+
+std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t max_keys) {
+  std::vector<std::string> keys;
+  const std::size_t start = first_significant(head);
+  if (start >= head.size() || head[start] != '{') {
+    return keys;
+  }
+  // Depth 1 is the top-level object; a string at depth 1 where a key is expected is a key.
+  int depth = 0;
+  bool expect_key = false;
+  for (std::size_t i = start; i < head.size() && keys.size() < max_keys; ++i) {
+    const char c = head[i];
+    if (c == '"') {
+      std::size_t end = i + 1;
+      while (end < head.size() && head[end] != '"') {
+        end += head[end] == '\\' ? 2 : 1;
+      }
+      if (end >= head.size()) {
+        break;  // cut off inside a string
+      }
+      if (depth == 1 && expect_key) {
+        keys.emplace_back(head.substr(i + 1, end - i - 1));
+        expect_key = false;
+      }
+      i = end;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+      expect_key = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      if (--depth <= 0) {
+        break;
+      }
+    } else if (c == ',' && depth == 1) {
+      expect_key = true;
+    }
+  }
+  return keys;
 }
 
 DiscoveredFile classify_file_head(const std::string& name, const std::string& head) {
@@ -86,9 +138,11 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
     file.ignored_reason = "empty file";
     return file;
   }
+  const std::string_view small_head = std::string_view(head).substr(0, k_small_sniff_bytes);
   const char first = head[start];
   if (first == '[') {
-    file.kind = FileKind::trace;
+    // A top-level array is a legacy trace, unless its objects are Neuron summaries (one per NTFF).
+    file.kind = looks_like_neuron_summary_json(small_head) ? FileKind::neuron_summary_json : FileKind::trace;
   } else if (first == '{') {
     if (head.find("\"traceEvents\"") != std::string::npos) {
       file.kind = FileKind::trace;
@@ -96,15 +150,30 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
       file.kind = FileKind::end_to_end;
     } else if (looks_like_manifest(head)) {
       file.kind = FileKind::run_manifest;
+    } else if (const BenchmarkFormat format = sniff_benchmark_format(small_head); format != BenchmarkFormat::unknown) {
+      file.kind = format == BenchmarkFormat::google_benchmark ? FileKind::google_benchmark
+                  : format == BenchmarkFormat::hyperfine      ? FileKind::hyperfine
+                                                              : FileKind::pytest_benchmark;
+    } else if (looks_like_neuron_summary_json(small_head)) {
+      file.kind = FileKind::neuron_summary_json;
     } else {
-      file.ignored_reason = "JSON of a kind neuron-gate does not read (no \"traceEvents\", no known \"schema\")";
+      std::string keys;
+      for (const std::string& key : top_level_json_keys(small_head, 8)) {
+        keys += (keys.empty() ? "\"" : ", \"") + key + "\"";
+      }
+      file.ignored_reason = "JSON of a kind neuron-gate does not read (top-level keys: " +
+                            (keys.empty() ? std::string("none found") : keys) +
+                            "; expected \"traceEvents\", a neuron-gate \"schema\", Google Benchmark, hyperfine, "
+                            "pytest-benchmark or a Neuron summary)";
     }
   } else if (looks_like_key_averages_table(head)) {
     file.kind = FileKind::key_averages_table;
   } else if (head.find('\0') != std::string::npos) {
     file.ignored_reason = "binary file";
+  } else if (looks_like_neuron_summary_text(small_head)) {
+    file.kind = FileKind::neuron_summary_text;
   } else {
-    file.ignored_reason = "text that is neither JSON nor a key_averages table";
+    file.ignored_reason = "text that is neither JSON, a key_averages table nor a Neuron summary-text";
   }
   return file;
 }

@@ -4,21 +4,29 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron_gate {
 
 // What a file was recognised as.
 enum class FileKind {
-  trace,               // Kineto {"traceEvents": ...} or legacy top-level array
-  end_to_end,          // e2e.json, schema neuron-gate.e2e/1
-  key_averages_table,  // a printed key_averages() table
-  run_manifest,        // neuron-gate.json, schema neuron-gate.manifest/1
-  neuron_artifact,     // NEFF, NTFF or Neuron runtime .pb: opaque, checked for completeness, never parsed
-  ignored,             // not recognised: listed with the reason, never read further
+  trace,                // Kineto {"traceEvents": ...} or legacy top-level array
+  end_to_end,           // e2e.json, schema neuron-gate.e2e/1
+  key_averages_table,   // a printed key_averages() table
+  run_manifest,         // neuron-gate.json, schema neuron-gate.manifest/1
+  neuron_artifact,      // NEFF, NTFF or Neuron runtime .pb: opaque, checked for completeness, never parsed
+  google_benchmark,     // Google Benchmark JSON: first key "context", with "benchmarks"
+  hyperfine,            // hyperfine --export-json: first key "results", entries with "command"
+  pytest_benchmark,     // pytest-benchmark JSON: "machine_info", or "benchmarks" with "fullname"
+  neuron_summary_json,  // neuron-explorer summary-json, or legacy neuron-profile JSON with a "summary" array
+  neuron_summary_text,  // neuron-explorer summary-text: `key value` lines with `total_time`
+  ignored,              // not recognised: listed with the reason, never read further
 };
 
-// Human-readable kind: "trace", "end-to-end", "key_averages table", "run manifest", "Neuron artifact", "ignored".
+// Human-readable kind: "trace", "end-to-end", "key_averages table", "run manifest", "Neuron artifact",
+// "Google Benchmark JSON", "hyperfine JSON", "pytest-benchmark JSON", "Neuron summary JSON",
+// "Neuron summary text", "ignored".
 const char* file_kind_name(FileKind kind);
 
 // One file found under a profile root.
@@ -43,9 +51,19 @@ struct ProfileInventory {
 // Throws InputError when `spec` does not exist or cannot be read.
 ProfileInventory discover_profile(const std::string& spec);
 
-// Classifies a file from its first bytes (already decompressed); `name` is the file name. Text is
-// recognised by content; the opaque Neuron binaries (.neff, .ntff, .pb) by their names, since their
-// formats are not public. Sets kind and ignored_reason of the result.
+// Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the
+// file name. Text is recognised by content, never by name; the opaque Neuron binaries (.neff, .ntff,
+// .pb) by their names, since their formats are not public. A JSON object is tried, in this order, as a
+// trace ("traceEvents"), e2e.json and run manifest (their "schema"), a benchmark tool's output (first
+// 64 KiB, benchmark_formats.hpp), a Neuron summary (first 64 KiB, neuron_summary.hpp); a top-level array
+// as a Neuron summary (per-NTFF objects with "total_time"), else as a legacy trace; other text as a
+// key_averages table, then a Neuron summary-text. Sets kind and, for an ignored file, ignored_reason
+// (for unknown JSON it names the top-level keys seen). Never throws.
 DiscoveredFile classify_file_head(const std::string& name, const std::string& head);
+
+// The keys of a JSON object's top level that appear in `head` (the text's first bytes, after an
+// optional BOM and white space; a cut-off text gives the keys before the cut), in order, at most
+// `max_keys`. Empty when `head` is not a JSON object. Escapes in keys are kept as written.
+std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t max_keys);
 
 } // namespace neuron_gate

@@ -11,13 +11,20 @@ namespace neuron_gate {
 // Which direction is better for a metric: latency is `lower`, throughput is `higher`.
 enum class Better { lower, higher };
 
+// Who measured an end-to-end metric (DESIGN.md section 4: the application's numbers decide).
+enum class EndToEndOrigin {
+  application,     // the workload or a benchmark tool: e2e.json, Google Benchmark, hyperfine, pytest-benchmark
+  device_summary,  // a Neuron device summary (neuron-explorer): device time only, host overhead excluded
+};
+
 // One end-to-end metric of one side: its samples in the file's own unit (e.g. "ms", "samples/s").
 struct EndToEndMetric {
   std::string name;             // "latency"
   std::string unit;             // "ms"
   Better better = Better::lower;
   std::vector<double> samples;  // one value per measurement, finite
-  std::string source_path;      // the file they came from
+  std::string source_path;      // the file they came from (the first one, once merged across files)
+  EndToEndOrigin origin = EndToEndOrigin::application;
   bool operator==(const EndToEndMetric&) const = default;
 };
 

@@ -230,14 +230,20 @@ NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::
   summary.assumptions.push_back(std::move(shape));
   bool read_a_string = false;
   for (const auto& [key, value] : object.items()) {
+    const bool is_total = key == "total_time" || key == "total_active_time";
+    if (!is_total && !is_engine_active_time_key(key)) {
+      continue;
+    }
+    const std::optional<double> seconds = seconds_from_json(value, key, path, read_a_string);
+    if (!seconds) {
+      summary.no_value_keys.push_back(key);
+    }
     if (key == "total_time") {
-      summary.total_time_s = seconds_from_json(value, key, path, read_a_string);
+      summary.total_time_s = seconds;
     } else if (key == "total_active_time") {
-      summary.total_active_time_s = seconds_from_json(value, key, path, read_a_string);
-    } else if (is_engine_active_time_key(key)) {
-      if (const auto seconds = seconds_from_json(value, key, path, read_a_string)) {
-        summary.engine_active_time_s[engine_of(key)] = *seconds;
-      }
+      summary.total_active_time_s = seconds;
+    } else if (seconds) {
+      summary.engine_active_time_s[engine_of(key)] = *seconds;
     }
   }
   if (read_a_string) {
@@ -528,6 +534,9 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
         seconds.reset();
       }
     }
+    if (!seconds) {
+      summary.no_value_keys.emplace_back(line.key);
+    }
     if (line.key == "total_time") {
       saw_total_time = true;
       summary.total_time_s = seconds;
@@ -580,6 +589,7 @@ std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSumma
     metric.name = "device " + measure;
     metric.unit = "s";
     metric.better = Better::lower;
+    metric.origin = EndToEndOrigin::device_summary;
     metric.source_path = summaries.front().path;
     for (const auto& summary : summaries) {
       if (const std::optional<double> value = value_of(summary)) {

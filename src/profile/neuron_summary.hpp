@@ -27,6 +27,9 @@ struct NeuronSummary {
   // "tensor" -> `tensor_engine_active_time`; likewise vector, scalar, gpsimd, sync and any other
   // `<engine>_engine_active_time` key.
   std::map<std::string, double> engine_active_time_s;
+  // Keys read above (`total_time`, `total_active_time`, `*_engine_active_time`) that were present without a
+  // value (null, NaN, Infinity, "nan"), in file order: skipped, for the report's warnings.
+  std::vector<std::string> no_value_keys;
   bool operator==(const NeuronSummary&) const = default;
 };
 
@@ -58,9 +61,13 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
 std::vector<NeuronSummary> read_neuron_summary_text(const std::string& path);
 
 // One metric per measure, one sample per summary that has a value, in summary order, unit "s", lower is
-// better: "device total_time", "device total_active_time", then "device <engine>_engine_active_time" in
-// engine-name order. A measure no summary has gives no metric. source_path is the first summary's path.
+// better, origin device_summary: "device total_time", "device total_active_time", then
+// "device <engine>_engine_active_time" in engine-name order. A measure no summary has gives no metric.
+// source_path is the first summary's path.
 std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSummary>& summaries);
+
+// The name of the device's end-to-end time among neuron_summary_metrics(): "device total_time".
+inline constexpr std::string_view k_device_total_time_metric = "device total_time";
 
 // JSON text with each bare non-finite token outside strings (NaN, -NaN, +NaN, Infinity, -Infinity, +Infinity,
 // nan, -nan, inf, -inf) replaced by `null`, which nlohmann accepts (Google Benchmark and pre-07/2024 Neuron

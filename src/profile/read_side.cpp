@@ -1,6 +1,8 @@
 #include "profile/read_side.hpp"
 
+#include "profile/benchmark_formats.hpp"
 #include "profile/key_averages_table.hpp"
+#include "profile/neuron_summary.hpp"
 #include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
 #include "util/error.hpp"
@@ -11,8 +13,14 @@
 namespace neuron_gate {
 namespace {
 
-void merge_end_to_end(SideSamples& side, const DiscoveredFile& file) {
-  for (EndToEndMetric& metric : read_e2e_json(file.path)) {
+std::string direction_text(const EndToEndMetric& metric) {
+  return "\"" + metric.unit + "\", " + (metric.better == Better::lower ? "lower" : "higher") + " is better";
+}
+
+// Adds the metrics of one file to the side's: a new name is appended, a known one gets the samples
+// appended when unit and direction agree (else InputError naming both files).
+void merge_end_to_end(SideSamples& side, const DiscoveredFile& file, std::vector<EndToEndMetric> metrics) {
+  for (EndToEndMetric& metric : metrics) {
     auto existing = std::find_if(side.end_to_end.begin(), side.end_to_end.end(),
                                  [&](const EndToEndMetric& m) { return m.name == metric.name; });
     if (existing == side.end_to_end.end()) {
@@ -20,11 +28,68 @@ void merge_end_to_end(SideSamples& side, const DiscoveredFile& file) {
       continue;
     }
     if (existing->unit != metric.unit || existing->better != metric.better) {
-      throw InputError(file.path, "metric \"" + metric.name + "\" has unit \"" + metric.unit + "\" here but \"" +
-                                      existing->unit + "\" in " + existing->source_path);
+      throw InputError(file.path, "metric \"" + metric.name + "\" is " + direction_text(metric) + " here but " +
+                                      direction_text(*existing) + " in " + existing->source_path);
     }
     existing->samples.insert(existing->samples.end(), metric.samples.begin(), metric.samples.end());
   }
+}
+
+std::string count_text(std::size_t count, const char* one, const char* many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+// A benchmark tool's JSON: one metric per benchmark (and measure), merged like e2e.json.
+void read_benchmark_file(SideSamples& side, const DiscoveredFile& file) {
+  std::vector<EndToEndMetric> metrics = read_benchmark_json(file.path);
+  side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
+  merge_end_to_end(side, file, std::move(metrics));
+}
+
+// A Neuron summary: each summary (execution) is one sample of each device measure, in ms. Keys
+// without a value become warnings; the Explorer and schema versions go to file_details.
+void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file) {
+  const std::vector<NeuronSummary> summaries = file.kind == FileKind::neuron_summary_json
+                                                   ? read_neuron_summary_json(file.path)
+                                                   : read_neuron_summary_text(file.path);
+  std::vector<std::string> versions, skipped;
+  for (const NeuronSummary& summary : summaries) {
+    if (std::find(versions.begin(), versions.end(), summary.version) == versions.end()) {
+      versions.push_back(summary.version);
+    }
+    for (const std::string& key : summary.no_value_keys) {
+      if (std::find(skipped.begin(), skipped.end(), key) == skipped.end()) {
+        skipped.push_back(key);
+      }
+    }
+  }
+  std::string details;
+  for (const std::string& version : versions) {
+    details += (details.empty() ? "" : " / ") + version;
+  }
+  side.file_details[file.relative_path] = details + "; " + count_text(summaries.size(), "execution", "executions");
+  if (!skipped.empty()) {
+    std::string keys;
+    for (const std::string& key : skipped) {
+      keys += (keys.empty() ? "`" : ", `") + key + "`";
+    }
+    side.read_warnings.push_back(file.relative_path + ": no value (NaN, Infinity or null) for " + keys +
+                                 ": skipped, not counted as 0");
+  }
+  if (summaries.size() > 1) {
+    side.read_warnings.push_back(file.relative_path + ": " + std::to_string(summaries.size()) +
+                                 " summaries in one file (one per NTFF); each is taken as one sample, though "
+                                 "NeuronCores of one execution are not independent repetitions");
+  }
+  std::vector<EndToEndMetric> metrics = neuron_summary_metrics(summaries);
+  for (EndToEndMetric& metric : metrics) {
+    // Device executions take milliseconds: report them in ms (summaries give seconds).
+    for (double& sample : metric.samples) {
+      sample *= 1000.0;
+    }
+    metric.unit = "ms";
+  }
+  merge_end_to_end(side, file, std::move(metrics));
 }
 
 } // namespace
@@ -40,8 +105,20 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
     case FileKind::trace:
       side.traces.push_back(read_trace_samples(file.path, options));
       break;
-    case FileKind::end_to_end:
-      merge_end_to_end(side, file);
+    case FileKind::end_to_end: {
+      std::vector<EndToEndMetric> metrics = read_e2e_json(file.path);
+      side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
+      merge_end_to_end(side, file, std::move(metrics));
+      break;
+    }
+    case FileKind::google_benchmark:
+    case FileKind::hyperfine:
+    case FileKind::pytest_benchmark:
+      read_benchmark_file(side, file);
+      break;
+    case FileKind::neuron_summary_json:
+    case FileKind::neuron_summary_text:
+      read_neuron_summary_file(side, file);
       break;
     case FileKind::key_averages_table: {
       KeyAveragesTable table = parse_key_averages_table(std::filesystem::path(file.path));

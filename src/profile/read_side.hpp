@@ -25,19 +25,31 @@ struct SideSamples {
   // its rank where one is known (assign_ranks in ranks.hpp).
   std::vector<TraceSamples> traces;
   bool samples_from_tables = false;  // traces[] were built from key_averages tables
-  std::vector<EndToEndMetric> end_to_end;  // merged by name across e2e files, samples in path order
+  // Merged by name across e2e.json, benchmark-tool and Neuron summary files, samples in path order.
+  // Neuron summaries give "device total_time" etc. in ms (origin device_summary).
+  std::vector<EndToEndMetric> end_to_end;
   // Op name -> `Input Shapes` texts from by-shape key_averages tables (used for the inputs condition
   // where traces carry no shapes).
   std::map<std::string, std::set<std::string>> table_input_shapes;
   std::optional<RunManifest> manifest;  // neuron-gate.json, at most one per side
   NeuronArtifacts neuron;               // NEFF/NTFF captures found, with problems
   std::vector<std::string> table_warnings;  // "file:line: message" from key_averages tables
+  // Relative path -> what the Provenance says of a file beyond its kind: for a Neuron summary the
+  // Explorer and schema versions and the number of executions ("explorer_version 2.21.0,
+  // profile_schema_version 1.2.0; 2 executions"), for e2e.json and a benchmark tool's file the number
+  // of metrics ("2 metrics").
+  std::map<std::string, std::string> file_details;
+  // "relative/path: message" for values skipped or assumptions made while reading (a Neuron summary's
+  // NaN fields, several summaries in one file); shown in the report.
+  std::vector<std::string> read_warnings;
   bool operator==(const SideSamples&) const = default;
 };
 
-// Reads every trace, table, end-to-end file and manifest of `inventory`, and checks Neuron
-// artifacts. Throws InputError (file, byte offset) on the first file that cannot be read, when two
-// end-to-end files give one metric different units or directions, or when a side has two manifests.
+// Reads every trace, table, end-to-end file (e2e.json, Google Benchmark, hyperfine, pytest-benchmark,
+// Neuron summary) and manifest of `inventory`, and checks Neuron artifacts. Throws InputError (file,
+// byte offset) on the first file that cannot be read (pytest-benchmark JSON saved without
+// --benchmark-save-data is one), when two end-to-end files give one metric different units or
+// directions (naming both files), or when a side has two manifests.
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options);
 
 } // namespace neuron_gate
