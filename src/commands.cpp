@@ -195,6 +195,9 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
     if (!file.ignored_reason.empty()) {
       out << " — " << file.ignored_reason;
     }
+    if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
+      out << " (" << detail->second << ")";
+    }
     out << "\n";
   }
   out << "\n## Conditions (fingerprint)\n\n";
@@ -220,6 +223,10 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
       }
       out << "\n";
     }
+  }
+  for (const std::string& warning : side.read_warnings) {
+    any_problem = true;
+    out << "- " << warning << "\n";
   }
   if (!any_problem) {
     out << "None found.\n";

@@ -498,3 +498,268 @@ TEST_CASE("inspect on a TorchNeuron layout lists ranks, captures and the assumpt
 }
 
 TEST_SUITE_END();
+
+// End-to-end files other than e2e.json, and discovery by content, on small profiles written here.
+TEST_SUITE_BEGIN("cli::input_formats");
+
+namespace {
+
+void write_input(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+bool has_text(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A small deterministic spread around 1: 1 + ((i * 7) % 10 - 4.5) * 0.002, i.e. within ±1%.
+double jitter(int i) {
+  return 1.0 + (static_cast<double>((i * 7) % 10) - 4.5) * 0.002;
+}
+
+// Google Benchmark JSON of one benchmark with `repetitions` per-repetition entries (real_time ~ `real_us`),
+// then the mean aggregate, which the reader ignores.
+std::string google_benchmark_json(const std::string& name, int repetitions, double real_us) {
+  std::ostringstream t;
+  t << std::setprecision(10);
+  t << "{\"context\": {\"date\": \"2026-01-01T00:00:00+00:00\", \"num_cpus\": 8, \"library_version\": \"v1.8.3\"},\n"
+       " \"benchmarks\": [\n";
+  for (int i = 0; i < repetitions; ++i) {
+    t << "  {\"name\": \"" << name << "\", \"run_name\": \"" << name << "\", \"run_type\": \"iteration\", "
+      << "\"repetitions\": " << repetitions << ", \"repetition_index\": " << i << ", \"iterations\": 1000, "
+      << "\"real_time\": " << real_us * jitter(i) << ", \"cpu_time\": " << real_us * jitter(i + 3)
+      << ", \"time_unit\": \"us\"},\n";
+  }
+  t << "  {\"name\": \"" << name << "_mean\", \"run_name\": \"" << name << "\", \"run_type\": \"aggregate\", "
+    << "\"aggregate_name\": \"mean\", \"real_time\": " << real_us << ", \"cpu_time\": " << real_us
+    << ", \"time_unit\": \"us\"}\n ]}\n";
+  return t.str();
+}
+
+// hyperfine JSON with one entry per command, `runs` times each (seconds ~ `seconds`).
+std::string hyperfine_json(const std::vector<std::string>& commands, int runs, double seconds) {
+  std::ostringstream t;
+  t << std::setprecision(10) << "{\"results\": [";
+  for (std::size_t c = 0; c < commands.size(); ++c) {
+    t << (c == 0 ? "" : ",") << "\n {\"command\": \"" << commands[c] << "\", \"mean\": " << seconds << ", \"times\": [";
+    for (int i = 0; i < runs; ++i) {
+      t << (i == 0 ? "" : ", ") << seconds * jitter(i + static_cast<int>(c));
+    }
+    t << "]}";
+  }
+  t << "\n]}\n";
+  return t.str();
+}
+
+// neuron-explorer summary-json of one execution (times in seconds; a value may be the bare token NaN).
+std::string neuron_summary_json(const std::string& total_time, const std::string& total_active_time,
+                                double tensor_active) {
+  std::ostringstream t;
+  t << std::setprecision(10);
+  t << "{\"metadata\": {\"explorer_version\": \"2.21.0\", \"profile_schema_version\": \"1.2.0\"},\n"
+    << " \"total_time\": " << total_time << ", \"total_active_time\": " << total_active_time
+    << ", \"tensor_engine_active_time\": " << tensor_active << ", \"tensor_engine_active_time_percent\": 0.56}\n";
+  return t.str();
+}
+
+std::string seconds_text(double value) {
+  std::ostringstream t;
+  t << std::setprecision(10) << value;
+  return t.str();
+}
+
+// `count` summary files under `dir`: total_time ~ total_s, total_active_time 90% of it, tensor 55%.
+void write_neuron_side(const std::filesystem::path& dir, int count, double total_s) {
+  for (int i = 0; i < count; ++i) {
+    const double total = total_s * jitter(i);
+    write_input(dir / ("exec-" + std::to_string(i) + ".json"),
+                neuron_summary_json(seconds_text(total), seconds_text(total * 0.9), total * 0.55));
+  }
+}
+
+} // namespace
+
+TEST_CASE("Google Benchmark with repetitions: head 20% slower regresses and names the benchmark") {
+  const std::filesystem::path dir = scratch("gbench");
+  write_input(dir / "base" / "bench.json", google_benchmark_json("BM_Infer/512", 10, 250.0));
+  write_input(dir / "head" / "bench.json", google_benchmark_json("BM_Infer/512", 10, 300.0));
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.err);
+  CHECK(c.result.exit_code == 1);
+  CHECK(c.report["outcome"] == "REGRESSION");
+  CHECK(c.report["gating_classes"] == json::array({"end_to_end"}));
+  const json real = find_metric(c.report, "end_to_end", "BM_Infer/512 real_time");
+  REQUIRE(real.is_object());
+  CHECK(real["verdict"] == "REGRESSED");
+  CHECK(real["gating"] == true);
+  CHECK(real["unit"] == "us");
+  CHECK(real["base"]["n"] == 10);
+  CHECK(real["head"]["n"] == 10);
+  CHECK(real["base"]["median"].get<double>() == doctest::Approx(250.0).epsilon(0.01));
+  CHECK(real["ratio"].get<double>() == doctest::Approx(1.2).epsilon(0.01));
+  CHECK(find_metric(c.report, "end_to_end", "BM_Infer/512 cpu_time")["verdict"] == "REGRESSED");
+  CHECK(has_text(c.result.out, "`BM_Infer/512 real_time` (end-to-end) REGRESSED"));
+  CHECK(has_text(c.result.out, "Google Benchmark JSON (2 metrics)"));
+}
+
+TEST_CASE("hyperfine with two commands, both sides equal: one metric per command, exit 0") {
+  const std::filesystem::path dir = scratch("hyperfine");
+  const std::vector<std::string> commands{"python infer.py --seq 512", "python infer.py --seq 1024"};
+  write_input(dir / "base" / "timings.json", hyperfine_json(commands, 10, 2.4));
+  write_input(dir / "head" / "timings.json", hyperfine_json(commands, 10, 2.4));
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.err);
+  CHECK(c.result.exit_code == 0);
+  CHECK(c.report["outcome"] == "PASS");
+  for (const std::string& command : commands) {
+    CAPTURE(command);
+    const json metric = find_metric(c.report, "end_to_end", command);
+    REQUIRE(metric.is_object());
+    CHECK(metric["verdict"] == "EQUIVALENT");
+    CHECK(metric["unit"] == "s");
+    CHECK(metric["ratio"].get<double>() == doctest::Approx(1.0));
+    CHECK(metric["base"]["n"] == 10);
+  }
+}
+
+TEST_CASE("pytest-benchmark saved without --benchmark-save-data is an input error that says so") {
+  const std::filesystem::path dir = scratch("pytest-nodata");
+  std::filesystem::create_directories(dir / "base");
+  std::filesystem::copy_file(data("formats/pytest-benchmark-without-data.json"), dir / "base" / "0001.json");
+  const CliResult r = run({"compare", (dir / "base").string(), (dir / "base").string(), "--quiet", "--no-git"});
+  CHECK(r.exit_code == 2);
+  CHECK(has_text(r.err, "0001.json"));
+  CHECK(has_text(r.err, "--benchmark-save-data"));
+}
+
+TEST_CASE("Neuron summaries, head device total_time 10% slower: REGRESSED and the Explorer version reported") {
+  const std::filesystem::path dir = scratch("neuron-summary");
+  write_neuron_side(dir / "base", 8, 0.0170);
+  write_neuron_side(dir / "head", 8, 0.0187);
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.err);
+  CHECK(c.result.exit_code == 1);
+  const json total = find_metric(c.report, "end_to_end", "device total_time");
+  REQUIRE(total.is_object());
+  CHECK(total["verdict"] == "REGRESSED");
+  CHECK(total["gating"] == true);
+  CHECK(total["family"] == "end-to-end");
+  CHECK(total["unit"] == "ms");
+  CHECK(total["base"]["n"] == 8);
+  CHECK(total["base"]["median"].get<double>() == doctest::Approx(17.0).epsilon(0.01));
+  CHECK(total["ratio"].get<double>() == doctest::Approx(1.1).epsilon(0.01));
+  // Active times explain; they are measured and judged, never gating by default.
+  const json active = find_metric(c.report, "end_to_end", "device total_active_time");
+  REQUIRE(active.is_object());
+  CHECK(active["gating"] == false);
+  CHECK(active["family"] == "device summary");
+  CHECK(active["verdict"] == "REGRESSED");
+  CHECK(find_metric(c.report, "end_to_end", "device tensor_engine_active_time")["gating"] == false);
+  CHECK(c.report["gating_classes"] == json::array({"end_to_end"}));
+  CHECK(has_text(c.result.out, "`device total_time` (end-to-end) REGRESSED"));
+  CHECK(has_text(c.result.out, "Neuron device summary (explains; not gating): `device total_active_time` REGRESSED"));
+  CHECK(has_text(c.result.out, "Neuron summary JSON (explorer_version 2.21.0, profile_schema_version 1.2.0; 1 execution)"));
+  const json files = c.report["provenance"]["files"];
+  REQUIRE(files.size() == 16);
+  CHECK(files[0]["kind"] == "Neuron summary JSON");
+  CHECK(files[0]["detail"] == "explorer_version 2.21.0, profile_schema_version 1.2.0; 1 execution");
+}
+
+TEST_CASE("device total_time does not gate beside the application's own end-to-end numbers") {
+  const std::filesystem::path dir = scratch("neuron-summary-e2e");
+  write_neuron_side(dir / "base", 8, 0.0170);
+  write_neuron_side(dir / "head", 8, 0.0187);
+  std::filesystem::copy_file(example("A") + "/e2e.json", dir / "base" / "e2e.json");
+  std::filesystem::copy_file(example("A2") + "/e2e.json", dir / "head" / "e2e.json");
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.err);
+  CHECK(c.result.exit_code == 0);
+  const json total = find_metric(c.report, "end_to_end", "device total_time");
+  REQUIRE(total.is_object());
+  CHECK(total["verdict"] == "REGRESSED");
+  CHECK(total["gating"] == false);
+  CHECK(total["family"] == "device summary");
+  CHECK(find_metric(c.report, "end_to_end", "latency")["gating"] == true);
+  CHECK(has_text(c.result.out, "Neuron device summary (explains; not gating): `device total_time` REGRESSED"));
+}
+
+TEST_CASE("a Neuron summary with NaN: the field is skipped with a warning, never a NaN number") {
+  const std::filesystem::path dir = scratch("neuron-nan");
+  write_neuron_side(dir / "base", 6, 0.0170);
+  write_neuron_side(dir / "head", 6, 0.0170);
+  write_input(dir / "head" / "exec-5.json", neuron_summary_json("0.0171", "NaN", 0.0094));
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.err);
+  CHECK(c.result.exit_code == 0);
+  const json active = find_metric(c.report, "end_to_end", "device total_active_time");
+  REQUIRE(active.is_object());
+  CHECK(active["base"]["n"] == 6);
+  CHECK(active["head"]["n"] == 5);
+  CHECK(find_metric(c.report, "end_to_end", "device total_time")["head"]["n"] == 6);
+  const std::string warning =
+      "head: exec-5.json: no value (NaN, Infinity or null) for `total_active_time`: skipped, not counted as 0";
+  CHECK(c.report["provenance"]["warnings"] == json::array({warning}));
+  CHECK(has_text(c.result.out, "- ⚠️ " + warning));
+  // The only NaN in the report is the warning's word; the JSON report parsed, so it holds no NaN number.
+  CHECK(c.result.out.find("NaN") == c.result.out.rfind("NaN"));
+  CHECK_FALSE(has_text(c.result.out, " nan"));
+  const CliResult inspect = run({"inspect", (dir / "head").string()});
+  CHECK(inspect.exit_code == 0);
+  CHECK(has_text(inspect.out, "- exec-5.json: no value (NaN, Infinity or null) for `total_active_time`"));
+}
+
+TEST_CASE("unknown JSON is listed as ignored with its reason in inspect and in the Provenance") {
+  const std::filesystem::path dir = scratch("unknown-json");
+  const std::vector<std::string> commands{"./bench"};
+  for (const char* side : {"base", "head"}) {
+    write_input(dir / side / "timings.json", hyperfine_json(commands, 10, 1.5));
+    write_input(dir / side / "config.json", "{\"model\": \"llama\", \"layers\": 4}\n");
+  }
+  const std::string reason = "JSON that neuron-gate does not read: top-level keys \"model\", \"layers\" (not a "
+                             "trace, e2e.json, manifest, benchmark-tool or Neuron summary JSON)";
+  const CliResult inspect = run({"inspect", (dir / "base").string()});
+  CAPTURE(inspect.err);
+  CHECK(inspect.exit_code == 0);
+  CHECK(has_text(inspect.out, "- `config.json` (32 bytes): ignored — " + reason));
+  CHECK(has_text(inspect.out, "- `timings.json` ("));
+  CHECK(has_text(inspect.out, " bytes): hyperfine JSON (1 metric)"));
+
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CHECK(c.result.exit_code == 0);
+  CHECK(has_text(c.result.out, "1 files read, 1 ignored") == false);
+  CHECK(has_text(c.result.out, "2 files read, 2 ignored"));
+  CHECK(has_text(c.result.out, "| base | `config.json` | ignored: " + reason + " | 32 | – |"));
+  bool listed = false;
+  for (const json& file : c.report["provenance"]["files"]) {
+    if (file["side"] == "head" && file["path"] == "config.json") {
+      listed = true;
+      CHECK(file["kind"] == "ignored");
+      CHECK(file["ignored_reason"] == reason);
+      CHECK(file["sha256"].is_null());
+    }
+  }
+  CHECK(listed);
+}
+
+TEST_CASE("a Kineto trace named foo.txt is recognised by its content and read") {
+  const std::filesystem::path dir = scratch("trace-as-txt");
+  std::filesystem::path trace;
+  for (const auto& entry : std::filesystem::directory_iterator(example("A") + "/run-01")) {
+    if (entry.path().string().ends_with(".pt.trace.json")) {
+      trace = entry.path();
+      break;
+    }
+  }
+  REQUIRE_FALSE(trace.empty());
+  std::filesystem::create_directories(dir / "side");
+  std::filesystem::copy_file(trace, dir / "side" / "foo.txt");
+  const CliResult r = run({"inspect", (dir / "side").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(has_text(r.out, "- `foo.txt` (" + std::to_string(std::filesystem::file_size(trace)) + " bytes): trace\n"));
+  CHECK(has_text(r.out, "| `aten::pow` |"));
+  CHECK(has_text(r.out, "- traces: 1"));
+}
+
+TEST_SUITE_END();

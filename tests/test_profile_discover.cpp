@@ -84,9 +84,14 @@ TEST_CASE("names do not decide: a Kineto trace named foo.txt is a trace, JSON na
 TEST_CASE("unknown JSON and text are ignored with a reason that names what was seen") {
   const ng::DiscoveredFile json = ng::classify_file_head("config.json", "{\"model\": {\"layers\": 4}, \"lr\": 0.1}");
   CHECK(json.kind == ng::FileKind::ignored);
-  CHECK(json.ignored_reason ==
-        "JSON of a kind neuron-gate does not read (top-level keys: \"model\", \"lr\"; expected \"traceEvents\", a "
-        "neuron-gate \"schema\", Google Benchmark, hyperfine, pytest-benchmark or a Neuron summary)");
+  CHECK(json.ignored_reason == "JSON that neuron-gate does not read: top-level keys \"model\", \"lr\" (not a trace, "
+                              "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
+  CHECK(ng::classify_file_head("many.json", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7}").ignored_reason ==
+        "JSON that neuron-gate does not read: top-level keys \"a\", \"b\", \"c\", \"d\", \"e\", \"f\", … (not a trace, "
+        "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
+  CHECK(ng::classify_file_head("empty-object.json", "{}").ignored_reason ==
+        "JSON that neuron-gate does not read: no top-level keys (not a trace, e2e.json, manifest, benchmark-tool or "
+        "Neuron summary JSON)");
   const ng::DiscoveredFile text = ng::classify_file_head("README", "hello world\n");
   CHECK(text.kind == ng::FileKind::ignored);
   CHECK(text.ignored_reason == "text that is neither JSON, a key_averages table nor a Neuron summary-text");

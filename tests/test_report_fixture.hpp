@@ -171,13 +171,15 @@ inline Report sample_report() {
   r.provenance.rules_sha256 = "5d41402abc4b2a76b9719d911017c592aaf0e9a1b2c3d4e5f60718293a4b5c6d";
   r.provenance.files = {
       {"base", "run1/trace.pt.trace.json.gz", "kineto trace", 482133,
-       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", ""},
-      {"base", "e2e.json", "e2e", 811, "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", ""},
+       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "", ""},
+      {"base", "e2e.json", "e2e", 811, "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "", "1 metric"},
       {"head", "run1/trace.pt.trace.json.gz", "kineto trace", 479820,
-       "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", ""},
-      {"head", "notes <draft>.txt", "ignored", 120, "", "not a trace, table, or e2e.json"},
+       "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "", ""},
+      {"head", "notes <draft>.txt", "ignored", 120, "", "not a trace, table, or e2e.json", ""},
   };
   r.provenance.commits = {{"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true}};
+  r.provenance.warnings = {"head: summary <1>.json: no value (NaN, Infinity or null) for `total_active_time`: "
+                           "skipped, not counted as 0"};
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
+#include "profile/neuron_summary.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/welch_log.hpp"
@@ -235,6 +236,9 @@ std::string unranked_name(const MetricComparison& metric) {
 std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   std::vector<MetricComparison> metrics;
 
+  const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
+  const bool application_numbers = std::any_of(base.end_to_end.begin(), base.end_to_end.end(), from_application) ||
+                                   std::any_of(head.end_to_end.begin(), head.end_to_end.end(), from_application);
   for (const EndToEndMetric& b : base.end_to_end) {
     auto h = std::find_if(head.end_to_end.begin(), head.end_to_end.end(),
                           [&](const EndToEndMetric& m) { return m.name == b.name && m.unit == b.unit; });
@@ -246,6 +250,9 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     metric.name = b.name;
     metric.unit = b.unit;
     metric.better = b.better;
+    // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
+    metric.explanatory = b.origin == EndToEndOrigin::device_summary &&
+                         (application_numbers || b.name != k_device_total_time_metric);
     metric.base_samples = b.samples;
     metric.head_samples = h->samples;
     metric.threshold = rules.end_to_end.threshold;

@@ -32,6 +32,10 @@ struct MetricComparison {
   bool ranked = false;
   std::string unit;                // "us" for op and step metrics, else the e2e unit
   Better better = Better::lower;
+  // An end-to-end metric that explains rather than decides: a Neuron device summary measure other than
+  // "device total_time", or "device total_time" when the profiles also carry the application's own
+  // end-to-end numbers. Its own family ("device summary"); gates only under metrics.end_to_end.gate "always".
+  bool explanatory = false;
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
   std::vector<double> base_samples;  // one per step (ops absent from a step count 0) or per measurement
   std::vector<double> head_samples;
@@ -50,7 +54,7 @@ struct MetricComparison {
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
 
   // Filled by decide(): multiplicity-adjusted p values within the metric's family.
-  std::string family;            // "end-to-end", "per-op", "step time"
+  std::string family;            // "end-to-end", "device summary", "per-op", "step time"
   std::size_t family_size = 0;
   bool gating = false;           // the family decides pass/fail
   std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)

@@ -23,6 +23,11 @@ std::string family_of(MetricClass metric_class) {
   return "per-op";
 }
 
+// Explanatory end-to-end metrics (Neuron device summaries) are a family of their own.
+std::string family_of(const MetricComparison& m) {
+  return m.explanatory ? "device summary" : family_of(m.metric_class);
+}
+
 bool class_gates(MetricClass metric_class, const RuleSet& rules, bool have_end_to_end) {
   const GateMode mode = rules.rule_for(metric_class).gate;
   if (mode == GateMode::always) {
@@ -149,7 +154,7 @@ Decision decide(std::vector<MetricComparison>& metrics, const ConditionsDiff& co
                 const DecideOptions& options) {
   Decision decision;
   const bool have_end_to_end = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) {
-    return m.metric_class == MetricClass::end_to_end;
+    return m.metric_class == MetricClass::end_to_end && !m.explanatory;
   });
   for (MetricClass c : {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
     if (class_gates(c, rules, have_end_to_end)) {
@@ -157,10 +162,10 @@ Decision decide(std::vector<MetricComparison>& metrics, const ConditionsDiff& co
     }
   }
 
-  for (const std::string family : {"end-to-end", "per-op", "step time"}) {
+  for (const std::string family : {"end-to-end", "device summary", "per-op", "step time"}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
-      if (family_of(m.metric_class) == family && m.present_in_base && m.present_in_head) {
+      if (family_of(m) == family && m.present_in_base && m.present_in_head) {
         members.push_back(&m);
       }
     }
@@ -184,10 +189,11 @@ Decision decide(std::vector<MetricComparison>& metrics, const ConditionsDiff& co
 
   for (MetricComparison& m : metrics) {
     if (m.family.empty()) {
-      m.family = family_of(m.metric_class);
+      m.family = family_of(m);
     }
     m.gating = std::find(decision.gating_classes.begin(), decision.gating_classes.end(), m.metric_class) !=
-               decision.gating_classes.end();
+                   decision.gating_classes.end() &&
+               (!m.explanatory || rules.end_to_end.gate == GateMode::always);
     give_verdict(m, rules);
     if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
       const double family_alpha = rules.alpha / static_cast<double>(std::max<std::size_t>(1, m.family_size));

@@ -157,14 +157,16 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
     } else if (looks_like_neuron_summary_json(small_head)) {
       file.kind = FileKind::neuron_summary_json;
     } else {
+      constexpr std::size_t k_keys_named = 6;
+      const std::vector<std::string> seen = top_level_json_keys(small_head, k_keys_named + 1);
       std::string keys;
-      for (const std::string& key : top_level_json_keys(small_head, 8)) {
-        keys += (keys.empty() ? "\"" : ", \"") + key + "\"";
+      for (std::size_t i = 0; i < std::min(seen.size(), k_keys_named); ++i) {
+        keys += (keys.empty() ? "\"" : ", \"") + seen[i] + "\"";
       }
-      file.ignored_reason = "JSON of a kind neuron-gate does not read (top-level keys: " +
-                            (keys.empty() ? std::string("none found") : keys) +
-                            "; expected \"traceEvents\", a neuron-gate \"schema\", Google Benchmark, hyperfine, "
-                            "pytest-benchmark or a Neuron summary)";
+      keys += seen.size() > k_keys_named ? ", …" : "";
+      file.ignored_reason = "JSON that neuron-gate does not read: " +
+                            (keys.empty() ? std::string("no top-level keys") : "top-level keys " + keys) +
+                            " (not a trace, e2e.json, manifest, benchmark-tool or Neuron summary JSON)";
     }
   } else if (looks_like_key_averages_table(head)) {
     file.kind = FileKind::key_averages_table;

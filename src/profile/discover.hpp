@@ -58,7 +58,7 @@ ProfileInventory discover_profile(const std::string& spec);
 // 64 KiB, benchmark_formats.hpp), a Neuron summary (first 64 KiB, neuron_summary.hpp); a top-level array
 // as a Neuron summary (per-NTFF objects with "total_time"), else as a legacy trace; other text as a
 // key_averages table, then a Neuron summary-text. Sets kind and, for an ignored file, ignored_reason
-// (for unknown JSON it names the top-level keys seen). Never throws.
+// (for unknown JSON it names up to 6 top-level keys seen). Never throws.
 DiscoveredFile classify_file_head(const std::string& name, const std::string& head);
 
 // The keys of a JSON object's top level that appear in `head` (the text's first bytes, after an

@@ -281,6 +281,9 @@ std::string provenance_section(const Report& report) {
             std::to_string(facts->events) + " events; " + std::to_string(facts->outside_step_events) +
             " op calls outside every step (counted, not compared)</li>\n";
   }
+  for (const std::string& warning : p.warnings) {
+    html += "<li>⚠️ " + inline_text(warning) + "</li>\n";
+  }
   html += "</ul>\n";
   std::size_t read = 0, ignored = 0;
   for (const ProvenanceFile& file : p.files) {
@@ -291,7 +294,8 @@ std::string provenance_section(const Report& report) {
           "<th class=\"num\">bytes</th><th>sha256</th></tr></thead>\n<tbody>\n";
   for (const ProvenanceFile& file : p.files) {
     html += "<tr><td>" + esc(file.side) + "</td><td>" + code(file.relative_path) + "</td><td>" + esc(file.kind) +
-            (file.ignored_reason.empty() ? "" : ": " + esc(file.ignored_reason)) + "</td><td class=\"num\">" +
+            (file.ignored_reason.empty() ? "" : ": " + esc(file.ignored_reason)) +
+            (file.detail.empty() ? "" : " (" + esc(file.detail) + ")") + "</td><td class=\"num\">" +
             std::to_string(file.size_bytes) + "</td><td>" + (file.sha256.empty() ? "–" : code(file.sha256)) +
             "</td></tr>\n";
   }

@@ -146,9 +146,11 @@ std::string render_json(const Report& report) {
                      {"kind", file.kind},
                      {"bytes", file.size_bytes},
                      {"sha256", file.sha256.empty() ? ordered(nullptr) : ordered(file.sha256)},
-                     {"ignored_reason", file.ignored_reason.empty() ? ordered(nullptr) : ordered(file.ignored_reason)}});
+                     {"ignored_reason", file.ignored_reason.empty() ? ordered(nullptr) : ordered(file.ignored_reason)},
+                     {"detail", file.detail.empty() ? ordered(nullptr) : ordered(file.detail)}});
   }
   provenance["files"] = files;
+  provenance["warnings"] = p.warnings;
   ordered commits = ordered::array();
   for (const GitCommit& commit : p.commits) {
     commits.push_back({{"side", commit.side}, {"commit", commit.commit}, {"summary", commit.summary}, {"dirty", commit.dirty}});

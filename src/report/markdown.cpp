@@ -140,11 +140,15 @@ std::string provenance_section(const Report& report) {
             std::to_string(facts->steps) + " sample steps, " + std::to_string(facts->events) + " events; " +
             std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)\n";
   }
+  for (const std::string& warning : p.warnings) {
+    text += "- ⚠️ " + text_cell(warning) + "\n";
+  }
   text += "\n<details><summary>" + std::to_string(read) + " files read, " + std::to_string(ignored) +
           " ignored</summary>\n\n| side | file | kind | bytes | sha256 |\n|---|---|---|--:|---|\n";
   for (const ProvenanceFile& file : p.files) {
     text += "| " + file.side + " | `" + cell(file.relative_path) + "` | " + file.kind +
-            (file.ignored_reason.empty() ? "" : ": " + text_cell(file.ignored_reason)) + " | " +
+            (file.ignored_reason.empty() ? "" : ": " + text_cell(file.ignored_reason)) +
+            (file.detail.empty() ? "" : " (" + text_cell(file.detail) + ")") + " | " +
             std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : "`" + file.sha256.substr(0, 16) + "…`") +
             " |\n";
   }

@@ -122,4 +122,21 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
   return provenance;
 }
 
+void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head) {
+  for (const SideSamples* side : {&base, &head}) {
+    const std::string name = side == &base ? "base" : "head";
+    for (ProvenanceFile& file : provenance.files) {
+      if (file.side != name) {
+        continue;
+      }
+      if (const auto it = side->file_details.find(file.relative_path); it != side->file_details.end()) {
+        file.detail = it->second;
+      }
+    }
+    for (const std::string& warning : side->read_warnings) {
+      provenance.warnings.push_back(name + ": " + warning);
+    }
+  }
+}
+
 } // namespace neuron_gate

@@ -3,6 +3,7 @@
 // hash, every file read with size and SHA-256, and the git commits the profiles sit in.
 
 #include "profile/discover.hpp"
+#include "profile/read_side.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -20,6 +21,9 @@ struct ProvenanceFile {
   std::uintmax_t size_bytes = 0;
   std::string sha256;         // lowercase hex; "" for ignored files
   std::string ignored_reason;
+  // What reading the file told beyond its kind (SideSamples::file_details): for a Neuron summary the
+  // Explorer and schema versions and the executions, for a benchmark tool's file the metrics; "" if none.
+  std::string detail;
   bool operator==(const ProvenanceFile&) const = default;
 };
 
@@ -40,6 +44,8 @@ struct Provenance {
   std::string rules_sha256;
   std::vector<ProvenanceFile> files;
   std::vector<GitCommit> commits;
+  // "base: relative/path: message" for values skipped while reading (SideSamples::read_warnings).
+  std::vector<std::string> warnings;
   bool operator==(const Provenance&) const = default;
 };
 
@@ -55,5 +61,9 @@ std::optional<GitCommit> git_commit_of(const std::string& side, const std::strin
 // Collects provenance for both sides: hashes every recognised file, lists ignored ones.
 Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
                               const std::string& rules_source, std::string_view rules_text);
+
+// Adds what reading the sides found to `provenance`: each file's detail (matched by side and relative
+// path) and the sides' read warnings, prefixed "base: " / "head: ". Files not listed are left alone.
+void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head);
 
 } // namespace neuron_gate

@@ -168,7 +168,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
     gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : class_label(c) + " per op");
   }
   const bool have_end_to_end = std::any_of(report.metrics.begin(), report.metrics.end(), [](const MetricComparison& m) {
-    return m.metric_class == MetricClass::end_to_end;
+    return m.metric_class == MetricClass::end_to_end && !m.explanatory;
   });
   lines.push_back("Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) +
                   " decide" + (have_end_to_end ? " (end-to-end numbers are present; per-op findings explain them)"
@@ -219,6 +219,20 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
   if (!op_regressions.empty()) {
     lines.push_back("Per-op regressions beyond their threshold (they explain, the gate is decided above): " +
                     join(op_regressions, 8, "; ") + ". [Measurements: per-op tables]");
+  }
+
+  // Neuron device summary measures that explain (engine active times; device total time beside the
+  // application's own end-to-end numbers).
+  std::vector<std::string> device_changes;
+  for (const MetricComparison& m : report.metrics) {
+    if (m.explanatory && !m.gating && (m.verdict == Verdict::regressed || m.verdict == Verdict::improved)) {
+      device_changes.push_back(code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) +
+                               " → " + format_number(m.head_median) + " " + m.unit + " (" + format_ratio(m.ratio) + ")");
+    }
+  }
+  if (!device_changes.empty()) {
+    lines.push_back("Neuron device summary (explains; not gating): " + join(device_changes, 8, "; ") +
+                    ". [Measurements: end-to-end table]");
   }
 
   // Structural changes, read together.
@@ -479,6 +493,7 @@ Report build_report(const SideSamples& base, const SideSamples& head, Conditions
   report.metrics = std::move(metrics);
   report.rules = std::move(rules);
   report.provenance = std::move(provenance);
+  add_read_details(report.provenance, base, head);
   report.base_facts = side_facts(base, report.rules.drop_first_steps);
   report.head_facts = side_facts(head, report.rules.drop_first_steps);
 
