@@ -4,6 +4,7 @@ set(NEURON_GATE_TESTS_STATS
   test_stats_mann_whitney.cpp
   test_stats_multiple_testing.cpp
   test_stats_power.cpp
+  test_stats_proportion.cpp
   test_stats_reference.cpp
   test_stats_simulation.cpp
   test_stats_welch_log.cpp
