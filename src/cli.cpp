@@ -29,6 +29,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
   bool no_git = false;
   compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");
+  compare_cmd->add_option("--unit", compare.unit, "one sample per step or per run (folder of traces); overrides the rules")
+      ->check(CLI::IsMember({"step", "run"}));
+
+  CalibrateOptions calibrate;
+  CLI::App* calibrate_cmd =
+      app.add_subcommand("calibrate", "split one profile's runs into random halves and measure the false-alarm rate");
+  calibrate_cmd->add_option("PROFILE", calibrate.profile, "a directory (its runs are split) or a file")->required();
+  calibrate_cmd->add_option("--rules", calibrate.rules_path, "rules file (JSON with comments); default: rules/default.json");
+  calibrate_cmd->add_option("--unit", calibrate.unit, "one sample per step or per run (folder of traces); overrides the rules")
+      ->check(CLI::IsMember({"step", "run"}));
+  calibrate_cmd->add_option("--splits", calibrate.splits, "number of random halvings (default 200)")
+      ->check(CLI::Range(1, 100000));
+  calibrate_cmd->add_option("--seed", calibrate.seed, "random seed (default fixed, so the output is reproducible)");
+  calibrate_cmd->add_option("--json", calibrate.json_path, "write the calibration as JSON (neuron-gate.calibration/1) to FILE");
 
   InspectOptions inspect;
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "show what neuron-gate reads from one profile");
@@ -50,6 +64,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (compare_cmd->parsed()) {
       compare.git = !no_git;
       return run_compare(compare, out);
+    }
+    if (calibrate_cmd->parsed()) {
+      return run_calibrate(calibrate, out);
     }
     if (inspect_cmd->parsed()) {
       return run_inspect(inspect, out);

@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
@@ -7,6 +8,7 @@
 #include "profile/discover.hpp"
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
+#include "report/calibration_report.hpp"
 #include "report/html.hpp"
 #include "report/json.hpp"
 #include "report/junit.hpp"
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -112,10 +115,43 @@ void write_ranks_and_captures(const SideSamples& side, std::ostream& out) {
   }
 }
 
+// --unit overrides the rules' `unit`.
+void apply_unit(RuleSet& rules, const std::string& unit) {
+  if (unit.empty()) {
+    return;
+  }
+  const std::optional<SampleUnit> parsed = parse_sample_unit(unit);
+  if (!parsed) {
+    throw UsageError("--unit must be \"step\" or \"run\", not \"" + unit + "\"");
+  }
+  rules.unit = *parsed;
+}
+
+static_assert(CalibrateOptions{}.seed == k_calibration_seed);
+
+// Random halvings of base behind compare's noise-floor warning: few, so compare stays fast
+// (README "Statistics and verdicts").
+constexpr std::size_t k_compare_noise_splits = 20;
+
+// The open hypothesis naming gating metrics whose threshold sits below base's own A/A noise, when
+// base has runs enough to split (4, or 6 under unit run).
+std::optional<std::string> base_noise_warning(const SideSamples& base, const RuleSet& rules,
+                                              const std::vector<MetricComparison>& metrics) {
+  const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
+  const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
+  if (!any_gating || side_runs(base).size() < needed) {
+    return std::nullopt;
+  }
+  CalibrationOptions calibration_options;
+  calibration_options.splits = k_compare_noise_splits;
+  return noise_floor_hypothesis(calibrate(base, rules, calibration_options), metrics);
+}
+
 } // namespace
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  const RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
+  RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
+  apply_unit(rules, options.unit);
   const ProfileInventory base_inventory = discover_profile(options.base);
   const ProfileInventory head_inventory = discover_profile(options.head);
   const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
@@ -153,8 +189,15 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   if (!options.git) {
     provenance.commits.clear();
   }
-  const Report report = build_report(base, head, std::move(conditions), std::move(metrics), std::move(decision), rules,
+  std::optional<std::string> noise_warning;
+  if (conditions.comparable()) {
+    noise_warning = base_noise_warning(base, rules, metrics);
+  }
+  Report report = build_report(base, head, std::move(conditions), std::move(metrics), std::move(decision), rules,
                                      std::move(provenance));
+  if (noise_warning) {
+    report.open_hypotheses.push_back(*noise_warning);
+  }
 
   const std::string markdown = render_markdown(report);
   // Every report is rendered before any is written, so a rendering error leaves none half done.
@@ -181,6 +224,25 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     out << markdown;
   }
   return static_cast<int>(report.outcome);
+}
+
+int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
+  RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
+  apply_unit(rules, options.unit);
+  const ProfileInventory inventory = discover_profile(options.profile);
+  check_output_path(options.json_path, {&inventory}, options.rules_path);
+  const SideSamples side = read_side("profile", inventory, TraceReadOptions{});
+  require_samples(side);
+  CalibrationOptions calibration_options;
+  calibration_options.splits = options.splits;
+  calibration_options.seed = options.seed;
+  const Calibration calibration = calibrate(side, rules, calibration_options);
+  const std::string markdown = render_calibration_markdown(calibration, rules);
+  if (!options.json_path.empty()) {
+    write_file_atomically(options.json_path, render_calibration_json(calibration, rules));
+  }
+  out << markdown;
+  return 0;
 }
 
 int run_inspect(const InspectOptions& options, std::ostream& out) {

@@ -2,6 +2,8 @@
 // The commands: each calls the pipeline stages in order (discover -> read -> conditions ->
 // statistics -> verdicts -> render) and writes what was asked for.
 
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -21,11 +23,27 @@ struct CompareOptions {
   bool quiet = false;                 // no report on stdout
   bool git = true;                    // look up git commits for provenance
   std::vector<std::string> allow_mismatch;  // condition names accepted to differ
+  std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
 };
 
 // Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad
 // input, before any report is written; reports are written whole (temp file + rename).
 int run_compare(const CompareOptions& options, std::ostream& out);
+
+// Options of `neuron-gate calibrate`.
+struct CalibrateOptions {
+  std::string profile;                // one side: directory or file
+  std::string rules_path;             // "" = built-in rules/default.json
+  std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
+  std::size_t splits = 200;           // random A/A halvings
+  std::uint64_t seed = 20240601;      // k_calibration_seed (compare/calibration.hpp)
+  std::string json_path;              // "" = no JSON output
+};
+
+// Splits one profile's runs into random halves many times, compares them as the gate would, and
+// prints the false-alarm rate and the per-metric noise floor (Markdown to stdout; JSON to
+// json_path). Returns 0. Throws InputError / UsageError for bad input (the run exits 2).
+int run_calibrate(const CalibrateOptions& options, std::ostream& out);
 
 // Options of `neuron-gate inspect`.
 struct InspectOptions {

@@ -763,3 +763,186 @@ TEST_CASE("a Kineto trace named foo.txt is recognised by its content and read") 
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("cli::calibrate");
+
+namespace {
+
+struct Calibrated {
+  CliResult result;
+  json calibration;
+};
+
+Calibrated calibrate(const std::string& profile, std::vector<std::string> extra = {}) {
+  const auto dir = scratch("calibrate");
+  const std::string json_path = (dir / "calibration.json").string();
+  std::vector<std::string> args{"calibrate", profile, "--json", json_path};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Calibrated calibrated;
+  calibrated.result = run(args);
+  if (std::filesystem::exists(json_path)) {
+    calibrated.calibration = json::parse(read_text(json_path));
+  }
+  return calibrated;
+}
+
+// Rules under which the per-op metrics decide, though the examples carry end-to-end numbers.
+std::string per_op_gate_rules() {
+  const auto path = scratch("per-op-rules") / "rules.json";
+  std::ofstream(path) << R"({"metrics": {"end_to_end": {"gate": "never"}, "self_cpu": {"gate": "always"}}})";
+  return path.string();
+}
+
+// A profile of the first `runs` runs of example A (no end-to-end file).
+std::string first_runs_of_a(std::size_t runs) {
+  const auto dir = scratch("a-first-runs-" + std::to_string(runs));
+  for (std::size_t r = 1; r <= runs; ++r) {
+    const std::string name = std::string("run-0") + std::to_string(r);
+    std::filesystem::copy(example("A") + "/" + name, dir / name, std::filesystem::copy_options::recursive);
+  }
+  return dir.string();
+}
+
+} // namespace
+
+// Measured: 0 of 200 splits fail the gate (95% CI 0 to 1.83%), with the end-to-end latency
+// deciding (default rules) and with the per-op self CPU times deciding, under both units.
+TEST_CASE("calibrate on example A measures a false-alarm rate of 0 of 200 splits (within alpha 0.05)") {
+  const Calibrated c = calibrate(example("A"));
+  CAPTURE(c.result.err);
+  REQUIRE(c.result.exit_code == 0);
+  const json& j = c.calibration;
+  CHECK(j["schema"] == "neuron-gate.calibration/1");
+  CHECK(j["unit"] == "step");
+  CHECK(j["split_by"] == "runs");
+  CHECK(j["runs"] == 10);
+  CHECK(j["traces"] == 30);
+  CHECK(j["halves"] == json::array({5, 5}));
+  CHECK(j["splits"] == 200);
+  CHECK(j["gating_classes"] == json::array({"end_to_end"}));
+  CHECK(j["failing_splits"] == 0);
+  CHECK(j["false_alarm_rate"]["estimate"].get<double>() <= j["alpha"].get<double>());
+  CHECK(j["false_alarm_rate"]["estimate"] == 0.0);
+  CHECK(j["false_alarm_rate"]["ci95"][1].get<double>() == doctest::Approx(0.018275340355136283).epsilon(1e-9));
+  CHECK(c.result.out.rfind("## neuron-gate calibrate\n", 0) == 0);
+  CHECK(has_text(c.result.out, "**False-alarm rate: 0%** (0 of 200 splits would fail the gate; 95% CI 0%–1.83%"));
+  // The same seed gives the same output.
+  CHECK(run({"calibrate", example("A")}).out == c.result.out);
+
+  for (const std::string unit : {"step", "run"}) {
+    CAPTURE(unit);
+    const Calibrated per_op = calibrate(example("A"), {"--rules", per_op_gate_rules(), "--unit", unit});
+    REQUIRE(per_op.result.exit_code == 0);
+    CHECK(per_op.calibration["unit"] == unit);
+    CHECK(per_op.calibration["gating_classes"] == json::array({"self_cpu"}));
+    CHECK(per_op.calibration["failing_splits"] == 0);
+    // Per run, 5 vs 5 runs reach p = 1/252 at best, above 0.05 / 17 metrics: the rate says nothing.
+    CHECK(per_op.calibration["gating_never_decidable"] == (unit == "run" ? 17 : 0));
+  }
+}
+
+TEST_CASE("calibrate on example A lists a noise floor per op next to its threshold") {
+  const Calibrated c = calibrate(example("A"));
+  REQUIRE(c.result.exit_code == 0);
+  json pow, latency;
+  for (const json& m : c.calibration["metrics"]) {
+    if (m["class"] == "self_cpu" && m["name"] == "aten::pow") {
+      pow = m;
+    }
+    if (m["class"] == "end_to_end" && m["name"] == "latency") {
+      latency = m;
+    }
+  }
+  REQUIRE(pow.is_object());
+  REQUIRE(latency.is_object());
+  CHECK(pow["threshold"] == 0.05);
+  CHECK(pow["splits_with_ratio"] == 200);
+  CHECK(pow["noise_floor"].get<double>() == doctest::Approx(0.25).epsilon(1e-9));
+  CHECK(pow["threshold_below_noise"] == true);
+  CHECK(latency["gating"] == true);
+  CHECK(latency["noise_floor"].get<double>() < 0.05);
+  CHECK(latency["threshold_below_noise"] == false);
+  CHECK(has_text(c.result.out, "| `aten::pow` | self CPU | no | 5% | 25% |"));
+}
+
+TEST_CASE("compare --unit run and --unit step: A vs Areg regresses and A vs A2 passes") {
+  for (const std::string unit : {"step", "run"}) {
+    CAPTURE(unit);
+    for (const std::vector<std::string>& rules : {std::vector<std::string>{}, {"--rules", per_op_gate_rules()}}) {
+      std::vector<std::string> extra{"--unit", unit};
+      extra.insert(extra.end(), rules.begin(), rules.end());
+      const Compared regression = compare(example("A"), example("Areg"), extra);
+      CAPTURE(regression.result.err);
+      CHECK(regression.result.exit_code == 1);
+      CHECK(regression.report["rules"]["unit"] == unit);
+      const json div = find_metric(regression.report, "self_cpu", "aten::div_");
+      REQUIRE(div.is_object());
+      CHECK(div["verdict"] == "REGRESSED");
+      CHECK(div["base"]["n"] == (unit == "run" ? 10 : 30));
+      const Compared same = compare(example("A"), example("A2"), extra);
+      CAPTURE(same.result.err);
+      CHECK(same.result.exit_code == 0);
+    }
+  }
+  const CliResult markdown = run({"compare", example("A"), example("A2"), "--unit", "run", "--no-git"});
+  CHECK(has_text(markdown.out, "; unit: run (one sample per run: the median of its steps)\n"));
+}
+
+TEST_CASE("the rules key unit sets the unit and --unit overrides it") {
+  const auto path = scratch("unit-rules") / "rules.json";
+  std::ofstream(path) << R"({"unit": "run"})";
+  CHECK(compare(example("A"), example("A2"), {"--rules", path.string()}).report["rules"]["unit"] == "run");
+  CHECK(compare(example("A"), example("A2"), {"--rules", path.string(), "--unit", "step"}).report["rules"]["unit"] ==
+        "step");
+  std::ofstream(path) << R"({"unit": "runs"})";
+  const CliResult bad = run({"compare", example("A"), example("A2"), "--rules", path.string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "neuron-gate: error: " + path.string() + ": \"unit\" must be \"step\" or \"run\", not \"runs\"\n");
+}
+
+TEST_CASE("compare warns when a gating threshold sits below the noise within base") {
+  const Compared c = compare(example("A"), example("A2"), {"--rules", per_op_gate_rules()});
+  REQUIRE(c.result.exit_code == 0);
+  std::string warning;
+  for (const json& line : c.report["open_hypotheses"]) {
+    if (line.get<std::string>().find("threshold below the noise within base") != std::string::npos) {
+      warning = line.get<std::string>();
+    }
+  }
+  CHECK(warning.rfind("7 gating metrics have their threshold below the noise within base (95th percentile of "
+                      "|ratio − 1| over 20 random halvings of base's 10 runs, seed 20240601): ", 0) == 0);
+  CHECK(has_text(warning, "`aten::div_` self CPU threshold 5%, noise "));
+  // Default rules: the end-to-end latency decides, and its threshold is above its noise.
+  for (const json& line : compare(example("A"), example("A2")).report["open_hypotheses"]) {
+    CHECK(line.get<std::string>().find("threshold below the noise") == std::string::npos);
+  }
+}
+
+TEST_CASE("unit run with 2 runs on a side is a usage error naming the side and its run count") {
+  const std::string two = first_runs_of_a(2);
+  const CliResult r = run({"compare", two, example("A2"), "--unit", "run", "--quiet", "--no-git",
+                           "--allow-mismatch", "traces", "--allow-mismatch", "end_to_end_metrics"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "neuron-gate: error: " + two +
+                     ": unit \"run\" needs at least 3 runs (folders of traces) per side; base has 2 runs of 6 traces "
+                     "(use --unit step)\n");
+  const CliResult calibrated = run({"calibrate", first_runs_of_a(5), "--unit", "run"});
+  CHECK(calibrated.exit_code == 2);
+  CHECK(has_text(calibrated.err, ": unit \"run\" needs at least 6 runs (folders of traces) to calibrate, 3 per half; "
+                                 "found 5 runs (use --unit step)\n"));
+}
+
+TEST_CASE("calibrate usage errors exit 2 and name the profile") {
+  const std::string one = first_runs_of_a(1);
+  const CliResult few = run({"calibrate", one});
+  CHECK(few.exit_code == 2);
+  CHECK(few.err == "neuron-gate: error: " + one +
+                       ": calibration needs at least 4 runs (folders of traces) or 4 traces to split into two halves; "
+                       "found 1 run of 3 traces\n");
+  CHECK(run({"calibrate", example("A"), "--splits", "0"}).exit_code == 2);
+  CHECK(run({"calibrate", example("A"), "--unit", "steps"}).exit_code == 2);
+  CHECK(run({"calibrate", example("A") + "/missing"}).exit_code == 2);
+  CHECK(run({"calibrate"}).exit_code == 2);
+}
+
+TEST_SUITE_END();

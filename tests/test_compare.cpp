@@ -48,6 +48,17 @@ TEST_CASE("rules errors name the key and suggest the closest one") {
   CHECK_THROWS_WITH(ng::parse_rules("{\"alpha\": 0.05,", "r.json"), doctest::Contains("r.json:byte "));
 }
 
+TEST_CASE("the rules key unit is step or run and defaults to step") {
+  CHECK(ng::default_rules().unit == ng::SampleUnit::step);
+  CHECK(ng::parse_rules(R"({"unit": "run"})", "r.json").unit == ng::SampleUnit::run);
+  CHECK(ng::parse_rules(R"({"unit": "step"})", "r.json").unit == ng::SampleUnit::step);
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"unit": "runs"})", "r.json"), "r.json: \"unit\" must be \"step\" or \"run\", not \"runs\"");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"unit": 1})", "r.json"), "r.json: \"unit\" must be a string, not 1");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"unti": "run"})", "r.json"), "r.json: unknown key \"unti\", did you mean \"unit\"?");
+  CHECK(std::string(ng::sample_unit_key(ng::SampleUnit::run)) == "run");
+  CHECK_FALSE(ng::parse_sample_unit("Run"));
+}
+
 TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
   const ng::RuleSet rules = ng::parse_rules(R"({
     // comments are allowed

@@ -6,6 +6,7 @@
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/welch_log.hpp"
+#include "util/error.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -121,31 +122,64 @@ std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, 
   return series;
 }
 
-// The sample steps of one rank (or of a whole side) and the number of traces they come from.
+// The sample steps of one rank (or of a whole side), the run each belongs to (an index into
+// side_runs()), and the number of traces they come from.
 struct RankSteps {
   std::vector<StepSample> steps;
+  std::vector<std::size_t> run_of_step;
+  std::size_t runs = 0;  // runs of the whole side: the range of run_of_step
   std::size_t traces = 0;
 };
 
 // Steps grouped by trace rank when `per_rank`, else all under nullopt; the first `drop_first` of each trace dropped.
 std::map<std::optional<unsigned>, RankSteps> group_steps(const SideSamples& side, std::size_t drop_first, bool per_rank) {
+  const std::vector<Run> runs = side_runs(side);
+  std::vector<std::size_t> run_of_trace(side.traces.size(), 0);
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (std::size_t t : runs[r].traces) {
+      run_of_trace[t] = r;
+    }
+  }
   std::map<std::optional<unsigned>, RankSteps> groups;
-  for (const TraceSamples& trace : side.traces) {
+  for (std::size_t t = 0; t < side.traces.size(); ++t) {
+    const TraceSamples& trace = side.traces[t];
     RankSteps& group = groups[per_rank ? trace.rank : std::nullopt];
+    group.runs = runs.size();
     ++group.traces;
     for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
       group.steps.push_back(trace.steps[i]);
+      group.run_of_step.push_back(run_of_trace[t]);
     }
   }
   return groups;
 }
 
+// Per-step values -> one value per run (the median of its steps); runs without sample steps give none.
+std::vector<double> per_run(const std::vector<double>& values, const RankSteps& steps) {
+  std::vector<std::vector<double>> by_run(steps.runs);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    by_run[steps.run_of_step[i]].push_back(values[i]);
+  }
+  std::vector<double> result;
+  for (const std::vector<double>& run : by_run) {
+    if (auto m = median(run)) {
+      result.push_back(*m);
+    }
+  }
+  return result;
+}
+
+// The samples of a metric: per step, or (SampleUnit::run) one per run.
+std::vector<double> unit_samples(const std::vector<double>& per_step, const RankSteps& steps, SampleUnit unit) {
+  return unit == SampleUnit::run ? per_run(per_step, steps) : per_step;
+}
+
 // Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
-void append_op_metrics(std::vector<MetricComparison>& metrics, const std::vector<StepSample>& base_steps,
-                       const std::vector<StepSample>& head_steps, const RuleSet& rules, bool per_rank,
+void append_op_metrics(std::vector<MetricComparison>& metrics, const RankSteps& base_steps,
+                       const RankSteps& head_steps, const RuleSet& rules, bool per_rank,
                        std::optional<unsigned> rank) {
-  std::map<std::string, OpSeries> base_ops = op_series(base_steps, rules);
-  std::map<std::string, OpSeries> head_ops = op_series(head_steps, rules);
+  std::map<std::string, OpSeries> base_ops = op_series(base_steps.steps, rules);
+  std::map<std::string, OpSeries> head_ops = op_series(head_steps.steps, rules);
   std::set<std::string> names;
   for (const auto& [name, s] : base_ops) {
     names.insert(name);
@@ -165,8 +199,8 @@ void append_op_metrics(std::vector<MetricComparison>& metrics, const std::vector
       metric.ranked = per_rank;
       metric.rank = rank;
       metric.unit = "us";
-      metric.base_samples = base_values;
-      metric.head_samples = head_values;
+      metric.base_samples = unit_samples(base_values, base_steps, rules.unit);
+      metric.head_samples = unit_samples(head_values, head_steps, rules.unit);
       metric.threshold = rules.threshold_for(metric_class, name);
       metric.present_in_base = b.present;
       metric.present_in_head = h.present;
@@ -194,6 +228,33 @@ void append_op_metrics(std::vector<MetricComparison>& metrics, const std::vector
 }
 
 } // namespace
+
+std::vector<Run> side_runs(const SideSamples& side) {
+  std::map<std::string, std::vector<std::size_t>> folders;
+  for (std::size_t t = 0; t < side.traces.size(); ++t) {
+    const std::string& path = side.traces[t].path;
+    const std::size_t slash = path.find_last_of('/');
+    folders[slash == std::string::npos ? std::string() : path.substr(0, slash)].push_back(t);
+  }
+  std::vector<Run> runs;
+  for (auto& [folder, traces] : folders) {
+    runs.push_back(Run{folder, std::move(traces)});
+  }
+  return runs;
+}
+
+void check_sample_unit(const SideSamples& side, SampleUnit unit) {
+  if (unit != SampleUnit::run || side.traces.empty()) {
+    return;
+  }
+  const std::size_t runs = side_runs(side).size();
+  if (runs < k_min_runs_for_run_unit) {
+    throw UsageError(side.inventory.spec + ": unit \"run\" needs at least " + std::to_string(k_min_runs_for_run_unit) +
+                     " runs (folders of traces) per side; " + side.label + " has " + std::to_string(runs) +
+                     (runs == 1 ? " run" : " runs") + " of " + std::to_string(side.traces.size()) +
+                     (side.traces.size() == 1 ? " trace" : " traces") + " (use --unit step)");
+  }
+}
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -260,6 +321,8 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     metrics.push_back(std::move(metric));
   }
 
+  check_sample_unit(base, rules.unit);
+  check_sample_unit(head, rules.unit);
   // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
   const bool per_rank = compare_per_rank(base.traces, head.traces);
   const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
@@ -278,19 +341,22 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
       step.ranked = per_rank;
       step.rank = rank;
       step.unit = "us";
+      std::vector<double> base_us, head_us;
       for (const StepSample& s : b.steps) {
-        step.base_samples.push_back(to_us(s.duration_ns));
+        base_us.push_back(to_us(s.duration_ns));
       }
       for (const StepSample& s : h->second.steps) {
-        step.head_samples.push_back(to_us(s.duration_ns));
+        head_us.push_back(to_us(s.duration_ns));
       }
+      step.base_samples = unit_samples(base_us, b, rules.unit);
+      step.head_samples = unit_samples(head_us, h->second, rules.unit);
       step.threshold = rules.step_time.threshold;
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
       run_statistics(step);
       metrics.push_back(std::move(step));
     }
-    append_op_metrics(op_metrics, b.steps, h->second.steps, rules, per_rank, rank);
+    append_op_metrics(op_metrics, b, h->second, rules, per_rank, rank);
   }
   // Ops by name, then rank (ranks were visited in order; the sort is stable).
   std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricComparison& x, const MetricComparison& y) {

@@ -37,7 +37,8 @@ struct MetricComparison {
   // end-to-end numbers. Its own family ("device summary"); gates only under metrics.end_to_end.gate "always".
   bool explanatory = false;
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
-  std::vector<double> base_samples;  // one per step (ops absent from a step count 0) or per measurement
+  std::vector<double> base_samples;  // one per step (ops absent from a step count 0), per run (median
+                                     // of its steps, under SampleUnit::run) or per e2e measurement
   std::vector<double> head_samples;
   std::optional<double> base_median, head_median;
 
@@ -79,6 +80,8 @@ struct MetricComparison {
 // When either side holds more than one rank, step time and every op metric are built per rank from
 // that rank's steps only (base rank k vs head rank k; a rank on one side only gives no metric, the
 // "ranks" condition names it), named with the rank suffix, ordered by name then rank.
+// Under rules.unit == SampleUnit::run the op and step-time samples are one per run: the median of
+// the run's per-step values (calls per step stay per step). Throws UsageError from check_sample_unit.
 std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
 
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
@@ -87,5 +90,24 @@ std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_f
 // The name of a metric without its rank suffix ("aten::mm [rank 1]" -> "aten::mm"); the name itself
 // when the metric is not per rank. Rules patterns (waivers) match either.
 std::string unranked_name(const MetricComparison& metric);
+
+// One run of a side: the traces read from one folder (the path up to its last '/'), e.g. the three
+// traces of examples/rmsnorm-4x512/A/run-01. `traces` index side.traces, in path order.
+struct Run {
+  std::string folder;
+  std::vector<std::size_t> traces;
+  bool operator==(const Run&) const = default;
+};
+
+// The runs of a side, ordered by folder name; empty when the side has no traces.
+std::vector<Run> side_runs(const SideSamples& side);
+
+// Smallest number of runs a side needs for SampleUnit::run: 3 vs 3 runs reach a one-sided p of 1/20 =
+// 0.05 at best, so fewer can never pass alpha (see README "Statistics and verdicts").
+inline constexpr std::size_t k_min_runs_for_run_unit = 3;
+
+// Checks that `side` can be sampled per `unit`: under SampleUnit::run a side with traces needs at
+// least k_min_runs_for_run_unit runs. Throws UsageError naming the side, its profile and its run count.
+void check_sample_unit(const SideSamples& side, SampleUnit unit);
 
 } // namespace neuron_gate

@@ -110,6 +110,24 @@ const char* metric_class_key(MetricClass metric_class) {
   return "end_to_end";
 }
 
+const char* sample_unit_key(SampleUnit unit) {
+  return unit == SampleUnit::run ? "run" : "step";
+}
+
+const char* sample_unit_description(SampleUnit unit) {
+  return unit == SampleUnit::run ? "run (one sample per run: the median of its steps)" : "step (one sample per step)";
+}
+
+std::optional<SampleUnit> parse_sample_unit(std::string_view text) {
+  if (text == "step") {
+    return SampleUnit::step;
+  }
+  if (text == "run") {
+    return SampleUnit::run;
+  }
+  return std::nullopt;
+}
+
 const MetricClassRule& RuleSet::rule_for(MetricClass metric_class) const {
   switch (metric_class) {
   case MetricClass::end_to_end:
@@ -160,7 +178,7 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
     parser.fail("rules must be a JSON object");
   }
   parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "ignore", "ops",
-                              "drop_first_steps", "allow_mismatch", "waivers"});
+                              "drop_first_steps", "unit", "allow_mismatch", "waivers"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -222,6 +240,14 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   }
   if (doc.contains("drop_first_steps")) {
     rules.drop_first_steps = static_cast<std::size_t>(parser.number(doc["drop_first_steps"], "drop_first_steps", 0, 1e6));
+  }
+  if (doc.contains("unit")) {
+    const std::string unit = parser.string(doc["unit"], "unit");
+    const std::optional<SampleUnit> parsed = parse_sample_unit(unit);
+    if (!parsed) {
+      parser.fail("\"unit\" must be \"step\" or \"run\", not \"" + unit + "\"");
+    }
+    rules.unit = *parsed;
   }
   if (doc.contains("allow_mismatch")) {
     rules.allow_mismatch = parser.strings(doc["allow_mismatch"], "allow_mismatch");

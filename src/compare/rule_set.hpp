@@ -24,6 +24,22 @@ enum class GateMode {
   never,      // reported only
 };
 
+// What one sample of an op's time (and of step time) is. README "Statistics and verdicts" says why
+// `step` is the default; end-to-end metrics always keep their own samples.
+enum class SampleUnit {
+  step,  // one per ProfilerStep window (or whole trace): steps of one process are not independent
+  run,   // one per run, i.e. per folder of traces: the median of that run's per-step values
+};
+
+// "step" or "run": the values of the rules key `unit` and of `--unit`.
+const char* sample_unit_key(SampleUnit unit);
+
+// For reports: "step (one sample per step)" or "run (one sample per run: the median of its steps)".
+const char* sample_unit_description(SampleUnit unit);
+
+// "step" -> step, "run" -> run; nullopt for any other text.
+std::optional<SampleUnit> parse_sample_unit(std::string_view text);
+
 // Threshold and gate mode of one metric class.
 struct MetricClassRule {
   double threshold = 0.05;  // relative change that counts: 0.05 = 5%
@@ -58,6 +74,7 @@ struct RuleSet {
   std::vector<std::string> ignore{"ProfilerStep*"};
   std::vector<OpRule> ops;
   std::size_t drop_first_steps = 0;
+  SampleUnit unit = SampleUnit::step;     // rules key `unit`; `--unit` overrides it
   std::vector<std::string> allow_mismatch;
   std::vector<Waiver> waivers;
   std::string source;  // file path, or "built-in rules/default.json"

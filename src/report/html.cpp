@@ -270,7 +270,8 @@ std::string provenance_section(const Report& report) {
   html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + code(p.base_spec) + ", head " + code(p.head_spec) + "</li>\n";
   html += "<li>rules: " + esc(p.rules_source) + " (sha256 " + code(p.rules_sha256) + "); alpha " +
           format_number(report.rules.alpha) + ", " + esc(correction_name(report.rules.correction)) + ", floor " +
-          format_number(report.rules.floor_us) + " µs per op per step</li>\n";
+          format_number(report.rules.floor_us) + " µs per op per step; unit: " +
+          esc(sample_unit_description(report.rules.unit)) + "</li>\n";
   for (const GitCommit& commit : p.commits) {
     html += "<li>" + esc(commit.side) + " git commit " + code(commit.commit) + " " + esc(commit.summary) +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") + "</li>\n";

@@ -132,6 +132,7 @@ std::string render_json(const Report& report) {
                          {"step_time", report.rules.step_time.threshold}};
   rules["ignore"] = report.rules.ignore;
   rules["drop_first_steps"] = report.rules.drop_first_steps;
+  rules["unit"] = sample_unit_key(report.rules.unit);
   rules["allow_mismatch"] = report.rules.allow_mismatch;
   j["rules"] = rules;
   const Provenance& p = report.provenance;

@@ -125,7 +125,8 @@ std::string provenance_section(const Report& report) {
   text += "- neuron-gate " + p.tool_version + "; base `" + cell(p.base_spec) + "`, head `" + cell(p.head_spec) + "`\n";
   text += "- rules: " + cell(p.rules_source) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
           format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
-          ", floor " + format_number(report.rules.floor_us) + " µs per op per step\n";
+          ", floor " + format_number(report.rules.floor_us) + " µs per op per step; unit: " +
+          sample_unit_description(report.rules.unit) + "\n";
   for (const GitCommit& commit : p.commits) {
     text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + text_cell(commit.summary) +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";

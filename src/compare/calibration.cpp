@@ -1,0 +1,200 @@
+#include "compare/calibration.hpp"
+
+#include "compare/conditions.hpp"
+#include "compare/verdict.hpp"
+#include "stats/descriptive.hpp"
+#include "stats/power.hpp"
+#include "util/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace neuron_gate {
+namespace {
+
+// Fisher–Yates with rejection sampling on raw mt19937_64 output: std::shuffle and
+// std::uniform_int_distribution differ between standard libraries, and the output must not.
+void shuffle(std::vector<std::size_t>& items, std::mt19937_64& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) {
+    const std::uint64_t bound = i;
+    const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % bound;
+    std::uint64_t draw = rng();
+    while (draw >= limit) {
+      draw = rng();
+    }
+    std::swap(items[i - 1], items[static_cast<std::size_t>(draw % bound)]);
+  }
+}
+
+std::vector<std::size_t> identity(std::size_t n) {
+  std::vector<std::size_t> items(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    items[i] = i;
+  }
+  return items;
+}
+
+// Sort key that reproduces compare_metrics' order: end-to-end, step time, ops by name (self CPU first).
+using MetricKey = std::tuple<int, std::string, int>;
+
+MetricKey key_of(const MetricComparison& m) {
+  switch (m.metric_class) {
+  case MetricClass::end_to_end:
+    return {0, m.name, 0};
+  case MetricClass::step_time:
+    return {1, m.name, 0};
+  case MetricClass::self_cpu:
+    return {2, m.name, 0};
+  case MetricClass::device:
+    break;
+  }
+  return {2, m.name, 1};
+}
+
+struct Accumulator {
+  NoiseFloor floor;
+  std::vector<double> abs_change, abs_log, abs_shift;
+};
+
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options) {
+  const std::string& spec = side.inventory.spec;
+  Calibration result;
+  result.spec = spec;
+  result.unit = rules.unit;
+  result.splits = options.splits;
+  result.seed = options.seed;
+  result.alpha = rules.alpha;
+  result.traces = side.traces.size();
+  const std::vector<Run> runs = side_runs(side);
+  result.runs = runs.size();
+  if (options.splits == 0) {
+    throw UsageError(spec + ": the number of splits must be at least 1");
+  }
+
+  // The groups that are split: runs where there are enough, else single traces.
+  std::vector<std::vector<std::size_t>> groups;
+  if (runs.size() >= 4) {
+    result.split_by = SplitBy::runs;
+    for (const Run& run : runs) {
+      groups.push_back(run.traces);
+    }
+  } else if (side.traces.size() >= 4) {
+    result.split_by = SplitBy::traces;
+    for (std::size_t t = 0; t < side.traces.size(); ++t) {
+      groups.push_back({t});
+    }
+  } else if (!side.traces.empty()) {
+    throw UsageError(spec + ": calibration needs at least 4 runs (folders of traces) or 4 traces to split into two "
+                            "halves; found " + plural(runs.size(), "run") + " of " + plural(side.traces.size(), "trace"));
+  }
+  std::size_t fewest_e2e = 0;
+  for (std::size_t i = 0; i < side.end_to_end.size(); ++i) {
+    const std::size_t n = side.end_to_end[i].samples.size();
+    fewest_e2e = i == 0 ? n : std::min(fewest_e2e, n);
+    result.end_to_end_samples = std::max(result.end_to_end_samples, n);
+  }
+  if (side.traces.empty() && fewest_e2e < 4) {
+    throw UsageError(spec + ": calibration needs traces or at least 4 end-to-end samples per metric to split into "
+                            "two halves; found " + (side.end_to_end.empty() ? std::string("neither") :
+                                                    plural(fewest_e2e, "sample")));
+  }
+  if (rules.unit == SampleUnit::run && !side.traces.empty() &&
+      (result.split_by != SplitBy::runs || runs.size() < 2 * k_min_runs_for_run_unit)) {
+    throw UsageError(spec + ": unit \"run\" needs at least " + std::to_string(2 * k_min_runs_for_run_unit) +
+                     " runs (folders of traces) to calibrate, " + std::to_string(k_min_runs_for_run_unit) +
+                     " per half; found " + plural(runs.size(), "run") + " (use --unit step)");
+  }
+  result.half_a = groups.size() / 2;
+  result.half_b = groups.size() - result.half_a;
+
+  std::mt19937_64 rng(options.seed);
+  std::map<MetricKey, Accumulator> accumulators;
+  for (std::size_t split = 0; split < options.splits; ++split) {
+    SideSamples a, b;
+    a.label = "half A";
+    b.label = "half B";
+    a.inventory.spec = b.inventory.spec = spec;
+    a.samples_from_tables = b.samples_from_tables = side.samples_from_tables;
+    std::vector<std::size_t> order = identity(groups.size());
+    shuffle(order, rng);
+    std::vector<bool> in_a(side.traces.size(), false);
+    for (std::size_t i = 0; i < result.half_a; ++i) {
+      for (std::size_t t : groups[order[i]]) {
+        in_a[t] = true;
+      }
+    }
+    for (std::size_t t = 0; t < side.traces.size(); ++t) {
+      (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
+    }
+    for (const EndToEndMetric& metric : side.end_to_end) {
+      EndToEndMetric half_a = metric, half_b = metric;
+      half_a.samples.clear();
+      half_b.samples.clear();
+      std::vector<std::size_t> samples = identity(metric.samples.size());
+      shuffle(samples, rng);
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        (i < samples.size() / 2 ? half_a : half_b).samples.push_back(metric.samples[samples[i]]);
+      }
+      a.end_to_end.push_back(std::move(half_a));
+      b.end_to_end.push_back(std::move(half_b));
+    }
+
+    std::vector<MetricComparison> metrics = compare_metrics(a, b, rules);
+    const Decision decision = decide(metrics, ConditionsDiff{}, rules, DecideOptions{});
+    if (split == 0) {
+      result.gating_classes = decision.gating_classes;
+    }
+    result.failing_splits += decision.outcome == Outcome::regression ? 1 : 0;
+    std::map<MetricClass, bool> class_regressed;
+    for (const MetricComparison& m : metrics) {
+      class_regressed[m.metric_class] = class_regressed[m.metric_class] || m.verdict == Verdict::regressed;
+      Accumulator& acc = accumulators[key_of(m)];
+      acc.floor.metric_class = m.metric_class;
+      acc.floor.name = m.name;
+      acc.floor.unit = m.unit;
+      acc.floor.gating = m.gating;
+      acc.floor.threshold = m.threshold;
+      acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
+      if (m.present_in_base && m.present_in_head) {
+        const double needed_p = rules.alpha / static_cast<double>(std::max<std::size_t>(1, m.family_size));
+        acc.floor.unreachable += smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > needed_p ? 1 : 0;
+      }
+      if (m.present_in_base && m.present_in_head && m.ratio && *m.ratio > 0) {
+        ++acc.floor.splits;
+        acc.abs_change.push_back(std::fabs(*m.ratio - 1.0));
+        acc.abs_log.push_back(std::fabs(std::log(*m.ratio)));
+        if (m.shift) {
+          acc.abs_shift.push_back(std::fabs(*m.shift));
+        }
+      }
+    }
+    for (const auto& [metric_class, regressed] : class_regressed) {
+      result.regressed_splits_by_class[metric_class] += regressed ? 1 : 0;
+    }
+  }
+
+  for (auto& [key, acc] : accumulators) {
+    NoiseFloor& floor = acc.floor;
+    floor.median_abs_log_ratio = median(acc.abs_log);
+    floor.noise_floor = quantile(acc.abs_change, 0.95);
+    floor.p95_abs_shift = quantile(acc.abs_shift, 0.95);
+    const bool per_op = floor.metric_class == MetricClass::self_cpu || floor.metric_class == MetricClass::device;
+    floor.threshold_below_noise = floor.noise_floor && floor.threshold < *floor.noise_floor &&
+                                  (!per_op || (floor.p95_abs_shift && *floor.p95_abs_shift >= rules.floor_us));
+    result.gating_never_decidable += floor.gating && floor.unreachable == options.splits ? 1 : 0;
+    result.metrics.push_back(std::move(floor));
+  }
+  // splits >= 1, so the interval exists.
+  result.false_alarm_rate = clopper_pearson(result.failing_splits, result.splits).value_or(Proportion{});
+  return result;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,225 @@
+#include "report/calibration_report.hpp"
+
+#include "report/number_format.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace neuron_gate {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+// A fraction as a percentage: 0.0412 -> "4.12%". nullopt -> "–".
+std::string percent(std::optional<double> fraction) {
+  if (!fraction) {
+    return "–";
+  }
+  return format_number(*fraction * 100.0) + "%";
+}
+
+std::string class_label(MetricClass metric_class) {
+  switch (metric_class) {
+  case MetricClass::end_to_end:
+    return "end-to-end";
+  case MetricClass::device:
+    return "device time";
+  case MetricClass::self_cpu:
+    return "self CPU";
+  case MetricClass::step_time:
+    return "step time";
+  }
+  return "";
+}
+
+std::string code(const std::string& name) {
+  std::string safe;
+  for (char c : name) {
+    safe += c == '`' ? '\'' : c == '|' ? '/' : c == '\n' ? ' ' : c;
+  }
+  return "`" + safe + "`";
+}
+
+std::string what_was_split(const Calibration& c) {
+  const std::string word = c.split_by == SplitBy::runs ? "run" : "trace";
+  const std::size_t total = c.half_a + c.half_b;
+  if (total == 0) {
+    return "end-to-end samples only";
+  }
+  std::string text = std::to_string(total) + " " + word + "s into " + std::to_string(c.half_a) + " vs " +
+                     std::to_string(c.half_b);
+  if (c.split_by == SplitBy::traces) {
+    text += " (fewer than 4 runs: traces of one run land in both halves, so run-to-run noise is not sampled)";
+  }
+  return text;
+}
+
+// Metrics flagged first, then by noise floor, largest first.
+std::vector<const NoiseFloor*> ranked(const Calibration& c) {
+  std::vector<const NoiseFloor*> rows;
+  for (const NoiseFloor& m : c.metrics) {
+    rows.push_back(&m);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const NoiseFloor* a, const NoiseFloor* b) {
+    if (a->threshold_below_noise != b->threshold_below_noise) {
+      return a->threshold_below_noise;
+    }
+    return a->noise_floor.value_or(-1.0) > b->noise_floor.value_or(-1.0);
+  });
+  return rows;
+}
+
+} // namespace
+
+std::string render_calibration_markdown(const Calibration& c, const RuleSet& rules) {
+  std::string text = "## neuron-gate calibrate\n\n";
+  text += "Profile " + code(c.spec) + " · unit: " + sample_unit_description(c.unit) + " · " + std::to_string(c.splits) +
+          " random A/A splits of " + what_was_split(c) + " · seed " + std::to_string(c.seed) + "\n\n";
+  text += "**False-alarm rate: " + percent(c.false_alarm_rate.estimate) + "** (" + std::to_string(c.failing_splits) +
+          " of " + std::to_string(c.splits) + " splits would fail the gate; 95% CI " + percent(c.false_alarm_rate.low) +
+          "–" + percent(c.false_alarm_rate.high) + ", Clopper–Pearson) · alpha " + format_number(c.alpha) + "\n\n";
+  std::vector<std::string> gating;
+  for (MetricClass m : c.gating_classes) {
+    gating.push_back(class_label(m));
+  }
+  std::string gating_text;
+  for (std::size_t i = 0; i < gating.size(); ++i) {
+    gating_text += (i == 0 ? "" : ", ") + gating[i];
+  }
+  text += "Gating: " + (gating_text.empty() ? std::string("no metric class") : gating_text) + " · rules: " +
+          code(rules.source) + ", " + correction_name(rules.correction) + ", floor " + format_number(rules.floor_us) +
+          " µs per op per step";
+  if (c.end_to_end_samples > 0) {
+    text += " · end-to-end samples are split at random on their own (they carry no run)";
+  }
+  text += "\n\n";
+
+  text += "| class | splits with a REGRESSED metric | gating |\n|---|--:|---|\n";
+  for (const auto& [metric_class, count] : c.regressed_splits_by_class) {
+    const bool gates = std::find(c.gating_classes.begin(), c.gating_classes.end(), metric_class) != c.gating_classes.end();
+    text += "| " + class_label(metric_class) + " | " + std::to_string(count) + " of " + std::to_string(c.splits) + " | " +
+            (gates ? "yes" : "no") + " |\n";
+  }
+  if (c.gating_never_decidable > 0) {
+    text += "\n⚠️ " + std::to_string(c.gating_never_decidable) +
+            (c.gating_never_decidable == 1 ? " gating metric was" : " gating metrics were") +
+            " out of reach in every split: halves this small cannot reach a p below alpha / family size, so the "
+            "false-alarm rate says nothing about " + (c.gating_never_decidable == 1 ? "it" : "them") +
+            " (a full-size comparison has twice the samples per side).\n";
+  }
+  text += "\nBoth halves come from one side, so every REGRESSED here is a false alarm. A rate above alpha means the "
+          "samples are not independent at this unit (or the noise is larger than the thresholds allow for): try "
+          "`--unit run`, more runs, or larger thresholds.\n\n";
+
+  std::size_t flagged = 0;
+  for (const NoiseFloor& m : c.metrics) {
+    flagged += m.threshold_below_noise ? 1 : 0;
+  }
+  text += "### Noise floor per metric\n\n";
+  text += "Noise floor: the 95th percentile over the splits of |ratio − 1| between the halves (Hodges–Lehmann "
+          "ratio, as the gate computes it). Each half holds about half the samples of a real comparison, so this "
+          "overstates the noise of a full-size comparison by about √2. " +
+          std::to_string(flagged) + (flagged == 1 ? " metric has" : " metrics have") +
+          " a threshold below its noise floor" + (flagged > 0 ? " (⚠️, listed first)" : "") + ".\n\n";
+  text += "| metric | class | gating | threshold | noise floor | median \\|ln ratio\\| | p95 \\|change\\| | REGRESSED "
+          "in | |\n|---|---|---|--:|--:|--:|--:|--:|---|\n";
+  for (const NoiseFloor* m : ranked(c)) {
+    text += "| " + code(m->name) + " | " + class_label(m->metric_class) + " | " + (m->gating ? "yes" : "no") + " | " +
+            percent(m->threshold) + " | " + percent(m->noise_floor) + " | " + format_significant(m->median_abs_log_ratio) +
+            " | " + format_value(m->p95_abs_shift, m->unit) + " | " + std::to_string(m->regressed) + " of " +
+            std::to_string(c.splits) + " | " + (m->threshold_below_noise ? "⚠️ threshold below noise" : "") + " |\n";
+  }
+  return text;
+}
+
+std::string render_calibration_json(const Calibration& c, const RuleSet& rules) {
+  auto number = [](const std::optional<double>& value) { return value ? ordered(*value) : ordered(nullptr); };
+  ordered j;
+  j["schema"] = "neuron-gate.calibration/1";
+  j["profile"] = c.spec;
+  j["unit"] = sample_unit_key(c.unit);
+  j["split_by"] = c.split_by == SplitBy::runs ? "runs" : "traces";
+  j["runs"] = c.runs;
+  j["traces"] = c.traces;
+  j["halves"] = {c.half_a, c.half_b};
+  j["end_to_end_samples"] = c.end_to_end_samples;
+  j["splits"] = c.splits;
+  j["seed"] = c.seed;
+  j["alpha"] = c.alpha;
+  ordered gating = ordered::array();
+  for (MetricClass m : c.gating_classes) {
+    gating.push_back(metric_class_key(m));
+  }
+  j["gating_classes"] = gating;
+  j["failing_splits"] = c.failing_splits;
+  j["gating_never_decidable"] = c.gating_never_decidable;
+  j["false_alarm_rate"] = {{"estimate", c.false_alarm_rate.estimate},
+                           {"ci95", {c.false_alarm_rate.low, c.false_alarm_rate.high}},
+                           {"method", "clopper-pearson"}};
+  ordered by_class;
+  for (const auto& [metric_class, count] : c.regressed_splits_by_class) {
+    by_class[metric_class_key(metric_class)] = count;
+  }
+  j["regressed_splits_by_class"] = by_class;
+  ordered metrics = ordered::array();
+  for (const NoiseFloor& m : c.metrics) {
+    ordered row;
+    row["class"] = metric_class_key(m.metric_class);
+    row["name"] = m.name;
+    row["unit"] = m.unit;
+    row["gating"] = m.gating;
+    row["threshold"] = m.threshold;
+    row["splits_with_ratio"] = m.splits;
+    row["regressed_splits"] = m.regressed;
+    row["unreachable_splits"] = m.unreachable;
+    row["median_abs_log_ratio"] = number(m.median_abs_log_ratio);
+    row["noise_floor"] = number(m.noise_floor);
+    row["p95_abs_shift"] = number(m.p95_abs_shift);
+    row["threshold_below_noise"] = m.threshold_below_noise;
+    metrics.push_back(row);
+  }
+  j["metrics"] = metrics;
+  j["rules"] = {{"source", rules.source},
+                {"correction", correction_name(rules.correction)},
+                {"floor_us", rules.floor_us},
+                {"drop_first_steps", rules.drop_first_steps}};
+  return j.dump(1) + "\n";
+}
+
+std::optional<std::string> noise_floor_hypothesis(const Calibration& base_calibration,
+                                                  const std::vector<MetricComparison>& metrics) {
+  std::vector<std::string> below;
+  for (const MetricComparison& m : metrics) {
+    if (!m.gating) {
+      continue;
+    }
+    for (const NoiseFloor& floor : base_calibration.metrics) {
+      if (floor.metric_class == m.metric_class && floor.name == m.name && floor.threshold_below_noise) {
+        below.push_back(code(m.name) + " " + class_label(m.metric_class) + " threshold " + percent(m.threshold) +
+                        ", noise " + percent(floor.noise_floor));
+      }
+    }
+  }
+  if (below.empty()) {
+    return std::nullopt;
+  }
+  std::string list;
+  const std::size_t most = 8;
+  for (std::size_t i = 0; i < below.size() && i < most; ++i) {
+    list += (i == 0 ? "" : "; ") + below[i];
+  }
+  if (below.size() > most) {
+    list += "; and " + std::to_string(below.size() - most) + " more";
+  }
+  return std::to_string(below.size()) + (below.size() == 1 ? " gating metric has its" : " gating metrics have their") +
+         " threshold below the noise within base (95th percentile of |ratio − 1| over " +
+         std::to_string(base_calibration.splits) + " random halvings of base's " +
+         std::to_string(base_calibration.half_a + base_calibration.half_b) +
+         (base_calibration.split_by == SplitBy::runs ? " runs" : " traces") + ", seed " +
+         std::to_string(base_calibration.seed) + "): " + list +
+         ". A change of the threshold's size there is within what base shows against itself. Test: `neuron-gate "
+         "calibrate BASE` for the false-alarm rate, then raise these thresholds (rules `ops`) or profile more runs.";
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,30 @@
+#pragma once
+// Calibration -> Markdown and JSON (the output of `neuron-gate calibrate`), and the noise-floor line
+// `compare` adds to its open hypotheses.
+
+#include "compare/calibration.hpp"
+#include "compare/metric_comparison.hpp"
+#include "compare/rule_set.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// The calibration as Markdown: false-alarm rate with its 95% CI next to alpha, splits per metric
+// class, and the per-metric noise floor next to each threshold (metrics whose threshold sits below the
+// noise first). Byte-identical for the same inputs.
+std::string render_calibration_markdown(const Calibration& calibration, const RuleSet& rules);
+
+// The calibration as JSON, schema "neuron-gate.calibration/1" (README "Usage"); undefined numbers
+// are null. Pretty-printed, keys in a fixed order.
+std::string render_calibration_json(const Calibration& calibration, const RuleSet& rules);
+
+// For `compare`: the open hypothesis naming the gating metrics of `metrics` whose threshold sits below
+// the noise floor measured in `base_calibration` (a calibration of the base side), or nullopt when
+// there are none. Metrics are matched by class and name.
+std::optional<std::string> noise_floor_hypothesis(const Calibration& base_calibration,
+                                                  const std::vector<MetricComparison>& metrics);
+
+} // namespace neuron_gate
