@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace neuron_gate::testing {
 
 struct CliResult {
@@ -49,9 +51,11 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// A fresh scratch folder under the system temp folder.
+// A fresh scratch folder under the system temp folder. The process id is in its name: ctest -j runs
+// each test case as a process of its own, and cases that share a name must not remove each other's files.
 inline std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("neuron-gate-test-" + name);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("neuron-gate-test-" + std::to_string(::getpid()) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
