@@ -165,7 +165,9 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
       acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
       if (m.present_in_base && m.present_in_head) {
         const double needed_p = rules.alpha / static_cast<double>(std::max<std::size_t>(1, m.family_size));
-        acc.floor.unreachable += smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > needed_p ? 1 : 0;
+        if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > needed_p) {
+          ++acc.floor.unreachable;
+        }
       }
       if (m.present_in_base && m.present_in_head && m.ratio && *m.ratio > 0) {
         ++acc.floor.splits;
