@@ -158,6 +158,9 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
                                               options.junit_path};
   for (std::size_t i = 0; i < output_paths.size(); ++i) {
     check_output_path(output_paths[i], {&base_inventory, &head_inventory}, options.rules_path);
+    if (!output_paths[i].empty()) {
+      check_writable_destination(output_paths[i]);
+    }
     for (std::size_t j = 0; j < i; ++j) {
       if (!output_paths[i].empty() && (output_paths[i] == output_paths[j] || same_file(output_paths[i], output_paths[j]))) {
         throw UsageError("two reports would be written to one file: \"" + output_paths[i] + "\"");
@@ -184,6 +187,16 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   decide_options.strict = options.strict;
   decide_options.today = today();
   Decision decision = decide(metrics, conditions, rules, decide_options);
+  std::size_t gating_metrics = 0;
+  for (const auto& [verdict, count] : decision.gating_counts) {
+    gating_metrics += count;
+  }
+  if (conditions.comparable() && gating_metrics == 0) {
+    // Nothing was tested: never a pass in disguise.
+    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" +
+                     rules.source + ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
+                     "on each side and check the rules");
+  }
 
   Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, rules.text);
   if (!options.git) {

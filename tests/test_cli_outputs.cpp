@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace neuron_gate::testing;
 namespace fs = std::filesystem;
@@ -88,4 +89,70 @@ TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs A
   CHECK(pow["base"]["n"] == 30);
   CHECK(pow["head"]["n"] == 30);
   CHECK(result.out.find("`aten::pow` 1 → 2") != std::string::npos);
+}
+
+TEST_CASE("a report into a symbolic link writes its target and keeps the link") {
+  const fs::path dir = scratch("symlink-output");
+  {
+    std::ofstream(dir / "target.md") << "old";
+  }
+  fs::create_symlink("target.md", dir / "link.md");
+  const CliResult result = run({"compare", example("A"), example("A2"), "--no-git", "--markdown", (dir / "link.md").string()});
+  CHECK(result.exit_code == 0);
+  CHECK(fs::is_symlink(dir / "link.md"));
+  CHECK(read_text((dir / "target.md").string()).starts_with("## ✅ PASS"));
+}
+
+TEST_CASE("a report into a missing folder is refused before any report is written") {
+  const fs::path dir = scratch("missing-folder");
+  const CliResult result = run({"compare", example("A"), example("Areg"), "--json", (dir / "good.json").string(), "--html",
+                                (dir / "nodir" / "x.html").string()});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("does not exist") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "good.json"));
+}
+
+TEST_CASE("rules that leave no gating metric are an error and never a pass") {
+  const fs::path dir = scratch("ignore-all");
+  {
+    std::ofstream(dir / "rules.json") << R"({"ignore": ["*"]})";
+  }
+  fs::create_directories(dir / "A");
+  fs::create_directories(dir / "Areg");
+  fs::copy(example("A") + "/run-01", dir / "A" / "run-01", fs::copy_options::recursive);
+  fs::copy(example("Areg") + "/run-01", dir / "Areg" / "run-01", fs::copy_options::recursive);
+  const CliResult result =
+      run({"compare", (dir / "A").string(), (dir / "Areg").string(), "--rules", (dir / "rules.json").string(), "--quiet"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("nothing to gate") != std::string::npos);
+}
+
+TEST_CASE("an end-to-end sample of zero is an input error naming the file and the metric") {
+  const fs::path dir = scratch("zero-sample");
+  for (const char* side : {"base", "head"}) {
+    fs::create_directories(dir / side);
+    std::ofstream(dir / side / "e2e.json")
+        << R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "throughput", "unit": "samples/s", "better": "higher", "samples": [)"
+        << (std::string(side) == "base" ? "330, 331, 329" : "0, 0, 0") << "]}]}";
+  }
+  const CliResult result = run({"compare", (dir / "base").string(), (dir / "head").string(), "--quiet"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("e2e.json: metric \"throughput\" sample 1 is 0") != std::string::npos);
+}
+
+TEST_CASE("a gzip file that does not decompress is an input error, not an ignored file") {
+  const fs::path dir = scratch("corrupt-gzip");
+  std::string bytes = read_text(data("corpus/H01-cpu-only.pt.trace.json.gz"));
+  REQUIRE(bytes.size() > 8);
+  bytes[bytes.size() - 6] = static_cast<char>(bytes[bytes.size() - 6] ^ 0xff);  // the CRC-32 trailer
+  {
+    std::ofstream(dir / "crc.pt.trace.json.gz", std::ios::binary) << bytes;
+    std::ofstream(dir / "cut.pt.trace.json.gz", std::ios::binary) << bytes.substr(0, 20);
+  }
+  for (const char* name : {"crc.pt.trace.json.gz", "cut.pt.trace.json.gz"}) {
+    CAPTURE(name);
+    const CliResult result = run({"inspect", (dir / name).string()});
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("gzip") != std::string::npos);
+  }
 }

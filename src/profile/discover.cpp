@@ -27,7 +27,21 @@ std::string read_head(const std::string& path) {
   }
   std::string head(k_sniff_bytes, '\0');
   const int got = gzread(file, head.data(), static_cast<unsigned>(head.size()));
+  int error_number = Z_OK;
+  const char* error_text = gzerror(file, &error_number);
+  std::string message = error_text != nullptr ? error_text : "";
+  if (message.starts_with(path + ": ")) {
+    message.erase(0, path.size() + 2);  // zlib prefixes its message with the path
+  }
+  const bool compressed = gzdirect(file) == 0;
   gzclose(file);
+  // A gzip file that does not decompress is an input error, never "empty" or ignored.
+  if (compressed && (got < 0 || (error_number != Z_OK && error_number != Z_STREAM_END))) {
+    throw InputError(path, "corrupt gzip data" + (message.empty() ? std::string() : ": " + message));
+  }
+  if (compressed && got == 0) {
+    throw InputError(path, "gzip data ends early (nothing decompressed)");
+  }
   head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
   return head;
 }

@@ -8,6 +8,7 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace neuron_gate {
@@ -21,6 +22,14 @@ std::string direction_text(const EndToEndMetric& metric) {
 // appended when unit and direction agree (else InputError naming both files).
 void merge_end_to_end(SideSamples& side, const DiscoveredFile& file, std::vector<EndToEndMetric> metrics) {
   for (EndToEndMetric& metric : metrics) {
+    // Ratios are taken on logs: a zero, negative or infinite time or throughput is a broken sample.
+    for (std::size_t i = 0; i < metric.samples.size(); ++i) {
+      if (!(metric.samples[i] > 0) || !std::isfinite(metric.samples[i])) {
+        throw InputError(file.path, "metric \"" + metric.name + "\" sample " + std::to_string(i + 1) + " is " +
+                                        std::to_string(metric.samples[i]) + " " + metric.unit +
+                                        ": samples must be positive and finite");
+      }
+    }
     auto existing = std::find_if(side.end_to_end.begin(), side.end_to_end.end(),
                                  [&](const EndToEndMetric& m) { return m.name == metric.name; });
     if (existing == side.end_to_end.end()) {

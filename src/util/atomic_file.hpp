@@ -7,11 +7,18 @@
 
 namespace neuron_gate {
 
-// Writes `content` to `path` atomically (temp file in the same folder + rename). Throws InputError
-// naming the path when the folder is not writable or the write fails; the target is then untouched.
+// Writes `content` to `path` atomically (temp file in the same folder + rename); a symbolic link is
+// followed to its target, and a device or FIFO (e.g. /dev/stdout) is written into, not replaced.
+// Throws InputError naming the path when the folder is not writable or the write fails; the
+// target is then untouched.
 void write_file_atomically(const std::string& path, std::string_view content);
 
-// True when `a` and `b` name the same existing file (after resolving links); false if either is missing.
+// Checks, before anything is written, that `path` can take a report: not a directory, and its
+// folder exists. Throws InputError naming the path otherwise.
+void check_writable_destination(const std::string& path);
+
+// True when `a` and `b` name the same file: the same existing file, or (where one is missing) the
+// same path once `.`, `..` and links are resolved.
 bool same_file(const std::string& a, const std::string& b);
 
 } // namespace neuron_gate
