@@ -218,6 +218,7 @@ std::string measurements_section(const Report& report) {
   if (report.outcome == Outcome::not_comparable) {
     return html + "<p>Not computed: the conditions above differ.</p>\n</section>\n";
   }
+  html += "<p class=\"note\">ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
   const auto e2e = ranked_metrics(report, MetricClass::end_to_end);
   if (!e2e.empty()) {
     html += "<h3>End-to-end</h3>\n" + metric_table(e2e, false, e2e.size());

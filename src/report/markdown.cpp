@@ -180,6 +180,7 @@ std::string render_markdown(const Report& report, std::size_t max_chars) {
   if (report.outcome == Outcome::not_comparable) {
     head += "Not computed: the conditions above differ.\n\n";
   } else {
+    head += "_ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance._\n\n";
     auto e2e = ranked_metrics(report, MetricClass::end_to_end);
     if (!e2e.empty()) {
       head += "#### End-to-end\n\n";
