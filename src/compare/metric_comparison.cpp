@@ -256,6 +256,20 @@ void check_sample_unit(const SideSamples& side, SampleUnit unit) {
   }
 }
 
+const char* metric_class_label(MetricClass metric_class) {
+  switch (metric_class) {
+  case MetricClass::end_to_end:
+    return "end-to-end";
+  case MetricClass::device:
+    return "device time";
+  case MetricClass::self_cpu:
+    return "self CPU";
+  case MetricClass::step_time:
+    return "step time";
+  }
+  return "";
+}
+
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
   case Verdict::regressed:

@@ -19,6 +19,9 @@ enum class Verdict { regressed, improved, equivalent, inconclusive, insufficient
 // "REGRESSED", "IMPROVED", "EQUIVALENT", "INCONCLUSIVE", "INSUFFICIENT", "STRUCTURAL".
 const char* verdict_name(Verdict verdict);
 
+// A metric class as report prose names it: "end-to-end", "device time", "self CPU", "step time".
+const char* metric_class_label(MetricClass metric_class);
+
 // Base vs head of one metric with every statistic the report shows. Op and step-time values are in
 // µs per step; end-to-end values in the metric's own unit. Ratios are head/base.
 struct MetricComparison {

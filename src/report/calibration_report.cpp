@@ -20,17 +20,7 @@ std::string percent(std::optional<double> fraction) {
 }
 
 std::string class_label(MetricClass metric_class) {
-  switch (metric_class) {
-  case MetricClass::end_to_end:
-    return "end-to-end";
-  case MetricClass::device:
-    return "device time";
-  case MetricClass::self_cpu:
-    return "self CPU";
-  case MetricClass::step_time:
-    return "step time";
-  }
-  return "";
+  return metric_class_label(metric_class);
 }
 
 std::string code(const std::string& name) {
