@@ -25,7 +25,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
   compare_cmd->add_flag("--strict", compare.strict, "exit 4 when a gating metric is undecided");
-  compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)");
+  compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
   bool no_git = false;
   compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");

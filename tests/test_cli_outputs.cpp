@@ -156,3 +156,11 @@ TEST_CASE("a gzip file that does not decompress is an input error, not an ignore
     CHECK(result.err.find("gzip") != std::string::npos);
   }
 }
+
+TEST_CASE("--allow-mismatch takes one name each time, before or after the profiles") {
+  const CliResult before = run({"compare", "--allow-mismatch", "schedule", example("A"), example("A_sched"), "--quiet", "--no-git"});
+  CHECK(before.exit_code == 0);
+  const CliResult twice = run({"compare", example("A"), example("A_8x512"), "--allow-mismatch", "schedule",
+                               "--allow-mismatch", "inputs", "--quiet", "--no-git"});
+  CHECK(twice.exit_code == 1);
+}
