@@ -164,3 +164,15 @@ TEST_CASE("--allow-mismatch takes one name each time, before or after the profil
                                "--allow-mismatch", "inputs", "--quiet", "--no-git"});
   CHECK(twice.exit_code == 1);
 }
+
+TEST_CASE("a number beyond double in a rules file is an input error naming the file") {
+  const fs::path dir = scratch("rules-overflow");
+  {
+    std::ofstream(dir / "rules.json") << R"({"alpha": 1e400})";
+  }
+  const CliResult result = run({"compare", example("A"), example("A2"), "--rules", (dir / "rules.json").string(), "--quiet"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("rules.json") != std::string::npos);
+  CHECK(result.err.find("number out of range") != std::string::npos);
+  CHECK(result.err.find("internal error") == std::string::npos);
+}

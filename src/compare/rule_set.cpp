@@ -172,6 +172,9 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
     doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const json::parse_error& error) {
     throw InputError(source, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
+  } catch (const json::out_of_range& error) {
+    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
+    throw InputError(source, std::string("number out of range: ") + error.what());
   }
   const RulesParser parser(source);
   if (!doc.is_object()) {

@@ -21,6 +21,9 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
     throw InputError(path, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
+  } catch (const nlohmann::json::out_of_range& error) {
+    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
+    throw InputError(path, std::string("number out of range: ") + error.what());
   }
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "neuron-gate.e2e/1") {
     throw InputError(path, "not an end-to-end file: expected \"schema\": \"neuron-gate.e2e/1\"");

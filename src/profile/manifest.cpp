@@ -279,6 +279,9 @@ RunManifest parse_manifest(std::string_view text, const std::string& path) {
     doc = json::parse(text);
   } catch (const json::parse_error& error) {
     throw InputError(path, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
+  } catch (const json::out_of_range& error) {
+    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
+    throw InputError(path, std::string("number out of range: ") + error.what());
   }
   RunManifest manifest = ManifestParser(path).parse(doc);
   manifest.source_path = path;
