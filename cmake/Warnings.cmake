@@ -2,7 +2,8 @@
 # Not -Wnull-dereference: with g++ 12 at -O2 it fires inside libstdc++'s std::string (false positives).
 add_library(neuron_gate_warnings INTERFACE)
 target_compile_options(neuron_gate_warnings INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wdouble-promotion -Wformat=2)
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wdouble-promotion -Wformat=2
+  -Wconversion -Wsign-conversion -Wold-style-cast)
 if(NEURON_GATE_WERROR)
   target_compile_options(neuron_gate_warnings INTERFACE -Werror)
   # g++ 12 at -O3 reports -Wrestrict inside libstdc++'s operator+(const char*, std::string)

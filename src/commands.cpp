@@ -329,7 +329,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
     for (const StepSample& step : steps) {
       auto it = step.ops.find(name);
       const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
-      present += it == step.ops.end() ? 0 : 1;
+      present += it == step.ops.end() ? std::size_t{0} : std::size_t{1};
       self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
       device.push_back(static_cast<double>(values.device_ns) / 1000.0);
       calls.push_back(static_cast<double>(values.calls));

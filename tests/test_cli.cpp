@@ -129,7 +129,7 @@ TEST_CASE("K1 -> K2 (ResNet50 captured twice, no end-to-end file) passes and say
   CHECK(c.result.exit_code == 0);
   REQUIRE(c.report.is_object());
   CHECK(c.report["gating_classes"] == json::array({"device", "self_cpu"}));
-  const std::size_t insufficient = c.report["counts"].value("INSUFFICIENT", 0);
+  const std::size_t insufficient = c.report["counts"].value("INSUFFICIENT", std::size_t{0});
   CHECK(insufficient > 0);
   const std::string first_line = c.result.out.substr(0, c.result.out.find('\n'));
   CHECK(first_line.find(std::to_string(insufficient) + " insufficient") != std::string::npos);

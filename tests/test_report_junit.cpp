@@ -27,7 +27,8 @@ std::string check_text(const std::string& text) {
       return "bad entity at " + text.substr(at, 12);
     }
   }
-  for (unsigned char c : text) {
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       return "control character in text";
     }

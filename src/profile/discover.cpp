@@ -116,7 +116,7 @@ std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t 
     if (c == '"') {
       std::size_t end = i + 1;
       while (end < head.size() && head[end] != '"') {
-        end += head[end] == '\\' ? 2 : 1;
+        end += head[end] == '\\' ? std::size_t{2} : std::size_t{1};
       }
       if (end >= head.size()) {
         break;  // cut off inside a string
