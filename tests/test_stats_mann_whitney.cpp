@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <map>
 #include <vector>
 
 namespace neuron_gate {
@@ -61,10 +62,90 @@ TEST_CASE("explicit exact methods fall back to the corrected normal approximatio
   const auto y = distinct(100, 0);
   CHECK(mann_whitney_u(x, y, Alternative::less, UMethod::exact_conditional).method == UMethod::asymptotic_continuity);
   CHECK(mann_whitney_u(x, y, Alternative::less, UMethod::exact).method == UMethod::asymptotic_continuity);
-  CHECK(mann_whitney_u(distinct(1, 0.5), distinct(1000, 0), Alternative::less, UMethod::exact).method ==
+  CHECK(mann_whitney_u(distinct(21, 0.5), distinct(1000, 0), Alternative::less, UMethod::exact).method ==
         UMethod::asymptotic_continuity);
-  CHECK(mann_whitney_u(distinct(1, 0.5), distinct(999, 0), Alternative::less, UMethod::exact).method ==
+  CHECK(mann_whitney_u(distinct(21, 0.5), distinct(979, 0), Alternative::less, UMethod::exact).method ==
         UMethod::exact);
+}
+
+TEST_CASE("a small side stays exact against a large one while the work is bounded") {
+  // No ties: any larger side within the work cap.
+  CHECK(mann_whitney_u(distinct(1, 0.5), distinct(1000, 0), Alternative::less).method == UMethod::exact);
+  CHECK(mann_whitney_u(distinct(20, 0.5), distinct(5000, 0), Alternative::less).method == UMethod::exact);
+  CHECK(mann_whitney_u(distinct(21, 0.5), distinct(5000, 0), Alternative::less).method ==
+        UMethod::asymptotic_continuity);
+  // Ties: 3 vs 2,000 is within the cap, 3 vs 2,100 is not; 20 vs 300 is, 20 vs 400 is not.
+  const auto tied = [](std::size_t n) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < n; ++i) {
+      values.push_back(static_cast<double>(i % 7));
+    }
+    return values;
+  };
+  CHECK(exact_work(3, 2000, true) <= k_exact_max_work);
+  CHECK(exact_work(3, 2100, true) > k_exact_max_work);
+  CHECK(mann_whitney_u(tied(3), tied(2000), Alternative::less).method == UMethod::exact_conditional);
+  CHECK(mann_whitney_u(tied(3), tied(2100), Alternative::less).method == UMethod::asymptotic_continuity);
+  CHECK(mann_whitney_u(tied(20), tied(300), Alternative::less).method == UMethod::exact_conditional);
+  CHECK(mann_whitney_u(tied(400), tied(20), Alternative::less).method == UMethod::asymptotic_continuity);
+}
+
+TEST_CASE("3 vs 200 heavily tied values: the exact conditional p equals complete enumeration of the splits") {
+  // Integer-µs-like durations: base 3 steps, head 200 steps over 6 distinct values.
+  const std::vector<double> base = {3, 3, 4};
+  std::vector<double> head;
+  for (std::size_t i = 0; i < 200; ++i) {
+    head.push_back(static_cast<double>(4 + (i * 7) % 6));  // 4..9, 33 or 34 of each
+  }
+  std::vector<double> pooled = base;
+  pooled.insert(pooled.end(), head.begin(), head.end());
+  // A split's U is the sum over its 3 chosen values of their comparisons with all 203 values (1 per
+  // smaller value, 1/2 per equal one), minus the comparisons among the chosen (3 pairs of 1, 3 selves of 1/2).
+  std::vector<double> score(pooled.size(), 0.0);
+  for (std::size_t r = 0; r < pooled.size(); ++r) {
+    for (const double value : pooled) {
+      score[r] += pooled[r] > value ? 1.0 : (pooled[r] == value ? 0.5 : 0.0);
+    }
+  }
+  const double observed = score[0] + score[1] + score[2] - 4.5;
+  // Every choice of 3 of the 203 values: 1,373,701 splits.
+  std::map<double, double> weight_of_u;
+  double splits = 0;
+  for (std::size_t i = 0; i < pooled.size(); ++i) {
+    for (std::size_t j = i + 1; j < pooled.size(); ++j) {
+      for (std::size_t k = j + 1; k < pooled.size(); ++k) {
+        weight_of_u[score[i] + score[j] + score[k] - 4.5] += 1.0;
+        splits += 1.0;
+      }
+    }
+  }
+  double at_most = 0;
+  for (const auto& [u, weight] : weight_of_u) {
+    at_most += u <= observed ? weight : 0.0;
+  }
+  const MannWhitneyResult result = mann_whitney_u(base, head, Alternative::greater);
+  CHECK(result.method == UMethod::exact_conditional);
+  CHECK(result.u1 == observed);
+  const MannWhitneyResult less = mann_whitney_u(base, head, Alternative::less);
+  REQUIRE(less.p.has_value());
+  CHECK(relative_close(*less.p, at_most / splits, 1e-9));
+  CHECK(relative_close(*less.p, 2.547861579776094e-05, 1e-9));  // 35 of 1,373,701 splits
+  // The normal approximation is off by orders of magnitude here.
+  const MannWhitneyResult approximate = mann_whitney_u(base, head, Alternative::less, UMethod::asymptotic_continuity);
+  REQUIRE(approximate.p.has_value());
+  CHECK(std::fabs(std::log10(*approximate.p / *less.p)) > 1.0);  // 2.3e-3 vs 2.5e-5 (SciPy permutation_test, n_resamples=inf: 2.547861579776094e-05)
+}
+
+TEST_CASE("3 equal values against 200 equal larger values: exact conditional p is 1 / C(203, 3), not 5e-46") {
+  const std::vector<double> base(3, 2.0);
+  const std::vector<double> head(200, 3.0);
+  const MannWhitneyResult exact = mann_whitney_u(base, head, Alternative::less);
+  CHECK(exact.method == UMethod::exact_conditional);
+  REQUIRE(exact.p.has_value());
+  CHECK(relative_close(*exact.p, 1.0 / 1373701.0, 1e-9));  // C(203, 3) = 1,373,701: 7.3e-7
+  const MannWhitneyResult approximate = mann_whitney_u(base, head, Alternative::less, UMethod::asymptotic_continuity);
+  REQUIRE(approximate.p.has_value());
+  CHECK(*approximate.p < 1e-40);  // the tie-corrected variance is tiny: the approximation claims far too much
 }
 
 TEST_CASE("exact conditional p equals the exact p on tie-free samples, for both algorithms at m = n = 50") {

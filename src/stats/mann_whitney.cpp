@@ -240,21 +240,30 @@ std::optional<double> asymptotic_p(const RankedSample& ranked, std::size_t m, st
   return clamp_p(factor * boost::math::cdf(boost::math::complement(standard_normal, numerator / sigma)));
 }
 
+// A small side against any other, exact while the work stays bounded (issue 14: exact where it matters).
+bool small_side_exact(bool has_ties, std::size_t m, std::size_t n) {
+  return std::min(m, n) <= k_exact_small_side_max && exact_work(m, n, has_ties) <= k_exact_max_work;
+}
+
 UMethod resolve_method(UMethod requested, bool has_ties, std::size_t m, std::size_t n) {
   switch (requested) {
     case UMethod::automatic:
       if (!has_ties) {
-        return m <= k_exact_max_per_side && n <= k_exact_max_per_side ? UMethod::exact
-                                                                       : UMethod::asymptotic_continuity;
+        return (m <= k_exact_max_per_side && n <= k_exact_max_per_side) || small_side_exact(false, m, n)
+                   ? UMethod::exact
+                   : UMethod::asymptotic_continuity;
       }
-      return m + n <= k_exact_conditional_max_total ? UMethod::exact_conditional : UMethod::asymptotic_continuity;
+      return m + n <= k_exact_conditional_max_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
+                                                                                     : UMethod::asymptotic_continuity;
     case UMethod::exact:
       if (has_ties) {
         return resolve_method(UMethod::exact_conditional, has_ties, m, n);
       }
-      return m + n <= k_exact_limit_total ? UMethod::exact : UMethod::asymptotic_continuity;
+      return m + n <= k_exact_limit_total || small_side_exact(false, m, n) ? UMethod::exact
+                                                                            : UMethod::asymptotic_continuity;
     case UMethod::exact_conditional:
-      return m + n <= k_exact_conditional_limit_total ? UMethod::exact_conditional : UMethod::asymptotic_continuity;
+      return m + n <= k_exact_conditional_limit_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
+                                                                                       : UMethod::asymptotic_continuity;
     case UMethod::asymptotic:
     case UMethod::asymptotic_continuity:
       return requested;
@@ -263,6 +272,12 @@ UMethod resolve_method(UMethod requested, bool has_ties, std::size_t m, std::siz
 }
 
 } // namespace
+
+double exact_work(std::size_t m, std::size_t n, bool has_ties) {
+  const double a = static_cast<double>(std::min(m, n));
+  const double b = static_cast<double>(std::max(m, n));
+  return has_ties ? (a + b) * (a + 1.0) * (2.0 * a * b + 1.0) : a * (a * b / 2.0 + 1.0);
+}
 
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
                                  UMethod method) {

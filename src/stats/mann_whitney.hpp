@@ -31,8 +31,25 @@ inline constexpr std::size_t k_exact_max_per_side = 50;
 // distinct: at m = n = 50 one test takes up to ~20 ms and 2 MB (a few ms for µs-rounded durations).
 inline constexpr std::size_t k_exact_conditional_max_total = 100;
 
+// Largest smaller side for which the automatic method stays exact (exact without ties, exact conditional
+// with them) whatever the larger side's size, while the work stays within k_exact_max_work: with 3 vs 200
+// heavily tied values the normal approximation is off by orders of magnitude (p 5e-46 where the exact
+// conditional p is 7e-7).
+inline constexpr std::size_t k_exact_small_side_max = 20;
+
+// Cap on the estimated inner-loop steps of one exact computation chosen automatically for a small side
+// (exact_work): about 0.1 s and (min+1) * (2 min max + 1) doubles. With ties it admits 3 vs 2,000,
+// 10 vs ~700 and 20 vs ~340 values; without ties any larger side up to millions.
+inline constexpr double k_exact_max_work = 1e8;
+
+// Estimated inner-loop steps of the exact (has_ties false: min * (min max / 2 + 1)) or exact conditional
+// (has_ties true: (m + n) * (min + 1) * (2 min max + 1)) p for sides of m and n values.
+double exact_work(std::size_t m, std::size_t n, bool has_ties);
+
 // Hard limits on m + n for an explicitly requested exact (1000: ~0.1 s) or exact_conditional (200: ~0.2 s,
-// 16 MB) p; beyond them the result falls back to asymptotic_continuity and says so in its method.
+// 16 MB) p; beyond them the result falls back to asymptotic_continuity and says so in its method. A
+// smaller side of at most k_exact_small_side_max values is exact beyond them while exact_work stays
+// within k_exact_max_work.
 inline constexpr std::size_t k_exact_limit_total = 1000;
 inline constexpr std::size_t k_exact_conditional_limit_total = 200;
 
@@ -52,7 +69,8 @@ struct MannWhitneyResult {
 // tail, capped at 1, except exact_conditional, where it is P(|U - mn/2| >= |u1 - mn/2|) (the
 // distribution given ties need not be symmetric). automatic: exact when there are no ties and both sides
 // have <= k_exact_max_per_side values; exact_conditional when there are ties and m + n <=
-// k_exact_conditional_max_total; asymptotic_continuity otherwise. Infinities rank as values.
+// k_exact_conditional_max_total; either one, by ties, when the smaller side has <= k_exact_small_side_max
+// values and exact_work <= k_exact_max_work; asymptotic_continuity otherwise. Infinities rank as values.
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
                                  UMethod method = UMethod::automatic);
 
