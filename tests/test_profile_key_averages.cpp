@@ -559,7 +559,7 @@ TEST_CASE("malformed tables are input errors naming the path, byte and line") {
   }
   SUBCASE("a file that cannot be opened") {
     CHECK_THROWS_WITH(ng::parse_key_averages_table(fs::path(k_data + "no-such-file.txt")),
-                      (k_data + "no-such-file.txt: cannot open the file for reading").c_str());
+                      (k_data + "no-such-file.txt: cannot open: No such file or directory").c_str());
   }
 }
 

@@ -1,5 +1,6 @@
 #include "compare/rule_set.hpp"
 
+#include "profile/json_input.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"
 #include "util/spellcheck.hpp"
@@ -167,15 +168,9 @@ const Waiver* RuleSet::waiver_for(std::string_view name, std::string_view today)
 }
 
 RuleSet parse_rules(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& error) {
-    throw InputError(source, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
-  } catch (const json::out_of_range& error) {
-    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
-    throw InputError(source, std::string("number out of range: ") + error.what());
-  }
+  JsonReadOptions options;
+  options.comments = true;
+  const json doc = parse_json_input(text, source, options).value;
   const RulesParser parser(source);
   if (!doc.is_object()) {
     parser.fail("rules must be a JSON object");
@@ -280,13 +275,7 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
 }
 
 RuleSet load_rules(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open rules file");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_rules(text.str(), path);
+  return parse_rules(read_input_text(path).text, path);
 }
 
 RuleSet default_rules() {

@@ -1,5 +1,6 @@
 #include "profile/benchmark_formats.hpp"
 
+#include "profile/json_input.hpp"
 #include "profile/neuron_summary.hpp"
 #include "util/error.hpp"
 
@@ -17,28 +18,12 @@ namespace neuron_gate {
 
 namespace {
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(path, "cannot read");
-  }
-  return text.str();
-}
-
-// Parses JSON after nulling bare NaN/Infinity tokens: Google Benchmark writes NaN for a statistic of zeros (the
+// Parses JSON reading bare NaN/Infinity tokens as null: Google Benchmark writes NaN for a statistic of zeros (the
 // cv of a counter that stayed 0). Byte offsets in errors are those of the original text.
 nlohmann::json parse_json(std::string_view text, const std::string& path) {
-  const NulledJson nulled = null_non_finite_tokens(text);
-  try {
-    return nlohmann::json::parse(nulled.text);
-  } catch (const nlohmann::json::exception& /*error*/) {
-    throw json_syntax_error(nulled, path);
-  }
+  JsonReadOptions options;
+  options.non_finite_as_null = true;
+  return parse_json_input(text, path, options).value;
 }
 
 std::string_view skip_bom_and_space(std::string_view head) {
@@ -355,7 +340,7 @@ std::vector<EndToEndMetric> parse_benchmark_json(std::string_view text, const st
 }
 
 std::vector<EndToEndMetric> read_benchmark_json(const std::string& path) {
-  return parse_benchmark_json(read_whole_file(path), path);
+  return parse_benchmark_json(read_input_text(path).text, path);
 }
 
 } // namespace neuron_gate

@@ -1,7 +1,12 @@
 #include "profile/byte_source.hpp"
 
 #include "util/error.hpp"
+#include "util/input_limits.hpp"
+#include "util/sha256.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -15,6 +20,51 @@ namespace neuron_gate {
 namespace {
 
 constexpr std::size_t k_chunk_bytes = std::size_t{1} << 20;
+
+// What a file that is not a regular file is, for the error.
+std::string special_file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "is a directory";
+  }
+  if (S_ISFIFO(mode)) {
+    return "not a regular file: a FIFO (named pipe); inputs must be regular files";
+  }
+  if (S_ISCHR(mode)) {
+    return "not a regular file: a character device; inputs must be regular files";
+  }
+  if (S_ISBLK(mode)) {
+    return "not a regular file: a block device; inputs must be regular files";
+  }
+  if (S_ISSOCK(mode)) {
+    return "not a regular file: a socket; inputs must be regular files";
+  }
+  return "not a regular file; inputs must be regular files";
+}
+
+// Opens a regular file for reading without ever blocking on a FIFO: opened non-blocking, checked with
+// fstat, then switched back to blocking reads.
+std::FILE* open_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const std::string problem = special_file_kind(info.st_mode);
+    ::close(fd);
+    throw InputError(path, problem);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) {
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  return file;
+}
 
 } // namespace
 
@@ -31,6 +81,8 @@ struct ByteSource::Impl {
   bool raw_eof = false;
 
   std::uint64_t size_hint = 0;
+  std::uint64_t handed_out = 0;  // decompressed bytes returned by next()
+  Sha256 raw_hash;               // of every raw byte read
 
   bool gzip = false;
   bool gzip_ready = false;  // inflateInit2 done
@@ -65,6 +117,7 @@ struct ByteSource::Impl {
       }
     }
     raw_total += raw_size;
+    raw_hash.update(raw.data(), raw_size);
     if (raw_size == 0) {
       raw_eof = true;
       return false;
@@ -74,32 +127,31 @@ struct ByteSource::Impl {
 
   std::uint64_t compressed_offset() const { return raw_total - zs.avail_in; }
 
-  // Size of the whole input and its last four bytes (the gzip ISIZE field, little-endian).
+  // The size of the whole input, for size_hint(): never read from the data (a gzip ISIZE trailer may
+  // lie and would drive a huge reservation).
   void estimate_size() {
-    std::uint64_t total = 0;
-    unsigned char tail[4] = {0, 0, 0, 0};
-    if (file == nullptr) {
-      total = memory.size();
-      if (total >= 4) {
-        std::memcpy(tail, memory.data() + total - 4, 4);
-      }
-    } else {
-      const long here = std::ftell(file);
-      if (here >= 0 && std::fseek(file, 0, SEEK_END) == 0) {
-        const long end = std::ftell(file);
-        total = end > 0 ? static_cast<std::uint64_t>(end) : 0;
-        if (total >= 4 && std::fseek(file, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, file) != 4) {
-          tail[0] = tail[1] = tail[2] = tail[3] = 0;
-        }
-        std::fseek(file, here, SEEK_SET);
+    std::uint64_t total = memory.size();
+    if (file != nullptr) {
+      struct stat info {};
+      if (::fstat(::fileno(file), &info) == 0 && info.st_size > 0) {
+        total = static_cast<std::uint64_t>(info.st_size);
       }
     }
-    size_hint = total;
-    if (gzip) {
-      const std::uint64_t isize = tail[0] | (std::uint64_t{tail[1]} << 8) | (std::uint64_t{tail[2]} << 16) |
-                                  (std::uint64_t{tail[3]} << 24);
-      size_hint = std::max(isize, total * 4);
+    size_hint = gzip ? std::min(total * 4, input_limits().max_file_bytes) : total;
+  }
+
+  // Counts `chunk` against the decompressed-bytes limit and returns it.
+  std::string_view hand_out(std::string_view chunk) {
+    const std::uint64_t limit = input_limits().max_file_bytes;
+    if (handed_out + chunk.size() > limit) {
+      throw InputError(path,
+                       "larger than the input limit of " + byte_count_text(limit) +
+                           (gzip ? " after decompression" : "") +
+                           " (raise it with NEURON_GATE_MAX_FILE_BYTES if the file is genuine)",
+                       limit);
     }
+    handed_out += chunk.size();
+    return chunk;
   }
 
   void start() {
@@ -167,10 +219,7 @@ struct ByteSource::Impl {
 
 ByteSource::ByteSource(const std::string& path) : m_impl(std::make_unique<Impl>()) {
   m_impl->path = path;
-  m_impl->file = std::fopen(path.c_str(), "rb");
-  if (m_impl->file == nullptr) {
-    throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  }
+  m_impl->file = open_regular_file(path);
   m_impl->start();
 }
 
@@ -183,7 +232,15 @@ ByteSource::ByteSource(std::string name, std::string bytes) : m_impl(std::make_u
 ByteSource::~ByteSource() = default;
 
 std::string_view ByteSource::next() {
-  return m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain();
+  return m_impl->hand_out(m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain());
+}
+
+std::uint64_t ByteSource::bytes_read() const { return m_impl->handed_out; }
+
+std::string ByteSource::raw_sha256() {
+  while (m_impl->refill()) {
+  }
+  return m_impl->raw_hash.hex();
 }
 
 std::uint64_t ByteSource::size_hint() const { return m_impl->size_hint; }

@@ -1,6 +1,9 @@
 #pragma once
 // A file's bytes as a chunked stream: plain, or gzip (told by the magic bytes 1f 8b, never by the
-// name) inflated with zlib on the fly, so a multi-GB trace never sits in memory whole.
+// name) inflated with zlib on the fly, so a multi-GB trace never sits in memory whole. Every input file
+// of neuron-gate is read through here: it must be a regular file (a FIFO or device is refused before
+// any read, so nothing hangs), its decompressed size is bounded (input_limits()), and its raw bytes
+// are hashed (SHA-256) as they are read.
 
 #include <cstdint>
 #include <memory>
@@ -12,7 +15,8 @@ namespace neuron_gate {
 // Reads one file front to back in chunks of up to 1 MiB. Not copyable; one reader per file.
 class ByteSource {
 public:
-  // Opens `path`. Throws InputError(path, ...) when it cannot be opened.
+  // Opens `path`. Throws InputError(path, ...) when it cannot be opened or is not a regular file
+  // ("not a regular file: a FIFO", "... a character device", "is a directory").
   explicit ByteSource(const std::string& path);
   // Reads `bytes` held in memory (a git blob, a test) as if it were the file `name`; gzip too.
   ByteSource(std::string name, std::string bytes);
@@ -22,12 +26,21 @@ public:
 
   // The next chunk of (decompressed) bytes, valid until the next call; empty at the end.
   // Throws InputError(path, problem, compressed byte offset) on a read error, corrupt gzip data,
-  // or a gzip stream that ends before its trailer (a truncated file).
+  // or a gzip stream that ends before its trailer (a truncated file); InputError(path, problem,
+  // decompressed offset) once more than input_limits().max_file_bytes would be handed out.
   std::string_view next();
 
   // A guess of the total (decompressed) size in bytes, for reserving memory: the file size, or for
-  // gzip the larger of the trailer's ISIZE (size mod 2^32 of the last member) and 4x the file size.
+  // gzip 4x the file size, never above the decompressed-bytes limit. Never read from the data itself
+  // (a gzip ISIZE trailer is written by whoever made the file and may lie).
   std::uint64_t size_hint() const;
+
+  // Decompressed bytes handed out by next() so far.
+  std::uint64_t bytes_read() const;
+
+  // SHA-256 (lowercase hex) of the raw (compressed) bytes of the whole file: the bytes not read yet
+  // are read and hashed, without decompressing. Call after the last next(); once.
+  std::string raw_sha256();
 
   // True when the content is gzip (first two bytes 1f 8b).
   bool is_gzip() const;

@@ -1,13 +1,12 @@
 #include "profile/e2e_metrics.hpp"
 
+#include "profile/json_input.hpp"
 #include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace neuron_gate {
 
@@ -16,26 +15,22 @@ bool looks_like_e2e_json(std::string_view head) {
 }
 
 std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InputError(path, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
-  } catch (const nlohmann::json::out_of_range& error) {
-    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
-    throw InputError(path, std::string("number out of range: ") + error.what());
-  }
+  const nlohmann::json doc = parse_json_input(text, path).value;
+  const JsonFields fields(path);
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "neuron-gate.e2e/1") {
     throw InputError(path, "not an end-to-end file: expected \"schema\": \"neuron-gate.e2e/1\"");
   }
-  if (!doc.contains("metrics") || !doc["metrics"].is_array()) {
+  if (!doc.contains("metrics")) {
     throw InputError(path, "\"metrics\" must be an array");
   }
   std::vector<EndToEndMetric> metrics;
   std::set<std::string> names;
-  for (const auto& entry : doc["metrics"]) {
+  const nlohmann::json& entries = fields.array(doc["metrics"], "metrics");
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    const nlohmann::json& entry = entries[index];
+    const std::string where = "metrics[" + std::to_string(index) + "]";
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) {
-      throw InputError(path, "every metric needs a string \"name\"");
+      throw InputError(path, "every metric needs a string \"name\" (" + where + " has none)");
     }
     EndToEndMetric metric;
     metric.name = entry["name"].get<std::string>();
@@ -47,7 +42,7 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
       throw InputError(path, "metric \"" + metric.name + "\" needs a string \"unit\"");
     }
     metric.unit = entry["unit"].get<std::string>();
-    const std::string better = entry.value("better", std::string("lower"));
+    const std::string better = entry.contains("better") ? fields.string(entry["better"], where + ".better") : "lower";
     if (better == "lower") {
       metric.better = Better::lower;
     } else if (better == "higher") {
@@ -61,7 +56,8 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
     }
     for (const auto& value : entry["samples"]) {
       if (!value.is_number() || !std::isfinite(value.get<double>())) {
-        throw InputError(path, "metric \"" + metric.name + "\": sample " + value.dump() + " is not a finite number");
+        throw InputError(path, "metric \"" + metric.name + "\": sample " + JsonFields::shown(value) +
+                                   " is not a finite number");
       }
       metric.samples.push_back(value.get<double>());
     }
@@ -71,13 +67,7 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
 }
 
 std::vector<EndToEndMetric> read_e2e_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_e2e_json(text.str(), path);
+  return parse_e2e_json(read_input_text(path).text, path);
 }
 
 } // namespace neuron_gate

@@ -1,5 +1,7 @@
 #include "profile/key_averages_table.hpp"
 
+#include "profile/json_input.hpp"
+
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -785,16 +787,7 @@ KeyAveragesTable parse_key_averages_table(std::string_view text, const std::stri
 
 KeyAveragesTable parse_key_averages_table(const std::filesystem::path& file) {
   const std::string path = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open the file for reading");
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(path, "cannot read the file");
-  }
-  return parse_key_averages_table(content.str(), path);
+  return parse_key_averages_table(read_input_text(path).text, path);
 }
 
 bool looks_like_key_averages_table(std::string_view text) {

@@ -1,5 +1,7 @@
 #include "profile/manifest.hpp"
 
+#include "profile/json_input.hpp"
+
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
@@ -274,28 +276,14 @@ bool looks_like_manifest(std::string_view head) {
 }
 
 RunManifest parse_manifest(std::string_view text, const std::string& path) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    throw InputError(path, std::string("not valid JSON: ") + error.what(), error.byte > 0 ? error.byte - 1 : 0);
-  } catch (const json::out_of_range& error) {
-    // nlohmann/json reports a number beyond double (1e400) without a byte offset.
-    throw InputError(path, std::string("number out of range: ") + error.what());
-  }
+  const json doc = parse_json_input(text, path).value;
   RunManifest manifest = ManifestParser(path).parse(doc);
   manifest.source_path = path;
   return manifest;
 }
 
 RunManifest read_manifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_manifest(text.str(), path);
+  return parse_manifest(read_input_text(path).text, path);
 }
 
 std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const RunManifest& head) {

@@ -1,5 +1,6 @@
 #include "profile/neuron_summary.hpp"
 
+#include "profile/json_input.hpp"
 #include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,112 +18,6 @@
 namespace neuron_gate {
 
 namespace {
-
-// Matched as whole tokens only (see non_finite_token_length), so their order does not matter.
-constexpr std::array<std::string_view, 13> k_non_finite_tokens = {
-    "-Infinity", "+Infinity", "Infinity", "-NaN", "+NaN", "-nan", "-inf", "+inf", "NaN", "nan", "inf",
-    "-NAN", "NAN"};
-
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-// The length of the non-finite token starting at `at`, or 0 when there is none.
-std::size_t non_finite_token_length(std::string_view text, std::size_t at) {
-  if (at > 0 && is_word_char(text[at - 1])) {
-    return 0;
-  }
-  for (const std::string_view token : k_non_finite_tokens) {
-    if (text.substr(at, token.size()) == token) {
-      const std::size_t end = at + token.size();
-      if (end == text.size() || !is_word_char(text[end])) {
-        return token.size();
-      }
-    }
-  }
-  return 0;
-}
-
-std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(path, "cannot read");
-  }
-  return text.str();
-}
-
-// Records where nlohmann's SAX parser gives up. `position` counts the characters read, the offending one
-// included. When the offending token is a whole string literal (a missing comma before a key, the commonest
-// fault) or a number too large, the offset is its first byte; otherwise it is the character at which nlohmann
-// stopped. (The `last_token` text is not always one token, and it writes each control character as "<U+00XX>".)
-class SyntaxErrorLocator : public nlohmann::json_sax<nlohmann::json> {
-public:
-  bool null() override { return true; }
-  bool boolean(bool /*value*/) override { return true; }
-  bool number_integer(number_integer_t /*value*/) override { return true; }
-  bool number_unsigned(number_unsigned_t /*value*/) override { return true; }
-  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return true; }
-  bool string(string_t& /*value*/) override { return true; }
-  bool binary(binary_t& /*value*/) override { return true; }
-  bool start_object(std::size_t /*size*/) override { return true; }
-  bool key(string_t& /*value*/) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t /*size*/) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string& last_token,
-                   const nlohmann::detail::exception& error) override {
-    m_found = true;
-    const bool string_token = last_token.size() >= 2 && last_token.front() == '"' && last_token.back() == '"' &&
-                              last_token.find("<U+") == std::string::npos &&
-                              last_token.find('"', 1) == last_token.size() - 1;
-    // Error 406, a number too large for a double, names the number token alone.
-    if ((string_token || error.id == 406) && position >= last_token.size()) {
-      m_offset = position - last_token.size();
-    } else {
-      m_offset = position > 0 ? position - 1 : 0;
-    }
-    // Drop "[json.exception.parse_error.101] " and "parse error at line 1, column 5: ": the line and column would
-    // count the nulled text.
-    m_reason = error.what();
-    const auto bracket = m_reason.find("] ");
-    if (m_reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
-      m_reason = m_reason.substr(bracket + 2);
-    }
-    const auto colon = m_reason.find(": ");
-    if (m_reason.rfind("parse error", 0) == 0 && colon != std::string::npos) {
-      m_reason = m_reason.substr(colon + 2);
-    }
-    return false;
-  }
-
-  bool found() const { return m_found; }
-  std::uint64_t offset() const { return m_offset; }
-  const std::string& reason() const { return m_reason; }
-
-private:
-  bool m_found = false;
-  std::uint64_t m_offset = 0;
-  std::string m_reason;
-};
-
-// Parses JSON after nulling non-finite tokens; the legacy `instruction` array (one row per device instruction,
-// often millions) is dropped while parsing, since only the summary is read.
-nlohmann::json parse_summary_document(const NulledJson& nulled, const std::string& path) {
-  const nlohmann::json::parser_callback_t drop_instructions = [](int depth, nlohmann::json::parse_event_t event,
-                                                                 nlohmann::json& parsed) {
-    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "instruction");
-  };
-  try {
-    return nlohmann::json::parse(nulled.text, drop_instructions);
-  } catch (const nlohmann::json::exception& /*error*/) {
-    throw json_syntax_error(nulled, path);
-  }
-}
 
 const nlohmann::json* metadata_of(const nlohmann::json& object) {
   for (const char* key : {"metadata", "Metadata"}) {
@@ -252,11 +147,11 @@ NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::
   return summary;
 }
 
-void add_common_assumptions(std::vector<NeuronSummary>& summaries, const NulledJson& nulled) {
+void add_common_assumptions(std::vector<NeuronSummary>& summaries, std::size_t non_finite_replaced) {
   for (auto& summary : summaries) {
     summary.assumptions.push_back("times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)");
-    if (nulled.replaced > 0) {
-      summary.assumptions.push_back(std::to_string(nulled.replaced) +
+    if (non_finite_replaced > 0) {
+      summary.assumptions.push_back(std::to_string(non_finite_replaced) +
                                     " bare NaN/Infinity token(s) in the file were read as no value");
     }
   }
@@ -336,62 +231,6 @@ TextLine split_text_line(std::string_view line) {
 
 } // namespace
 
-NulledJson null_non_finite_tokens(std::string_view json_text) {
-  NulledJson out;
-  out.text.reserve(json_text.size() + 16);
-  bool in_string = false;
-  std::size_t at = 0;
-  while (at < json_text.size()) {
-    const char c = json_text[at];
-    if (in_string) {
-      out.text += c;
-      if (c == '\\' && at + 1 < json_text.size()) {
-        out.text += json_text[at + 1];
-        at += 2;
-        continue;
-      }
-      in_string = c != '"';
-      ++at;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == 'N' || c == 'n' || c == 'I' || c == 'i' || c == '-' || c == '+') {
-      const std::size_t length = non_finite_token_length(json_text, at);
-      if (length > 0) {
-        out.text += "null";
-        if (length == 3) {
-          out.grown_at.push_back(out.text.size() - 1);
-        } else {
-          out.text.append(length - 4, ' ');
-        }
-        ++out.replaced;
-        at += length;
-        continue;
-      }
-    }
-    out.text += c;
-    ++at;
-  }
-  return out;
-}
-
-InputError json_syntax_error(const NulledJson& nulled, const std::string& path) {
-  SyntaxErrorLocator locator;
-  nlohmann::json::sax_parse(nulled.text, &locator);
-  if (!locator.found()) {
-    return InputError(path, "not valid JSON");
-  }
-  const std::uint64_t offset = std::min<std::uint64_t>(locator.offset(), nulled.text.size());
-  return InputError(path, "not valid JSON: " + locator.reason(), original_byte_offset(nulled, offset));
-}
-
-std::uint64_t original_byte_offset(const NulledJson& nulled, std::uint64_t offset) {
-  const auto grown_before = std::lower_bound(nulled.grown_at.begin(), nulled.grown_at.end(), offset) -
-                            nulled.grown_at.begin();
-  return offset - static_cast<std::uint64_t>(grown_before);
-}
-
 bool looks_like_neuron_summary_json(std::string_view head) {
   if (head.substr(0, 3) == "\xEF\xBB\xBF") {
     head.remove_prefix(3);
@@ -446,8 +285,15 @@ bool looks_like_neuron_summary_text(std::string_view head) {
 }
 
 std::vector<NeuronSummary> parse_neuron_summary_json(std::string_view text, const std::string& path) {
-  const NulledJson nulled = null_non_finite_tokens(text);
-  const nlohmann::json document = parse_summary_document(nulled, path);
+  // The legacy `instruction` array (one row per device instruction, often millions) is dropped while parsing,
+  // since only the summary is read.
+  JsonReadOptions options;
+  options.non_finite_as_null = true;
+  options.callback = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "instruction");
+  };
+  const JsonDocument parsed = parse_json_input(text, path, options);
+  const nlohmann::json& document = parsed.value;
   std::vector<NeuronSummary> summaries;
   const std::string no_summary =
       "no Neuron summary found: expected \"total_time\" in the top-level object, in its \"summary\" object or "
@@ -469,12 +315,12 @@ std::vector<NeuronSummary> parse_neuron_summary_json(std::string_view text, cons
   } else {
     throw InputError(path, no_summary);
   }
-  add_common_assumptions(summaries, nulled);
+  add_common_assumptions(summaries, parsed.non_finite_replaced);
   return summaries;
 }
 
 std::vector<NeuronSummary> read_neuron_summary_json(const std::string& path) {
-  return parse_neuron_summary_json(read_whole_file(path), path);
+  return parse_neuron_summary_json(read_input_text(path).text, path);
 }
 
 std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, const std::string& path) {
@@ -570,7 +416,7 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
 }
 
 std::vector<NeuronSummary> read_neuron_summary_text(const std::string& path) {
-  return parse_neuron_summary_text(read_whole_file(path), path);
+  return parse_neuron_summary_text(read_input_text(path).text, path);
 }
 
 std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSummary>& summaries) {

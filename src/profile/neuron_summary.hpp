@@ -4,6 +4,7 @@
 // All times are in seconds.
 
 #include "profile/e2e_metrics.hpp"
+#include "profile/json_input.hpp"
 #include "util/error.hpp"
 
 #include <cstddef>
@@ -68,28 +69,5 @@ std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSumma
 
 // The name of the device's end-to-end time among neuron_summary_metrics(): "device total_time".
 inline constexpr std::string_view k_device_total_time_metric = "device total_time";
-
-// JSON text with each bare non-finite token outside strings (NaN, -NaN, +NaN, Infinity, -Infinity, +Infinity,
-// nan, -nan, inf, -inf) replaced by `null`, which nlohmann accepts (Google Benchmark and pre-07/2024 Neuron
-// tools write them). Tokens of 4 or more bytes keep their length (padded with spaces); a 3-byte token grows
-// by one byte, recorded in `grown_at` so that original_byte_offset() can map offsets back.
-struct NulledJson {
-  std::string text;                    // the replaced text
-  std::size_t replaced = 0;            // how many tokens were replaced
-  std::vector<std::size_t> grown_at;   // ascending offsets in `text` of the byte added after each 3-byte token
-};
-
-// Replaces the bare non-finite tokens of `json_text` by null (see NulledJson). Never throws; malformed JSON is
-// left for the parser to report.
-NulledJson null_non_finite_tokens(std::string_view json_text);
-
-// The InputError for text that nlohmann rejected (call it from the catch block): re-reads `nulled.text` with a SAX
-// parser to find the offending token, and gives the 0-based offset of its first byte in the original text and
-// nlohmann's reason, e.g. "PATH:byte 102: not valid JSON: syntax error while parsing object - unexpected string
-// literal; expected '}'".
-InputError json_syntax_error(const NulledJson& nulled, const std::string& path);
-
-// Maps a 0-based byte offset in `nulled.text` to the same place in the original text.
-std::uint64_t original_byte_offset(const NulledJson& nulled, std::uint64_t offset);
 
 } // namespace neuron_gate

@@ -1,0 +1,54 @@
+#include "util/input_limits.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+namespace neuron_gate {
+namespace {
+
+void override_from_env(const char* name, std::uint64_t& value) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) {
+    return;
+  }
+  std::uint64_t parsed = 0;
+  const char* end = text + std::strlen(text);
+  const auto result = std::from_chars(text, end, parsed);
+  if (result.ec == std::errc{} && result.ptr == end && parsed > 0) {
+    value = parsed;
+  }
+}
+
+InputLimits from_environment() {
+  InputLimits limits;
+  override_from_env("NEURON_GATE_MAX_FILE_BYTES", limits.max_file_bytes);
+  override_from_env("NEURON_GATE_MAX_NAME_BYTES", limits.max_name_bytes);
+  override_from_env("NEURON_GATE_MAX_OPS", limits.max_distinct_ops);
+  return limits;
+}
+
+InputLimits& current() {
+  static InputLimits limits = from_environment();
+  return limits;
+}
+
+} // namespace
+
+const InputLimits& input_limits() { return current(); }
+
+void reload_input_limits() { current() = from_environment(); }
+
+std::string byte_count_text(std::uint64_t bytes) {
+  constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+  if (bytes >= gib && bytes % gib == 0) {
+    return std::to_string(bytes / gib) + " GiB";
+  }
+  if (bytes >= mib && bytes % mib == 0) {
+    return std::to_string(bytes / mib) + " MiB";
+  }
+  return std::to_string(bytes) + " bytes";
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,32 @@
+#pragma once
+// The resource limits every reader enforces (README "Limits"). Each has a default and can be changed
+// through an environment variable, read once per process; a limit reached is an InputError naming
+// the file and the limit, never an allocation failure.
+
+#include <cstdint>
+#include <string>
+
+namespace neuron_gate {
+
+struct InputLimits {
+  // Bytes of one input file after decompression (plain files: the file size). Default 8 GiB;
+  // NEURON_GATE_MAX_FILE_BYTES.
+  std::uint64_t max_file_bytes = std::uint64_t{8} << 30;
+  // Bytes of one op or event name. Default 4096; NEURON_GATE_MAX_NAME_BYTES. A longer name is an
+  // input error (two names that differ only after the cut would otherwise merge).
+  std::uint64_t max_name_bytes = 4096;
+  // Distinct op names of one side (all its traces or tables). Default 100000; NEURON_GATE_MAX_OPS.
+  std::uint64_t max_distinct_ops = 100000;
+};
+
+// The limits in force: the defaults, each replaced by its environment variable when that holds a
+// positive decimal integer (an invalid value is ignored; see input_limit_warnings()).
+const InputLimits& input_limits();
+
+// Re-reads the environment (tests that change a variable call this). Not thread-safe.
+void reload_input_limits();
+
+// "8 GiB" / "4096 bytes" style text of a byte count, for limit messages.
+std::string byte_count_text(std::uint64_t bytes);
+
+} // namespace neuron_gate

@@ -1,0 +1,146 @@
+// Tests for the one input kit (profile/byte_source, profile/json_input, util/input_limits): every JSON
+// reader shares one wording with file and byte offset, gzip by magic bytes, BOM, type errors by key path,
+// regular files only, no allocation sized by a gzip trailer. Fixtures: tests/data/bad/ (README there).
+#include "profile/benchmark_formats.hpp"
+#include "profile/byte_source.hpp"
+#include "profile/discover.hpp"
+#include "profile/e2e_metrics.hpp"
+#include "profile/json_input.hpp"
+#include "profile/manifest.hpp"
+#include "profile/neuron_summary.hpp"
+#include "profile/read_side.hpp"
+#include "profile/trace_samples.hpp"
+
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ng = neuron_gate;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_bad = std::string(NEURON_GATE_TEST_DATA) + "/bad/";
+
+std::optional<ng::InputError> input_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ng::InputError& error) {
+    return error;
+  }
+  return std::nullopt;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("neuron-gate-input-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("input kit");
+
+TEST_CASE("a value of the wrong type in e2e.json names the file and the key path, not type_error.302") {
+  const std::string path = k_bad + "e2e-better-number.json";
+  const auto error = input_error_of([&] { ng::read_e2e_json(path); });
+  REQUIRE(error);
+  CHECK(std::string(error->what()) == path + ": \"metrics[0].better\" must be a string, not 5");
+}
+
+TEST_CASE("e2e.json.gz is read like e2e.json (gzip by magic bytes), discovered and hashed from the raw bytes") {
+  const std::string dir = k_bad + "e2e-gzip";
+  const ng::ProfileInventory inventory = ng::discover_profile(dir);
+  REQUIRE(inventory.files.size() == 1);
+  CHECK(inventory.files[0].kind == ng::FileKind::end_to_end);
+  const ng::SideSamples side = ng::read_side("head", inventory, {});
+  REQUIRE(side.end_to_end.size() == 1);
+  CHECK(side.end_to_end[0].name == "latency");
+  CHECK(side.end_to_end[0].samples == std::vector<double>{1.0, 1.1, 1.2, 0.9, 1.0});
+  const ng::InputText input = ng::read_input_text(dir + "/e2e.json.gz");
+  CHECK(input.gzip);
+  CHECK(input.text.rfind("{\"schema\": \"neuron-gate.e2e/1\"", 0) == 0);
+  // sha256sum tests/data/bad/e2e-gzip/e2e.json.gz
+  CHECK(input.sha256 == "7465d658314e801c107f6598280ffccdfb925fa4a3db9e6809ac0a9d9b4b7733");
+}
+
+TEST_CASE("every JSON reader gives one wording: PATH:byte N: not valid JSON: reason, BOM counted") {
+  const std::string text = "{\"schema\": ,}";
+  const std::size_t comma = text.find(',');
+  const std::vector<std::pair<std::string, std::function<void()>>> readers = {
+      {"e2e", [&] { ng::parse_e2e_json(text, "f.json"); }},
+      {"manifest", [&] { ng::parse_manifest(text, "f.json"); }},
+      {"hyperfine", [&] { ng::parse_hyperfine_json(text, "f.json"); }},
+      {"google benchmark", [&] { ng::parse_google_benchmark_json(text, "f.json"); }},
+      {"neuron summary", [&] { ng::parse_neuron_summary_json(text, "f.json"); }},
+      {"kit", [&] { ng::parse_json_input(text, "f.json"); }},
+  };
+  for (const auto& [name, reader] : readers) {
+    CAPTURE(name);
+    const auto error = input_error_of(reader);
+    REQUIRE(error);
+    CHECK(std::string(error->what()).rfind("f.json:byte " + std::to_string(comma) + ": not valid JSON: syntax error", 0) ==
+          0);
+    CHECK(std::string(error->what()).find("json.exception") == std::string::npos);
+  }
+  const std::string path = k_bad + "manifest-bom-syntax.json";
+  const auto error = input_error_of([&] { ng::read_manifest(path); });
+  REQUIRE(error);
+  REQUIRE(error->byte_offset());
+  std::ifstream in(path, std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(*error->byte_offset() == raw.find('}'));
+  CHECK(error->problem().rfind("not valid JSON: syntax error while parsing value", 0) == 0);
+  CHECK(std::string(error->what()).find("json.exception") == std::string::npos);
+}
+
+TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offset") {
+  const std::string path = k_bad + "e2e-invalid-utf8.json";
+  const auto error = input_error_of([&] { ng::read_e2e_json(path); });
+  REQUIRE(error);
+  REQUIRE(error->byte_offset());
+  CHECK(error->problem().find("ill-formed UTF-8") != std::string::npos);
+  CHECK(*error->byte_offset() == std::string("{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [{\"name\": \"x").size());
+}
+
+TEST_CASE("inputs must be regular files: a FIFO, a device and a folder are refused before any read") {
+  const fs::path dir = fresh_dir("fifo");
+  const std::string fifo = (dir / "rules.json").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // No writer ever opens the FIFO: a blocking open or read would hang here.
+  auto error = input_error_of([&] { ng::read_e2e_json(fifo); });
+  REQUIRE(error);
+  CHECK(std::string(error->what()) == fifo + ": not a regular file: a FIFO (named pipe); inputs must be regular files");
+  error = input_error_of([&] { ng::read_trace_samples(fifo); });
+  REQUIRE(error);
+  CHECK(error->problem().find("a FIFO") != std::string::npos);
+  error = input_error_of([&] { ng::read_input_text("/dev/zero"); });
+  REQUIRE(error);
+  CHECK(error->problem() == "not a regular file: a character device; inputs must be regular files");
+  error = input_error_of([&] { ng::read_manifest(dir.string()); });
+  REQUIRE(error);
+  CHECK(error->problem() == "is a directory");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a gzip ISIZE trailer that lies sizes nothing and is a corrupt-gzip input error") {
+  const std::string path = k_bad + "isize-lies.pt.trace.json.gz";
+  ng::ByteSource source(path);
+  // The trailer claims 4 GiB - 1; the hint is from the file size only (4x), never from the trailer.
+  CHECK(source.size_hint() <= 4 * fs::file_size(path));
+  const auto error = input_error_of([&] { ng::read_trace_samples(path); });
+  REQUIRE(error);
+  CHECK(error->problem().rfind("corrupt gzip data", 0) == 0);
+}
+
+TEST_SUITE_END();
