@@ -92,6 +92,26 @@ TEST_CASE("a differing condition makes the sides not comparable unless accepted"
   CHECK_THROWS_WITH(ng::diff_conditions(base, head, {"shedule"}), "unknown condition \"shedule\", did you mean \"schedule\"?");
 }
 
+TEST_CASE("a differing operating point blocks, a differing workload name is shown and does not") {
+  ng::Fingerprint base, head;
+  base.values = {{"manifest.workload", "model_a:step"}, {"manifest.operating_point", "bs4"}};
+  head.values = {{"manifest.workload", "model_b:step"}, {"manifest.operating_point", "bs4"}};
+  ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
+  CHECK(diff.comparable());
+  REQUIRE(diff.rows.size() == 2);
+  CHECK(diff.rows[1].name == "manifest.workload");
+  CHECK(diff.rows[1].matches);
+  CHECK(diff.rows[1].base == "model_a:step");
+  CHECK(diff.rows[1].head == "model_b:step");
+  CHECK(diff.rows[1].note == "the workload's name differs: shown, not a condition (its inputs are compared)");
+  head.values["manifest.operating_point"] = "bs8";
+  diff = ng::diff_conditions(base, head, {});
+  CHECK_FALSE(diff.comparable());
+  CHECK(diff.rows[0].name == "manifest.operating_point");
+  CHECK_FALSE(diff.rows[0].matches);
+  CHECK(ng::diff_conditions(base, head, {"manifest.operating_point"}).comparable());
+}
+
 TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("compare::verdict");

@@ -403,6 +403,90 @@ TEST_CASE("a value of the wrong type is an error naming the field") {
                        InputError);
 }
 
+// Every key python/neuron_gate_capture writes (capture.py, manifest.py), as it writes them on Neuron.
+const std::string k_capture_manifest = R"({
+ "schema": "neuron-gate.manifest/1", "workload": "model:step", "operating_point": "x=4x512:bfloat16",
+ "model_version": "rmsnorm@1", "compilation_path": "torch.compile", "device": "neuron",
+ "versions": {"torch": "2.8.0", "python": "3.11.2", "neuron_gate_capture": "0.1.0", "torch_neuronx": "2.8.0.2.10"},
+ "instance_type": "trn2.3xlarge",
+ "profiler": {"activities": ["PrivateUse1", "CPU"], "record_shapes": true, "with_stack": false,
+              "profile_memory": false, "with_flops": false},
+ "neuron_config": {"modes": ["DEVICE", "RUNTIME"], "capture_enabled_for_nc": "0", "correlate_device_time": true,
+                   "profile_output_dir": "/tmp/prof"},
+ "schedule": {"skip_first": 0, "wait": 1, "warmup": 1, "active": 3, "repeat": 3},
+ "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},
+ "inputs": [{"name": "eps", "value": 1e-06}, {"name": "mode", "value": "fast"}, {"name": "x", "shape": [4, 512],
+             "dtype": "bfloat16"}],
+ "notes": "written by the capture helper"
+})";
+
+TEST_CASE("every key the capture helper writes is read") {
+  const RunManifest manifest = parse_manifest(k_capture_manifest, "neuron-gate.json");
+  CHECK(manifest.fields == std::map<std::string, std::string>{
+                               {"compilation_path", "torch.compile"},
+                               {"device", "neuron"},
+                               {"inputs[eps].value", "1e-06"},
+                               {"inputs[mode].value", "\"fast\""},
+                               {"inputs[x].dtype", "bfloat16"},
+                               {"inputs[x].shape", "[4,512]"},
+                               {"instance_type", "trn2.3xlarge"},
+                               {"model_version", "rmsnorm@1"},
+                               {"neuron_config.capture_enabled_for_nc", "0"},
+                               {"neuron_config.correlate_device_time", "true"},
+                               {"neuron_config.modes", "DEVICE,RUNTIME"},
+                               {"operating_point", "x=4x512:bfloat16"},
+                               {"profiler.activities", "CPU,PrivateUse1"},
+                               {"profiler.profile_memory", "false"},
+                               {"profiler.record_shapes", "true"},
+                               {"profiler.with_flops", "false"},
+                               {"profiler.with_stack", "false"},
+                               {"schedule.active", "3"},
+                               {"schedule.repeat", "3"},
+                               {"schedule.skip_first", "0"},
+                               {"schedule.wait", "1"},
+                               {"schedule.warmup", "1"},
+                               {"timing.calls_per_sample", "1"},
+                               {"timing.interleaved", "true"},
+                               {"timing.repetitions", "50"},
+                               {"timing.warmup", "10"},
+                               {"versions.neuron_gate_capture", "0.1.0"},
+                               {"versions.python", "3.11.2"},
+                               {"versions.torch", "2.8.0"},
+                               {"versions.torch_neuronx", "2.8.0.2.10"},
+                               {"workload", "model:step"},
+                           });
+}
+
+TEST_CASE("the capture helper's keys: activities compare as a set, bad values name the field") {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string text = k_capture_manifest;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  const RunManifest base = parse_manifest(k_capture_manifest, "base");
+  CHECK(diff_manifests(base, parse_manifest(with(R"(["PrivateUse1", "CPU"])",
+                                                 R"(["ProfilerActivity.CPU", "ProfilerActivity.PrivateUse1"])"),
+                                            "head"))
+            .empty());
+  CHECK(diff_manifests(base, parse_manifest(with("[4, 512]", "[8, 512]"), "head")) ==
+        std::vector<ManifestDifference>{{"inputs[x].shape", "[4,512]", "[8,512]"}});
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"record_shapes\": true", "\"record_shapes\": 1"), "m.json"),
+                       "m.json: \"profiler.record_shapes\" must be true or false, not 1", InputError);
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"interleaved\"", "\"interleave\""), "m.json"),
+                       "m.json: unknown key \"timing.interleave\", did you mean \"interleaved\"?", InputError);
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"repetitions\": 50", "\"repetitions\": -50"), "m.json"),
+                       "m.json: \"timing.repetitions\" must be a non-negative integer, not -50", InputError);
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"record_shapes\"", "\"record_shape\""), "m.json"),
+                       "m.json: unknown key \"profiler.record_shape\", did you mean \"record_shapes\"?", InputError);
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"value\": \"fast\"", "\"value\": [1]"), "m.json"),
+                       "m.json: \"inputs[mode].value\" must be a number, string, true, false or null, not [1]",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_manifest(with("\"operating_point\": \"x=4x512:bfloat16\"", "\"operating_point\": 4"),
+                                      "m.json"),
+                       "m.json: \"operating_point\" must be a string, not 4", InputError);
+}
+
 TEST_CASE("a missing or other schema is an error") {
   CHECK_THROWS_WITH_AS(parse_manifest(R"({"compilation_path": "eager"})", "m.json"),
                        "m.json: not a run manifest: expected \"schema\": \"neuron-gate.manifest/1\"", InputError);
@@ -465,24 +549,40 @@ TEST_CASE("the README's run manifest example parses to the documented canonical 
   const RunManifest manifest = parse_manifest(example, "README.md");
   CHECK(manifest.fields == std::map<std::string, std::string>{
                                {"compilation_path", "torch.compile"},
+                               {"device", "neuron"},
                                {"inputs[attention_mask].dtype", "int64"},
                                {"inputs[attention_mask].shape", "[\"batch\",512]"},
                                {"inputs[input_ids].dtype", "int64"},
                                {"inputs[input_ids].shape", "[4,512]"},
+                               {"inputs[max_new_tokens].value", "32"},
                                {"instance_type", "trn2.48xlarge"},
                                {"model_version", "llama-3-8b@4f2c1e0"},
                                {"neuron_config.capture_enabled_for_nc", "0-3"},
+                               {"neuron_config.correlate_device_time", "true"},
                                {"neuron_config.max_events_per_nc", "1000000"},
                                {"neuron_config.modes", "DEVICE,RUNTIME"},
+                               {"operating_point", "bs4-seq512"},
+                               {"profiler.activities", "CPU,PrivateUse1"},
+                               {"profiler.profile_memory", "false"},
+                               {"profiler.record_shapes", "true"},
+                               {"profiler.with_flops", "false"},
+                               {"profiler.with_stack", "false"},
                                {"schedule.active", "10"},
                                {"schedule.repeat", "1"},
                                {"schedule.skip_first", "0"},
                                {"schedule.wait", "1"},
                                {"schedule.warmup", "3"},
-                               {"versions.neuron_sdk", "2.26.0"},
+                               {"timing.calls_per_sample", "1"},
+                               {"timing.interleaved", "false"},
+                               {"timing.repetitions", "50"},
+                               {"timing.warmup", "10"},
+                               {"versions.neuron_gate_capture", "0.1.0"},
                                {"versions.neuronx_cc", "2.21.18209"},
+                               {"versions.neuron_sdk", "2.26.0"},
+                               {"versions.python", "3.11.2"},
                                {"versions.torch", "2.8.0"},
                                {"versions.torch_neuronx", "2.8.0.2.10"},
+                               {"workload", "train_step.py:step"},
                            });
   CHECK(looks_like_manifest(example));
 }

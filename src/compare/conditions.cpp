@@ -12,6 +12,9 @@
 namespace neuron_gate {
 namespace {
 
+// The manifest field that names the workload: shown in the conditions table, never blocking.
+constexpr const char* k_informational_field = "manifest.workload";
+
 std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
@@ -302,6 +305,10 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
     if (name.rfind("manifest.", 0) == 0 && (b == base.values.end() || h == head.values.end())) {
       row.matches = true;  // present on one side only: shown, not verified
       row.note = "recorded on one side only: not verified";
+    }
+    if (name == k_informational_field && !row.matches) {
+      row.matches = true;  // a name, not a measurement condition: the inputs are compared instead
+      row.note = "the workload's name differs: shown, not a condition (its inputs are compared)";
     }
     if (name.rfind("manifest.", 0) == 0 && !row.matches) {
       row.note = "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "

@@ -53,7 +53,7 @@ struct ConditionsDiff {
 
 // Compares two fingerprints row by row. A condition known on one side only is a row that does not
 // match (except manifest fields: a field present on one side only is shown, as unverified, and does
-// not block). "inputs": for each op on both sides, the input-shape lists with the same number of
+// not block; "manifest.workload", a name, is shown and never blocks). "inputs": for each op on both sides, the input-shape lists with the same number of
 // arguments must be equal (an `out=` overload with one more argument is structural, not an input
 // change). "artifacts" matches only when both sides are complete. `allowed` (rules allow_mismatch
 // plus --allow-mismatch) marks differing rows as accepted. Throws UsageError for an allowed name that

@@ -66,9 +66,11 @@ public:
     if (doc["schema"] != k_schema) {
       fail("unknown schema, expected \"" + std::string(k_schema) + "\", not " + shown(doc["schema"]));
     }
-    check_keys(doc, "", {"schema", "model_version", "compilation_path", "versions", "instance_type", "neuron_config",
-                         "schedule", "inputs", "notes"});
-    for (const char* key : {"model_version", "compilation_path", "instance_type"}) {
+    check_keys(doc, "", {"schema", "workload", "operating_point", "model_version", "compilation_path", "device",
+                         "versions", "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs",
+                         "notes"});
+    for (const char* key : {"workload", "operating_point", "model_version", "compilation_path", "device",
+                            "instance_type"}) {
       if (doc.contains(key)) {
         set(key, string(doc[key], key));
       }
@@ -78,6 +80,9 @@ public:
         const std::string field = "versions." + item.key();
         set(field, string(item.value(), field));
       }
+    }
+    if (doc.contains("profiler")) {
+      profiler(object(doc["profiler"], "profiler"));
     }
     if (doc.contains("neuron_config")) {
       neuron_config(object(doc["neuron_config"], "neuron_config"));
@@ -89,6 +94,9 @@ public:
         const std::string field = "schedule." + item.key();
         set(field, count(item.value(), field));
       }
+    }
+    if (doc.contains("timing")) {
+      timing(object(doc["timing"], "timing"));
     }
     if (doc.contains("inputs")) {
       inputs(doc["inputs"]);
@@ -135,13 +143,40 @@ private:
     return value.dump();
   }
 
+  std::string boolean(const json& value, const std::string& field) const {
+    if (!value.is_boolean()) {
+      fail("\"" + field + "\" must be true or false, not " + shown(value));
+    }
+    return value.get<bool>() ? "true" : "false";
+  }
+
+  // torch.profiler.profile settings: activities as a set, the flags as true/false.
+  void profiler(const json& settings) {
+    check_keys(settings, "profiler.",
+               {"activities", "record_shapes", "with_stack", "profile_memory", "with_flops", "with_modules"});
+    for (const auto& item : settings.items()) {
+      const std::string field = "profiler." + item.key();
+      set(field, item.key() == "activities" ? name_set(item.value(), field, "ProfilerActivity.", false)
+                                            : boolean(item.value(), field));
+    }
+  }
+
+  // How the un-profiled step was timed for e2e.json.
+  void timing(const json& settings) {
+    check_keys(settings, "timing.", {"warmup", "repetitions", "calls_per_sample", "interleaved"});
+    for (const auto& item : settings.items()) {
+      const std::string field = "timing." + item.key();
+      set(field, item.key() == "interleaved" ? boolean(item.value(), field) : count(item.value(), field));
+    }
+  }
+
   void neuron_config(const json& config) {
     for (const auto& item : config.items()) {
       const std::string& key = item.key();
       const std::string field = "neuron_config." + key;
       const json& value = item.value();
       if (key == "modes") {
-        set(field, modes(value, field));
+        set(field, name_set(value, field, "ProfileMode.", true));
       } else if (key == "capture_enabled_for_nc") {
         if (!value.is_string()) {
           fail("\"" + field + "\" must be a string such as \"0,1,2-5\", not " + shown(value));
@@ -157,19 +192,22 @@ private:
     }
   }
 
-  // ["RUNTIME", "ProfileMode.DEVICE"] -> "DEVICE,RUNTIME".
-  std::string modes(const json& value, const std::string& field) const {
+  // A set of enum names: `prefix` dropped, optionally upper-cased, sorted, comma-joined; so
+  // ["RUNTIME", "ProfileMode.DEVICE"] -> "DEVICE,RUNTIME" and ["PrivateUse1", "CPU"] -> "CPU,PrivateUse1".
+  std::string name_set(const json& value, const std::string& field, const std::string& prefix, bool upper) const {
     if (!value.is_array()) {
       fail("\"" + field + "\" must be an array of strings, not " + shown(value));
     }
     std::set<std::string> names;
     for (const auto& mode : value) {
       std::string name = string(mode, field + "[]");
-      if (name.rfind("ProfileMode.", 0) == 0) {
-        name.erase(0, 12);
+      if (name.rfind(prefix, 0) == 0) {
+        name.erase(0, prefix.size());
       }
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; });
+      if (upper) {
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; });
+      }
       names.insert(name);
     }
     std::string text;
@@ -187,7 +225,7 @@ private:
     for (std::size_t i = 0; i < value.size(); ++i) {
       const std::string where = "inputs[" + std::to_string(i) + "]";
       const json& input = object(value[i], where);
-      check_keys(input, where + ".", {"name", "shape", "dtype"});
+      check_keys(input, where + ".", {"name", "shape", "dtype", "value"});
       if (!input.contains("name")) {
         fail("\"" + where + "\" needs a string \"name\"");
       }
@@ -206,6 +244,13 @@ private:
                shown(shape));
         }
         set(prefix + ".shape", shape.dump());
+      }
+      if (input.contains("value")) {
+        const json& scalar = input["value"];
+        if (scalar.is_structured()) {
+          fail("\"" + prefix + ".value\" must be a number, string, true, false or null, not " + shown(scalar));
+        }
+        set(prefix + ".value", scalar.dump());
       }
       if (input.contains("dtype")) {
         std::string dtype = string(input["dtype"], prefix + ".dtype");

@@ -3,28 +3,39 @@
 //
 // Schema "neuron-gate.manifest/1"; every key but "schema" is optional:
 //   {"schema": "neuron-gate.manifest/1",
+//    "workload": "model:step",                      // a name for the report; not a condition (see conditions.hpp)
+//    "operating_point": "bs4-seq512",               // the operating point's label
 //    "model_version": "llama-3-8b@4f2c1e0",
-//    "compilation_path": "torch.compile",          // "eager" | "torch.compile" | "nki" | free text
+//    "compilation_path": "torch.compile",          // "eager" | "jit" | "torch.compile" | "nki" | free text
+//    "device": "neuron",                            // "neuron" | "cuda" | "cpu" | free text
 //    "versions": {"torch": "2.8.0", "torch_neuronx": "2.8.0.2.10", "neuron_sdk": "2.26.0",
 //                 "neuronx_cc": "2.21.18209"},     // any names; every value a string
 //    "instance_type": "trn2.48xlarge",
+//    "profiler": {"activities": ["CPU", "PrivateUse1"], "record_shapes": true, "with_stack": false,
+//                 "profile_memory": false, "with_flops": false},  // also with_modules; flags are booleans
 //    "neuron_config": {"modes": ["DEVICE", "RUNTIME"], "capture_enabled_for_nc": "0,1,2-5",
 //                      "max_events_per_nc": 1000000},  // other keys allowed, any JSON value
 //    "schedule": {"wait": 1, "warmup": 3, "active": 5, "repeat": 1},  // also skip_first, skip_first_wait
-//    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}],
+//    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},  // of e2e.json
+//    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}, {"name": "steps", "value": 3}],
 //    "notes": "free text, ignored"}
-// A top-level key outside this list is an error (a typo must not pass silently), and so are unknown
-// keys inside "schedule" and inside an "inputs" entry; "versions" and "neuron_config" are open maps.
+// This is what python/neuron_gate_capture writes. A top-level key outside this list is an error (a typo
+// must not pass silently), and so are unknown keys inside "profiler", "schedule", "timing" and an
+// "inputs" entry; "versions" and "neuron_config" are open maps.
 // Canonical values, so that equal settings compare equal:
 //   - neuron_config.capture_enabled_for_nc: a set of NeuronCores, "0-2" == "0,1,2" == "2,0-1"; written
 //     sorted with runs of three or more as ranges ("0-2", "0,1", "0-3,7")
 //   - neuron_config.modes: a set; "ProfileMode." prefix dropped, upper case, sorted, comma-joined
+//   - profiler.activities: a set; "ProfilerActivity." prefix dropped, sorted, comma-joined ("CPU,PrivateUse1")
+//   - booleans (profiler flags, timing.interleaved): "true" / "false"
+//   - inputs[].value (a scalar input): compact JSON ("3", "\"greedy\"", "true", "null")
 //   - inputs: keyed by name, so their order does not matter; shape as compact JSON ("[4,512]", symbolic
 //     dimensions as strings), dtype without a "torch." prefix
 //   - neuron_config.profile_output_dir and neuron_config.neff_cache_dir are ignored: where files go does
 //     not change what is measured
 //   - other neuron_config values: strings as written, anything else as compact JSON
-// Integers (max_events_per_nc, schedule.*) must be non-negative JSON integers.
+// Integers (max_events_per_nc, schedule.*, timing.warmup/repetitions/calls_per_sample) must be
+// non-negative JSON integers.
 
 #include <map>
 #include <string>
@@ -55,7 +66,8 @@ bool looks_like_manifest(std::string_view head);
 
 // Parses manifest text; `path` is used in error messages. Throws InputError for malformed JSON (with
 // the byte offset), a missing or wrong schema, an unknown key (naming it, with a "did you mean"), a
-// value of the wrong type (naming the field), a bad capture_enabled_for_nc, or two inputs of one name.
+// value of the wrong type (naming the field), a bad capture_enabled_for_nc, an array or object as an
+// input's value, or two inputs of one name.
 RunManifest parse_manifest(std::string_view text, const std::string& path);
 
 // Reads and parses the manifest file at `path`; throws InputError as parse_manifest, or if unreadable.

@@ -1,0 +1,7 @@
+"""python -m neuron_gate_capture (see cli.py)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# ctest python-capture-compare: the capture helper, installed in a venv with Debian's torch (CPU), captures
+# a small model with `python -m neuron_gate_capture`, and the neuron-gate binary compares the output:
+#   same code (two identical checkouts, timed interleaved)   -> pass            (exit 0)
+#   a head doing 3x the work per step (timed interleaved)    -> regression      (exit 1, latency ~3x)
+#   base against the same code at another input shape        -> not comparable  (exit 3, from the manifest)
+# Usage: capture_compare.sh NEURON_GATE_BINARY VENV_PYTHON WORK_DIR
+set -euo pipefail
+binary=$1
+python=$2
+work=$3
+rm -rf "$work"
+mkdir -p "$work/base" "$work/same" "$work/slow"
+
+# The user's module: setup() makes the inputs, step() is one step. One intra-op thread, so that the two
+# variants timed in one process do not fight over the 2 cores.
+cat > "$work/base/model.py" <<'PY'
+import torch
+
+def setup(rows=32, cols=128):
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    return {"x": torch.randn(rows, cols), "w": torch.randn(cols, cols) / cols ** 0.5}
+
+def step(x, w):
+    return torch.tanh(x @ w) @ w.t()
+PY
+cp "$work/base/model.py" "$work/same/model.py"
+# The slower head: the same maths done three times per step.
+sed 's/    return torch.tanh(x @ w) @ w.t()/    for _ in range(2):\n        torch.tanh(x @ w) @ w.t()\n    return torch.tanh(x @ w) @ w.t()/' \
+  "$work/base/model.py" > "$work/slow/model.py"
+grep -q "range(2)" "$work/slow/model.py"
+
+capture=("$python" -m neuron_gate_capture --wait 1 --warmup 1 --active 3 --repeat 3
+         --timing-warmup 20 --repetitions 80 --calls-per-sample 20 --work-per-step 32 --operating-point rows32)
+
+expect() {  # expect EXIT NAME COMMAND...: runs COMMAND, fails unless it exits with EXIT
+  local want=$1 name=$2
+  shift 2
+  local got=0
+  "$@" > "$work/$name.out" 2>&1 || got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want" >&2
+    cat "$work/$name.out" >&2
+    exit 1
+  fi
+  echo "ok $name (exit $got)"
+}
+
+cd "$work"
+expect 0 capture-same "${capture[@]}" base/model.py --out profiles/same/base --interleave same/model.py \
+  --interleave-out profiles/same/head
+expect 0 capture-slow "${capture[@]}" base/model.py --out profiles/slow/base --interleave slow/model.py \
+  --interleave-out profiles/slow/head
+expect 0 capture-shape "${capture[@]/rows32/rows64}" base/model.py --out profiles/shape/base --interleave same/model.py \
+  --interleave-out profiles/shape/head --arg rows=64
+
+expect 0 compare-same "$binary" compare profiles/same/base profiles/same/head --no-git --json same.json
+expect 1 compare-slow "$binary" compare profiles/slow/base profiles/slow/head --no-git --json slow.json
+expect 3 compare-shape "$binary" compare profiles/same/base profiles/shape/head --no-git --json shape.json
+
+# What the reports say, beyond the exit codes.
+"$python" - <<'PY'
+import json
+
+def load(name):
+    with open(name) as f:
+        return json.load(f)
+
+def metric(report, name):
+    return next(m for m in report["metrics"] if m["name"] == name and m["class"] == "end_to_end")
+
+same, slow, shape = load("same.json"), load("slow.json"), load("shape.json")
+conditions = {c["name"]: c for c in same["conditions"]}
+assert conditions["manifest.timing.interleaved"]["base"] == "true", conditions["manifest.timing.interleaved"]
+assert conditions["manifest.workload"]["matches"], conditions["manifest.workload"]
+latency = metric(same, "latency")
+assert latency["base"]["n"] == 80 and latency["head"]["n"] == 80, latency
+assert latency["verdict"] != "REGRESSED" and 0.9 < latency["ratio"] < 1.1, latency
+print("same: outcome %s, latency ratio %.3f (%s)" % (same["outcome"], latency["ratio"], latency["verdict"]))
+
+latency = metric(slow, "latency")
+assert latency["verdict"] == "REGRESSED" and latency["gating"], latency
+assert 2.0 < latency["ratio"] < 4.5, latency
+throughput = metric(slow, "throughput")
+assert throughput["unit"] == "samples/s" and throughput["verdict"] == "REGRESSED", throughput
+print("slow: outcome %s, latency ratio %.3f, throughput ratio %.3f" % (slow["outcome"], latency["ratio"],
+                                                                          throughput["ratio"]))
+
+differing = {c["name"]: (c["base"], c["head"]) for c in shape["conditions"] if not c["matches"]}
+assert differing["manifest.inputs[x].shape"] == ("[32,128]", "[64,128]"), differing
+assert differing["manifest.operating_point"] == ("rows32", "rows64"), differing
+assert set(differing) == {"manifest.inputs[x].shape", "manifest.operating_point"}, differing
+print("shape: outcome %s, differing %s" % (shape["outcome"], sorted(differing)))
+PY
