@@ -84,6 +84,46 @@ def _pairs(items: List[str], what: str, as_json: bool) -> Dict[str, Any]:
     return result
 
 
+def _user_modules(before: Dict[str, Any]) -> Dict[str, str]:
+    """Modules imported since `before` (a copy of sys.modules) from files outside the Python
+    installation and its site-packages: the user's own code, name -> file."""
+    prefixes = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+    found = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name in before or not path:
+            continue
+        path = os.path.realpath(path)
+        if not path.startswith(prefixes) and "site-packages" not in path and "dist-packages" not in path:
+            found[name] = path
+    return found
+
+
+class _Isolation:
+    """Loads each variant's module with a fresh view of the user's modules: the modules a previous
+    variant imported from its own folder are taken out of sys.modules first (its functions keep
+    theirs), so that `--interleave head/step.py` imports head's helpers, not base's already imported
+    ones of the same name. Warns when two variants still import one file (shared code)."""
+
+    def __init__(self) -> None:
+        self.loaded: List[Dict[str, str]] = []
+
+    def load(self, spec: str, setup_name: str) -> Tuple[Callable[..., Any], Optional[Callable[..., Any]], str]:
+        for modules in self.loaded:
+            for name in modules:
+                sys.modules.pop(name, None)
+        before = dict(sys.modules)
+        result = load_step(spec, setup_name)
+        modules = _user_modules(before)
+        for earlier in self.loaded:
+            shared = sorted(set(earlier.values()) & set(modules.values()))
+            if shared:
+                print("neuron-gate-capture: warning: the variants both import %s: that code is the same on both "
+                      "sides" % ", ".join(shared), file=sys.stderr)
+        self.loaded.append(modules)
+        return result
+
+
 def load_step(spec: str, setup_name: str) -> Tuple[Callable[..., Any], Optional[Callable[..., Any]], str]:
     """(step, setup or None, workload name) of "MODULE[:STEP]". A path ending in .py is loaded under a
     name of its own (so two checkouts' model.py do not collide), with its folder first on sys.path
@@ -122,8 +162,9 @@ def load_step(spec: str, setup_name: str) -> Tuple[Callable[..., Any], Optional[
     return step, setup, workload
 
 
-def _variant(spec: str, out: str, args: argparse.Namespace, setup_args: Dict[str, Any]) -> Variant:
-    step, setup, workload = load_step(spec, args.setup)
+def _variant(spec: str, out: str, args: argparse.Namespace, setup_args: Dict[str, Any],
+             isolation: _Isolation) -> Variant:
+    step, setup, workload = isolation.load(spec, args.setup)
     inputs = setup(**setup_args) if setup else {}
     if setup_args and not setup:
         raise CaptureError("--arg given, but %s has no %s function" % (spec, args.setup))
@@ -175,9 +216,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.runs > 1:
             return _run_processes(argv, args)
         setup_args = _pairs(args.arg, "--arg", True)
-        variants = [_variant(args.module, args.out, args, setup_args)]
+        isolation = _Isolation()
+        variants = [_variant(args.module, args.out, args, setup_args, isolation)]
         if args.interleave:
-            variants.append(_variant(args.interleave, args.interleave_out, args, setup_args))
+            variants.append(_variant(args.interleave, args.interleave_out, args, setup_args, isolation))
         results = capture_variants(variants, _settings(args))
     except CaptureError as error:
         print("neuron-gate-capture: error: %s" % error, file=sys.stderr)

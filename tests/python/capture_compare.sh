@@ -12,10 +12,12 @@ work=$3
 rm -rf "$work"
 mkdir -p "$work/base" "$work/same" "$work/slow"
 
-# The user's module: setup() makes the inputs, step() is one step. One intra-op thread, so that the two
-# variants timed in one process do not fight over the 2 cores.
+# The user's module: setup() makes the inputs, step() is one step, calling a helper module of its own
+# checkout (so the test also checks that --interleave imports each side's `layers`, not base's twice). One
+# intra-op thread, so that the two variants timed in one process do not fight over the 2 cores.
 cat > "$work/base/model.py" <<'PY'
 import torch
+from layers import block
 
 def setup(rows=32, cols=128):
     torch.set_num_threads(1)
@@ -23,13 +25,25 @@ def setup(rows=32, cols=128):
     return {"x": torch.randn(rows, cols), "w": torch.randn(cols, cols) / cols ** 0.5}
 
 def step(x, w):
+    return block(x, w)
+PY
+cat > "$work/base/layers.py" <<'PY'
+import torch
+
+def block(x, w):
     return torch.tanh(x @ w) @ w.t()
 PY
-cp "$work/base/model.py" "$work/same/model.py"
+cp "$work/base/model.py" "$work/base/layers.py" "$work/same/"
+cp "$work/base/model.py" "$work/slow/"
 # The slower head: the same maths done three times per step.
-sed 's/    return torch.tanh(x @ w) @ w.t()/    for _ in range(2):\n        torch.tanh(x @ w) @ w.t()\n    return torch.tanh(x @ w) @ w.t()/' \
-  "$work/base/model.py" > "$work/slow/model.py"
-grep -q "range(2)" "$work/slow/model.py"
+cat > "$work/slow/layers.py" <<'PY'
+import torch
+
+def block(x, w):
+    for _ in range(2):
+        torch.tanh(x @ w) @ w.t()
+    return torch.tanh(x @ w) @ w.t()
+PY
 
 capture=("$python" -m neuron_gate_capture --wait 1 --warmup 1 --active 3 --repeat 3
          --timing-warmup 20 --repetitions 80 --calls-per-sample 20 --work-per-step 32 --operating-point rows32)
