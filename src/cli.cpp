@@ -1,61 +1,154 @@
 #include "cli.hpp"
 
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "util/error.hpp"
+#include "util/spellcheck.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace neuron_gate {
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"neuron-gate: gate pull requests on performance regressions in PyTorch profiles"};
-  app.set_version_flag("--version", std::string("neuron-gate ") + NEURON_GATE_VERSION);
-  app.require_subcommand(1);
+namespace {
 
-  CompareOptions compare;
+constexpr const char* k_exit_codes = "Exit codes: 0 pass, 1 regression, 2 usage or input error, 3 not comparable,\n"
+                                     "            4 inconclusive (a gating metric undecided) under --strict.\n";
+
+constexpr const char* k_examples =
+    "Examples:\n"
+    "  neuron-gate compare base/ head/                     Markdown report on stdout\n"
+    "  neuron-gate compare base/ head/ --json r.json --markdown r.md --strict\n"
+    "  neuron-gate calibrate base/                         false-alarm rate on no change\n"
+    "  neuron-gate inspect head/                           what is read from a profile\n"
+    "  neuron-gate COMMAND --help                          a command's options\n";
+
+// "neuron-gate 0.1.0 (git commit 0123456789ab)".
+std::string version_text() {
+  return std::string("neuron-gate ") + NEURON_GATE_VERSION + " (git commit " + build_commit() + ")";
+}
+
+// The first argument when it names no command and is no option ("comapre"): an error with the closest
+// command name, instead of CLI11's "A subcommand is required". nullopt when the first argument is fine.
+std::optional<std::string> unknown_command(const CLI::App& app, const std::vector<std::string>& reversed_args) {
+  if (reversed_args.empty()) {
+    return std::nullopt;
+  }
+  const std::string& first = reversed_args.back();
+  if (first.empty() || first[0] == '-') {
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == first) {
+      return std::nullopt;
+    }
+    names.push_back(sub->get_name());
+  }
+  std::string message = "unknown command \"" + first + "\"";
+  if (const std::optional<std::string> near = closest_word(first, names)) {
+    message += "; did you mean \"" + *near + "\"?";
+  }
+  std::string listed;
+  for (const std::string& name : names) {
+    listed += (listed.empty() ? "" : ", ") + name;
+  }
+  return message + " (commands: " + listed + "; neuron-gate --help)";
+}
+
+// The commands and their options, bound to the option structs the commands read.
+CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   CLI::App* compare_cmd = app.add_subcommand("compare", "compare two profiles and decide pass or fail");
-  compare_cmd->add_option("BASE", compare.base, "base profile: a directory or a file")->required();
-  compare_cmd->add_option("HEAD", compare.head, "head (pull request) profile: a directory or a file")->required();
-  compare_cmd->add_option("--rules", compare.rules_path, "rules file (JSON with comments); default: rules/default.json");
-  compare_cmd->add_option("--markdown", compare.markdown_path, "write the Markdown report to FILE instead of stdout");
-  compare_cmd->add_option("--json", compare.json_path, "write the JSON report (schema neuron-gate.report/1) to FILE");
-  compare_cmd->add_option("--html", compare.html_path, "write the self-contained HTML report to FILE");
-  compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE");
+  compare_cmd->footer(std::string("\n") + k_exit_codes);
+  compare_cmd->add_option("BASE", compare.base, "base profile: a directory (walked recursively) or a file")
+      ->required()
+      ->type_name("DIR|FILE");
+  compare_cmd->add_option("HEAD", compare.head, "head (pull request) profile: a directory or a file")
+      ->required()
+      ->type_name("DIR|FILE");
+  compare_cmd->add_option("--rules", compare.rules_path, "rules file (JSON with comments); default: rules/default.json")
+      ->type_name("FILE");
+  compare_cmd->add_option("--markdown", compare.markdown_path, "write the Markdown report to FILE instead of stdout")
+      ->type_name("FILE");
+  compare_cmd->add_option("--json", compare.json_path, "write the JSON report (schema neuron-gate.report/1) to FILE")
+      ->type_name("FILE");
+  compare_cmd->add_option("--html", compare.html_path, "write the self-contained HTML report to FILE")
+      ->type_name("FILE");
+  compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE")
+      ->type_name("FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
   compare_cmd->add_flag("--strict", compare.strict, "exit 4 when a gating metric is undecided");
   compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)")
+      ->type_name("COND")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
-  bool no_git = false;
   compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");
-  compare_cmd->add_option("--unit", compare.unit, "one sample per step or per run (folder of traces); overrides the rules")
+  compare_cmd
+      ->add_option("--unit", compare.unit, "one sample per step or per run (folder of traces); overrides the rules")
       ->check(CLI::IsMember({"step", "run"}));
+  return compare_cmd;
+}
 
-  CalibrateOptions calibrate;
+CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& calibrate) {
   CLI::App* calibrate_cmd =
       app.add_subcommand("calibrate", "split one profile's runs into random halves and measure the false-alarm rate");
-  calibrate_cmd->add_option("PROFILE", calibrate.profile, "a directory (its runs are split) or a file")->required();
-  calibrate_cmd->add_option("--rules", calibrate.rules_path, "rules file (JSON with comments); default: rules/default.json");
-  calibrate_cmd->add_option("--unit", calibrate.unit, "one sample per step or per run (folder of traces); overrides the rules")
+  calibrate_cmd->add_option("PROFILE", calibrate.profile, "a directory (its runs are split) or a file")
+      ->required()
+      ->type_name("DIR|FILE");
+  calibrate_cmd
+      ->add_option("--rules", calibrate.rules_path, "rules file (JSON with comments); default: rules/default.json")
+      ->type_name("FILE");
+  calibrate_cmd
+      ->add_option("--unit", calibrate.unit, "one sample per step or per run (folder of traces); overrides the rules")
       ->check(CLI::IsMember({"step", "run"}));
   calibrate_cmd->add_option("--splits", calibrate.splits, "number of random halvings (default 200)")
+      ->type_name("N")
       ->check(CLI::Range(1, 100000));
-  calibrate_cmd->add_option("--seed", calibrate.seed, "random seed (default fixed, so the output is reproducible)");
-  calibrate_cmd->add_option("--json", calibrate.json_path, "write the calibration as JSON (neuron-gate.calibration/1) to FILE");
+  calibrate_cmd->add_option("--seed", calibrate.seed, "random seed (default fixed, so the output is reproducible)")
+      ->type_name("S");
+  calibrate_cmd
+      ->add_option("--json", calibrate.json_path, "write the calibration as JSON (neuron-gate.calibration/1) to FILE")
+      ->type_name("FILE");
+  return calibrate_cmd;
+}
 
-  InspectOptions inspect;
+CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "show what neuron-gate reads from one profile");
-  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory or a file")->required();
+  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory or a file")->required()->type_name("DIR|FILE");
   inspect_cmd->add_flag("--by-shape", inspect.by_shape, "identify ops by name and input shapes");
+  return inspect_cmd;
+}
+
+} // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Gate pull requests on performance regressions in PyTorch (TorchNeuron) profiles.", "neuron-gate"};
+  app.set_version_flag("--version", version_text(), "print the version and git commit, then exit");
+  app.require_subcommand(1);
+  app.footer(std::string("\n") + k_examples + "\n" + k_exit_codes);
+
+  CompareOptions compare;
+  bool no_git = false;
+  CLI::App* compare_cmd = add_compare(app, compare, no_git);
+  CalibrateOptions calibrate;
+  CLI::App* calibrate_cmd = add_calibrate(app, calibrate);
+  InspectOptions inspect;
+  CLI::App* inspect_cmd = add_inspect(app, inspect);
 
   try {
     std::vector<std::string> args;
     for (int i = argc - 1; i > 0; --i) {
       args.emplace_back(argv[i]);
+    }
+    if (const std::optional<std::string> unknown = unknown_command(app, args)) {
+      err << "neuron-gate: error: " << *unknown << "\n";
+      return 2;
     }
     app.parse(args);
   } catch (const CLI::ParseError& error) {

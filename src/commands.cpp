@@ -127,8 +127,6 @@ void apply_unit(RuleSet& rules, const std::string& unit) {
   rules.unit = *parsed;
 }
 
-static_assert(CalibrateOptions{}.seed == k_calibration_seed);
-
 // Random halvings of base behind compare's noise-floor warning: few, so compare stays fast
 // (README "Statistics and verdicts").
 constexpr std::size_t k_compare_noise_splits = 20;

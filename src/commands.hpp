@@ -2,6 +2,8 @@
 // The commands: each calls the pipeline stages in order (discover -> read -> conditions ->
 // statistics -> verdicts -> render) and writes what was asked for.
 
+#include "compare/calibration.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -36,7 +38,7 @@ struct CalibrateOptions {
   std::string rules_path;             // "" = built-in rules/default.json
   std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
   std::size_t splits = 200;           // random A/A halvings
-  std::uint64_t seed = 20240601;      // k_calibration_seed (compare/calibration.hpp)
+  std::uint64_t seed = k_calibration_seed;  // compare/calibration.hpp
   std::string json_path;              // "" = no JSON output
 };
 

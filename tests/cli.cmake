@@ -1,3 +1,5 @@
 set(NEURON_GATE_TESTS_CLI test_cli.cpp test_cli_outputs.cpp)
 # Inputs given directly that are not regular files; one JSON error wording (input kit).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_input.cpp)
+# --help, --version and a mistyped command (issue 17).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_usage.cpp)

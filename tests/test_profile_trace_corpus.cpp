@@ -183,7 +183,9 @@ TEST_CASE("every bundled rmsnorm trace sums to the Self CPU and # of Calls of it
     CHECK(samples.problems.negative_duration_events == 0);
 
     CHECK(actual.size() == expected.size());
-    for (const auto& [name, row] : expected) {
+    for (const auto& entry : expected) {
+      const auto& name = entry.first; // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
+      const auto& row = entry.second;
       CAPTURE(name);
       const auto found = actual.find(name);
       REQUIRE(found != actual.end());

@@ -90,7 +90,8 @@ TEST_CASE("stats.json has the cases and keys these tests know") {
   CHECK(cases.size() == 14);
   for (const auto& c : cases) {
     CAPTURE(c.at("name").get<std::string>());
-    for (const auto& [key, value] : c.items()) {
+    for (const auto& item : c.items()) {
+      const std::string& key = item.key(); // a variable, not a binding: clang 14 cannot capture bindings (INFO)
       INFO("unknown key ", key);
       CHECK(known.count(key) == 1);
     }
@@ -108,10 +109,13 @@ TEST_CASE("U1, exact and asymptotic p match SciPy mannwhitneyu for every case an
     CAPTURE(name);
     const auto x = c.at("x").get<std::vector<double>>();
     const auto y = c.at("y").get<std::vector<double>>();
-    for (const auto& [alternative_text, expected] : c.at("mannwhitneyu").items()) {
+    for (const auto& alternative_item : c.at("mannwhitneyu").items()) {
+      const std::string& alternative_text = alternative_item.key();
+      const auto& expected = alternative_item.value();
       CAPTURE(alternative_text);
       const Alternative alternative = alternative_named(alternative_text);
-      for (const auto& [key, value] : expected.items()) {
+      for (const auto& item : expected.items()) {
+        const std::string& key = item.key();
         INFO("unknown key ", key);
         CHECK((key == "U1" || key == "p_exact" || key == "p_asymptotic" || key == "p_asymptotic_continuity"));
       }
@@ -158,7 +162,9 @@ TEST_CASE("exact conditional p matches the enumerated permutation distribution g
     CAPTURE(name);
     const auto x = c.at("x").get<std::vector<double>>();
     const auto y = c.at("y").get<std::vector<double>>();
-    for (const auto& [key, value] : c.at("p_exact_conditional").items()) {
+    for (const auto& item : c.at("p_exact_conditional").items()) {
+      const std::string& key = item.key();
+      const auto& value = item.value();
       CAPTURE(key);
       if (key == "enumerated") {
         CHECK(value.get<double>() == doctest::Approx(std::tgamma(double(x.size() + y.size()) + 1) /
@@ -289,7 +295,9 @@ TEST_CASE("Holm, Benjamini-Hochberg and Bonferroni adjusted p and rejections mat
   const std::pair<const char*, Correction> methods[] = {
       {"holm", Correction::holm}, {"benjamini_hochberg", Correction::benjamini_hochberg},
       {"bonferroni", Correction::bonferroni}};
-  for (const auto& [key, correction] : methods) {
+  for (const auto& method : methods) {
+    const char* const key = method.first;
+    const Correction correction = method.second;
     CAPTURE(key);
     const auto& expected = p_adjust.at(key);
     CHECK(expected.size() == 2);

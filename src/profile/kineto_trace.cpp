@@ -85,8 +85,8 @@ public:
     ++m_reader->m_cur;
     return old;
   }
+  // != is rewritten from == (C++20); defining both left == unused (clang's -Wunused-function).
   friend bool operator==(const ChunkIterator& a, const ChunkIterator& b) { return a.done() == b.done(); }
-  friend bool operator!=(const ChunkIterator& a, const ChunkIterator& b) { return a.done() != b.done(); }
 
 private:
   bool done() const { return m_reader == nullptr || m_reader->at_end(); }

@@ -83,7 +83,10 @@ std::optional<GitCommit> git_commit_of(const std::string& side, const std::strin
     result.summary = git_commit_summary(commit) != nullptr ? git_commit_summary(commit) : "";
     git_commit_free(commit);
   }
-  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  // What GIT_STATUS_OPTIONS_INIT does, spelled out: clang reports the macro's unnamed zero fields
+  // (-Wmissing-field-initializers).
+  git_status_options options{};
+  options.version = GIT_STATUS_OPTIONS_VERSION;
   options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
   git_status_list* status = nullptr;
   if (git_status_list_new(&status, repo, &options) == 0) {

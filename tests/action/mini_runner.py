@@ -7,7 +7,9 @@ skipped):
   - the YAML subset action.yml uses (mappings, lists, plain/quoted scalars, | and >- block scalars), read
     with the standard library only (PyYAML is not on every Debian image);
   - ${{ inputs.X }}, ${{ steps.ID.outputs.X }}, ${{ github.token }}, ${{ github.action_path }},
-    ${{ runner.temp }} in env/with/outputs values; `if:` as `REF == 'x'`, `REF != 'x'`, success(), always();
+    ${{ github.action_ref }}, ${{ github.action_repository }} (--action-ref, --action-repository; empty by
+    default, as in a local action), ${{ runner.temp }} in env/with/outputs values, and `A || B` (the first
+    non-empty); `if:` as `REF == 'x'`, `REF != 'x'` joined by `&&`, success(), always();
   - `shell: bash` steps run as the runner does: bash --noprofile --norc -eo pipefail FILE, in the workspace,
     with GITHUB_ACTION_PATH, a fresh GITHUB_OUTPUT per step (name=value and name<<EOF forms), and the step's
     env on top of this process's environment (GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_STEP_SUMMARY, ...);
@@ -16,7 +18,7 @@ skipped):
 Exit code: that of the first failing step (the runner fails the action there), else 0.
 
 Usage: mini_runner.py ACTION_YML --workspace DIR [--input NAME=VALUE]... [--skip STEP_NAME]...
-                      [--token TOKEN]
+                      [--token TOKEN] [--action-ref REF] [--action-repository OWNER/REPO]
 """
 
 import argparse
@@ -142,12 +144,16 @@ def scalar(text, index):
 
 
 class Runner:
-    def __init__(self, action_path, workspace, inputs, token, temp):
+    def __init__(self, action_path, workspace, inputs, token, temp, action_ref="", action_repository=""):
         self.action_path, self.workspace, self.inputs = action_path, workspace, inputs
         self.token, self.temp = token, temp
+        self.action_ref, self.action_repository = action_ref, action_repository
         self.steps = {}
 
     def reference(self, ref):
+        if "||" in ref:  # GitHub's ||: the first operand that is not empty (all ours are strings)
+            values = [self.reference(part) for part in ref.split("||")]
+            return next((value for value in values if value), values[-1])
         ref = ref.strip()
         parts = ref.split(".")
         if parts[0] == "inputs" and len(parts) == 2:
@@ -156,7 +162,8 @@ class Runner:
             return self.inputs[parts[1]]
         if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
             return self.steps.get(parts[1], {}).get(parts[3], "")
-        known = {"github.token": self.token, "github.action_path": self.action_path, "runner.temp": self.temp}
+        known = {"github.token": self.token, "github.action_path": self.action_path, "runner.temp": self.temp,
+                 "github.action_ref": self.action_ref, "github.action_repository": self.action_repository}
         if ref in known:
             return known[ref]
         raise YamlError(f"mini_runner does not know the expression '{ref}'")
@@ -172,11 +179,14 @@ class Runner:
             return not failed
         if text == "always()":
             return True
-        match = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*(==|!=)\s*'([^']*)'", text)
-        if not match:
-            raise YamlError(f"mini_runner does not know the condition '{text}'")
-        equal = self.reference(match.group(1)) == match.group(3)
-        return not failed and (equal if match.group(2) == "==" else not equal)
+        result = not failed
+        for part in text.split("&&"):
+            match = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*(==|!=)\s*'([^']*)'", part.strip())
+            if not match:
+                raise YamlError(f"mini_runner does not know the condition '{text}'")
+            equal = self.reference(match.group(1)) == match.group(3)
+            result = result and (equal if match.group(2) == "==" else not equal)
+        return result
 
 
 def read_outputs(path):
@@ -207,6 +217,8 @@ def main():
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--skip", action="append", default=[])
     parser.add_argument("--token", default="fake-github-token")
+    parser.add_argument("--action-ref", default="")
+    parser.add_argument("--action-repository", default="")
     args = parser.parse_args()
 
     action_path = os.path.dirname(os.path.abspath(args.action))
@@ -222,7 +234,7 @@ def main():
     for name in given:
         if name not in declared:
             raise YamlError(f"the action has no input '{name}'")
-    runner = Runner(action_path, args.workspace, {}, args.token, temp)
+    runner = Runner(action_path, args.workspace, {}, args.token, temp, args.action_ref, args.action_repository)
     for name, spec in declared.items():
         spec = spec or {}
         if name in given:

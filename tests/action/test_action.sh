@@ -6,8 +6,13 @@
 #
 # tests/action/mini_runner.py executes the composite action's bash steps from action.yml itself (bash
 # --noprofile --norc -eo pipefail, GITHUB_OUTPUT per step, inputs/outputs expressions); the cache steps
-# (uses:) are not run, the build step finds the ctest binary where a cache hit would have put it, and the
-# package step is skipped (a test installs nothing). GITHUB_EVENT_PATH is a PR event fixture,
+# (uses:) are not run, the build step finds the ctest binary where a cache hit would have put it (with the
+# cache key that build.sh computes), and the package step is skipped (a test installs nothing).
+# The release download (scripts/action/release.sh) is run against a stub release server on 127.0.0.1 (a
+# good archive, a bad checksum, a missing checksum, no release) with the action laid out as the runner
+# lays out a downloaded one (.../_actions/OWNER/REPO/REF, here a symlink to this checkout); the source
+# build fallback runs scripts/action/build.sh with a stub cmake first on PATH (the real build takes
+# minutes; NG_TEST_REAL_BUILD=1 runs it instead and prints how long it took). GITHUB_EVENT_PATH is a PR event fixture,
 # GITHUB_OUTPUT / GITHUB_STEP_SUMMARY are temporary files, and `gh` is tests/action/gh_stub.py, first on
 # PATH: it logs every call and serves the PR's comments from a state file.
 # Prints "N passed, N failed"; exits non-zero on any failure.
@@ -58,13 +63,18 @@ pr_event="$here/event_pull_request.json"
 run_event="$here/event_workflow_run.json"
 head_sha="1111111111111111111111111111111111111111"
 
-# run_action CASE ACTION_YML EVENT_JSON [--input NAME=VALUE]...: one job step using the action.
+cache_key="$(bash "$root/scripts/action/build.sh" key "$root" | sed -n 's/^key=//p')"
+
+# run_action CASE ACTION_YML EVENT_JSON [--input NAME=VALUE | mini_runner option]...: one job step using the
+# action. The build folder is what a cache hit restores: the binary and the key it was built for
+# ($CACHED_KEY when set, else the current key).
 run_action() {
   local case="$1" action="$2" event="$3"
   shift 3
   local dir="$tmp/$case"
   mkdir -p "$dir/runner-temp/neuron-gate-build/src"
   ln -sf "$binary" "$dir/runner-temp/neuron-gate-build/src/neuron-gate"
+  printf '%s\n' "${CACHED_KEY:-$cache_key}" > "$dir/runner-temp/neuron-gate-build/.neuron-gate-key"
   : > "$dir/output"
   : > "$dir/summary"
   : > "$GH_STUB_LOG"
@@ -78,7 +88,7 @@ run_action() {
 gate() { # gate CASE EVENT BASE HEAD COMMENT FAIL_ON [more --input ...]
   local case="$1" event="$2" base="$3" head="$4" comment="$5" fail_on="$6"
   shift 6
-  run_action "$case" "$root/action.yml" "$event" --input "base=$base" --input "head=$head" \
+  run_action "$case" "${ACTION_DIR:-$root}/action.yml" "$event" --input "base=$base" --input "head=$head" \
     --input "comment=$comment" --input "fail-on=$fail_on" "$@"
 }
 rc() { cat "$tmp/$1/rc"; }
@@ -227,6 +237,115 @@ sed 's/"pr_number": 42/"pr_number": "42 --method DELETE"/' "$tmp/artifact/commen
 run_action post4 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
 check "a PR number that is not an integer is refused" test "$(rc post4)" -ne 0
 check "and gh is not called" equals "$(grep -c . "$tmp/post4/gh.log")" 0
+
+echo "# the release binary: downloaded for the action's ref, checksum verified (stub release on 127.0.0.1)"
+arch="$(uname -m)"
+asset="neuron-gate-linux-$arch"
+releases="$tmp/releases"
+make_release() { # make_release TAG: an archive laid out as scripts/release/build.sh makes it, and its .sha256
+  local stage="$tmp/stage-$1"
+  mkdir -p "$stage/$asset/bin" "$releases/$1"
+  cp "$binary" "$stage/$asset/bin/neuron-gate"
+  tar -C "$stage" -czf "$releases/$1/$asset.tar.gz" "$asset"
+  (cd "$releases/$1" && sha256sum "$asset.tar.gz" > "$asset.tar.gz.sha256")
+}
+make_release v1.2.3
+make_release v6.6.6 # its checksum file is for another archive
+echo "$(printf '0%.0s' {1..64})  $asset.tar.gz" > "$releases/v6.6.6/$asset.tar.gz.sha256"
+make_release v7.7.7 # no checksum file
+rm "$releases/v7.7.7/$asset.tar.gz.sha256"
+python3 - "$releases" "$tmp/port" > "$tmp/server.log" 2>&1 <<'PY' &
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+open(sys.argv[2] + ".tmp", "w").write(str(server.server_address[1]))
+__import__("os").rename(sys.argv[2] + ".tmp", sys.argv[2])
+server.serve_forever()
+PY
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+export NG_RELEASE_URL="http://127.0.0.1:$(cat "$tmp/port" 2>/dev/null)"
+# The action as the runner lays out `uses: your-org/neuron-gate@REF`: .../_actions/your-org/neuron-gate/REF.
+action_at() { # action_at REF: prints the action folder for REF
+  mkdir -p "$(dirname "$tmp/_actions/your-org/neuron-gate/$1")"
+  ln -sfn "$root" "$tmp/_actions/your-org/neuron-gate/$1"
+  echo "$tmp/_actions/your-org/neuron-gate/$1"
+}
+ran() { grep -q "^\[mini_runner\] $2: running" "$tmp/$1/stderr"; } # ran CASE STEP_NAME
+release_binary() { echo "$tmp/$1/runner-temp/neuron-gate-release/$asset/bin/neuron-gate"; }
+built_binary() { echo "$tmp/$1/runner-temp/neuron-gate-build/src/neuron-gate"; }
+
+ACTION_DIR="$(action_at v1.2.3)" gate rel1 "$pr_event" "$examples/A" "$examples/Areg" never regression
+check "release v1.2.3: the regression still fails the step (exit 1)" equals "$(rc rel1)" 1
+check "release v1.2.3: output verdict=regression" equals "$(out rel1 verdict)" regression
+check "release v1.2.3: the downloaded binary ran (output binary)" equals "$(out rel1 binary)" "$(release_binary rel1)"
+check "release v1.2.3: the archive was fetched from the release of the action's ref" grep -q "GET /v1.2.3/$asset.tar.gz HTTP" "$tmp/server.log"
+check "release v1.2.3: the checksum was verified" grep -q "sha256 $(cut -d' ' -f1 "$releases/v1.2.3/$asset.tar.gz.sha256") verified" "$tmp/rel1/stderr"
+check "release v1.2.3: no source build (cache and build steps skipped)" bash -c "! grep -q 'Build neuron-gate: running' '$tmp/rel1/stderr'"
+check "release v1.2.3: the release binary is the published one" cmp "$(release_binary rel1)" "$binary"
+
+ACTION_DIR="$(action_at v6.6.6)" gate rel2 "$pr_event" "$examples/A" "$examples/A2" never never
+check "bad checksum: the step fails (even with fail-on never)" equals "$(rc rel2)" 1
+check "bad checksum: an ::error:: says so" contains "$tmp/rel2/stdout" "::error title=neuron-gate release::checksum mismatch for $NG_RELEASE_URL/v6.6.6/$asset.tar.gz"
+check "bad checksum: the binary is not unpacked" test ! -e "$(release_binary rel2)"
+check "bad checksum: no silent source build" bash -c "! grep -q 'Build neuron-gate: running' '$tmp/rel2/stderr'"
+check "bad checksum: neuron-gate did not run (no verdict)" equals "$(out rel2 verdict)" ""
+
+ACTION_DIR="$(action_at v7.7.7)" gate rel3 "$pr_event" "$examples/A" "$examples/A2" never never
+check "missing checksum file: the step fails" equals "$(rc rel3)" 1
+check "missing checksum file: an ::error:: says it cannot be verified" contains "$tmp/rel3/stdout" "$asset.tar.gz.sha256: HTTP 404; the archive cannot be verified"
+
+ACTION_DIR="$(action_at v0.0.1)" gate rel4 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "no release for v0.0.1 (404): falls back to the source build, the step passes" equals "$(rc rel4)" 0
+check "no release: the build step ran" ran rel4 "Build neuron-gate"
+check "no release: the note says why" contains "$tmp/rel4/stderr" "no release asset $asset.tar.gz for v0.0.1 (HTTP 404); building from source"
+check "no release: output binary is the build's" equals "$(out rel4 binary)" "$(built_binary rel4)"
+
+ACTION_DIR="$(action_at feature/fast)" gate rel5 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "a branch with a slash (feature/fast): no release, source build, pass" equals "$(rc rel5)$(out rel5 binary)" "0$(built_binary rel5)"
+ACTION_DIR="$(action_at 0123456789abcdef0123456789abcdef01234567)" gate rel6 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "a commit SHA: not looked up, source build" equals "$(out rel6 binary)" "$(built_binary rel6)"
+check "a commit SHA: the note says why" contains "$tmp/rel6/stderr" "is a commit, releases are named by tag"
+gate rel7 "$pr_event" "$examples/A" "$examples/A2" never regression --action-ref v1.2.3 --action-repository your-org/neuron-gate
+check "a local action: github.action_ref (v1.2.3) is used when the path names no ref" equals "$(out rel7 binary)" "$(release_binary rel7)"
+ACTION_DIR="$(action_at v1.2.3)" gate rel8 "$pr_event" "$examples/A" "$examples/A2" never regression --input from-source=true
+check "from-source true: built even though a release exists" equals "$(out rel8 binary)" "$(built_binary rel8)"
+NG_RELEASE_URL="http://127.0.0.1:9" ACTION_DIR="$(action_at v1.2.3)" gate rel9 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "release server unreachable: a warning, then the source build" equals "$(rc rel9)$(out rel9 binary)" "0$(built_binary rel9)"
+check "release server unreachable: the warning" contains "$tmp/rel9/stdout" "::warning title=neuron-gate release::could not download"
+
+run_action setup1 "$(action_at v1.2.3)/action.yml" "$pr_event" --input setup-only=true
+check "setup-only: the step passes without base and head" equals "$(rc setup1)" 0
+check "setup-only: output binary is the downloaded one" equals "$(out setup1 binary)" "$(release_binary setup1)"
+check "setup-only: neuron-gate compare did not run" bash -c "! grep -q 'neuron-gate compare: running' '$tmp/setup1/stderr'"
+
+echo "# the source build fallback: a cached build for another key is rebuilt (stub cmake), the same key reused"
+mkdir -p "$tmp/stub-bin"
+cat > "$tmp/stub-bin/cmake" <<STUB
+#!/usr/bin/env bash
+# Stub cmake: logs its arguments; a --build of target neuron-gate puts the real binary in place.
+echo "\$*" >> "$tmp/cmake.log"
+if [ "\$1" = "--build" ]; then mkdir -p "\$2/src" && rm -f "\$2/src/neuron-gate" && cp "$binary" "\$2/src/neuron-gate"; fi
+STUB
+chmod +x "$tmp/stub-bin/cmake"
+: > "$tmp/cmake.log"
+CACHED_KEY="neuron-gate-build-older" PATH="$tmp/stub-bin:$PATH" \
+  ACTION_DIR="$(action_at v0.0.2)" gate src1 "$pr_event" "$examples/A" "$examples/Areg" never regression
+check "stale cache: the build step configured (Release, no tests)" grep -q -- "-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF" "$tmp/cmake.log"
+check "stale cache: and built the neuron-gate target" grep -q -- "--build $tmp/src1/runner-temp/neuron-gate-build --target neuron-gate" "$tmp/cmake.log"
+check "stale cache: the new key is recorded for the cache save" equals "$(cat "$tmp/src1/runner-temp/neuron-gate-build/.neuron-gate-key")" "$cache_key"
+check "stale cache: the rebuilt binary gated the PR (exit 1)" equals "$(rc src1)$(out src1 verdict)" "1regression"
+: > "$tmp/cmake.log"
+PATH="$tmp/stub-bin:$PATH" ACTION_DIR="$(action_at v0.0.2)" gate src2 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "exact cache hit: cmake is not run" equals "$(grep -c . "$tmp/cmake.log")" 0
+check "exact cache hit: the cached binary is reused" contains "$tmp/src2/stderr" "reusing neuron-gate"
+if [ -n "${NG_TEST_REAL_BUILD:-}" ]; then
+  start=$SECONDS
+  bash "$root/scripts/action/build.sh" build "$root" "$tmp/real-build" "$cache_key" > "$tmp/real-build.out" 2> "$tmp/real-build.log"
+  check "real source build (NG_TEST_REAL_BUILD): a working binary in $((SECONDS - start)) s" \
+    "$(sed -n 's/^binary=//p' "$tmp/real-build.out")" --version
+fi
 
 echo "# annotations: at most 10 of each kind, escaped"
 python3 - "$tmp/many.json" <<'PY'

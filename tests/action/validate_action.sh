@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validates action.yml, post-comment/action.yml and the example workflows in README.md's "## GitHub Action"
+# Validates action.yml, post-comment/action.yml, .github/workflows/*.yml and the example workflows in README.md's "## GitHub Action"
 # section against GitHub's schemas with @action-validator/cli (from the npm registry), and checks that the
 # validator rejects a broken action (so a pass means something).
 #
@@ -58,6 +58,15 @@ validate() { # validate FILE DESCRIPTION
 
 validate "$root/action.yml" "action.yml is a valid action"
 validate "$root/post-comment/action.yml" "post-comment/action.yml is a valid action"
+# The repository's own workflows (.github/workflows/release.yml builds and publishes the release binaries).
+workflows=("$root"/.github/workflows/*.yml)
+if [ -e "${workflows[0]}" ]; then
+  for workflow in "${workflows[@]}"; do
+    validate "$workflow" ".github/workflows/$(basename "$workflow") is a valid workflow"
+  done
+else
+  fail "no workflow in .github/workflows (release.yml is expected)"
+fi
 
 # The README's example workflows: each yaml block in the section starts with "# .github/workflows/NAME".
 extract_status=0
