@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds neuron-gate and its unit tests with the other compilers it supports, warnings as errors, and runs
 # the unit tests with each: g++-11 (Ubuntu 22.04's compiler, as on the Neuron DLAMI) and clang++ (Debian's
-# clang 14; a macOS-style toolchain). scripts/test.sh runs it; the default compiler is covered there.
+# clang 14; a macOS-style toolchain). ctest runs it (test compilers, label compilers), so every full
+# ctest run and CI do; the default compiler is covered by the main build.
 #
-# Usage: test-compilers.sh [COMPILER...]     default: g++-11 clang++
-# Each compiler gets build-<name>/ next to build/ (log: build-<name>/test-compilers.log), -O1 and no
+# Usage: test-compilers.sh [--build-root DIR] [COMPILER...]     default: g++-11 clang++
+# Each compiler gets DIR/build-<name>/ (DIR: the source folder by default; ctest passes <build>/compilers;
+# log: build-<name>/test-compilers.log), -O1 and no
 # debug info: this checks that the code compiles warning-free and that the unit tests pass, not how fast
 # it runs, and -O1 keeps the optimiser-dependent warnings (-Wmaybe-uninitialized) while compiling about
 # twice as fast as -O2 -g.
@@ -14,6 +16,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+root="."
+if [ "${1:-}" = "--build-root" ]; then
+  [ $# -ge 2 ] || { echo "usage: test-compilers.sh [--build-root DIR] [COMPILER...]" >&2; exit 2; }
+  root="$2"
+  shift 2
+fi
 compilers=("$@")
 [ ${#compilers[@]} -gt 0 ] || compilers=(g++-11 clang++)
 tests=(tests_util tests_stats tests_profile tests_compare tests_report tests_cli)
@@ -24,7 +32,7 @@ passed=0
 failed=0
 for compiler in "${compilers[@]}"; do
   name="$(basename "$compiler" | sed 's/clang++/clang/; s/g++/gcc/' | tr -c 'A-Za-z0-9.\n' '-')"
-  dir="build-$name"
+  dir="$root/build-$name"
   log="$dir/test-compilers.log"
   start=$SECONDS
   if ! command -v "$compiler" > /dev/null; then

@@ -85,7 +85,9 @@ TEST_CASE("every JSON reader gives one wording: PATH:byte N: not valid JSON: rea
       {"neuron summary", [&] { ng::parse_neuron_summary_json(text, "f.json"); }},
       {"kit", [&] { ng::parse_json_input(text, "f.json"); }},
   };
-  for (const auto& [name, reader] : readers) {
+  for (const auto& entry : readers) {
+    const auto& name = entry.first; // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
+    const auto& reader = entry.second;
     CAPTURE(name);
     const auto error = input_error_of(reader);
     REQUIRE(error);
