@@ -3,6 +3,7 @@
 #   install-deps.sh [PACKAGE...]   what building the binary needs, and the packages named (the GitHub
 #                            Action's source build: install-deps.sh ccache)
 #   install-deps.sh --test   also what scripts/test.sh needs: g++-11 and clang (scripts/test-compilers.sh),
+#                            (also libclang-rt-14-dev, llvm-14: scripts/sanitize.sh, scripts/fuzz.sh),
 #                            dpkg-dev and file (cpack -G DEB in the install test), patchelf (the
 #                            release bundle in the install test), python3-torch python3-venv
 #                            python3-pip python3-wheel (the capture helper's tests), nodejs and npm when
@@ -16,6 +17,9 @@ for arg in "$@"; do
   case "$arg" in
     --test)
       packages+=(g++-11 clang dpkg-dev file patchelf
+                 # scripts/sanitize.sh and scripts/fuzz.sh: libFuzzer, ASan and UBSan runtimes for clang, and
+                 # the symbolizer that turns sanitizer stack traces into file:line
+                 libclang-rt-14-dev llvm-14
                  # the Python capture helper's tests (python/): a venv with Debian's CPU torch, pip inside it
                  python3-torch python3-venv python3-pip python3-wheel)
       # Debian's nodejs and npm only when no node/npm is there (another node build may provide both).

@@ -913,7 +913,9 @@ TEST_CASE("compare warns when a gating threshold sits below the noise within bas
                       "|ratio − 1| over 20 random halvings of base's 10 runs, seed 20240601): ", 0) == 0);
   CHECK(has_text(warning, "`aten::div_` self CPU threshold 5%, noise "));
   // Default rules: the end-to-end latency decides, and its threshold is above its noise.
-  for (const json& line : compare(example("A"), example("A2")).report["open_hypotheses"]) {
+  Compared defaults = compare(example("A"), example("A2"));  // a named object: a range-for over a
+                                                              // temporary's member used it after free
+  for (const json& line : defaults.report["open_hypotheses"]) {
     CHECK(line.get<std::string>().find("threshold below the noise") == std::string::npos);
   }
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The sanitizer pass of CI (.ci/run; README "Fuzzing"): builds everything with clang, ASan and UBSan
+# (-fno-sanitize-recover: any UB finding fails) and libFuzzer coverage in build-sanitize/ (or
+# $FUZZ_BUILD_DIR), runs the whole ctest suite there, then a short fuzz pass of every fuzz target.
+#   bash scripts/sanitize.sh [FUZZ_SECONDS_PER_TARGET]   (default 20; 0 skips the fuzz pass)
+# Left out there: the `compilers` test (other compilers' builds, not this one), the `python-capture`
+# tests (a torch venv; slow, and their C++ side is the same binary the CLI tests run) and `install-tree`
+# (packaging, not code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-20}"
+build="${FUZZ_BUILD_DIR:-build-sanitize}"
+export FUZZ_BUILD_DIR="$build"
+# detect_leaks: LeakSanitizer (part of ASan) reports any leak at exit. Allocation over 4 GiB at once
+# is an error, not a silent success (allocator_may_return_null=0).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:max_allocation_size_mb=4096:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+start=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)"
+built=$(date +%s)
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE '^(compilers|python-capture)$' -E '^install-tree$'
+tested=$(date +%s)
+if [ "$seconds" -gt 0 ]; then
+  FUZZ_NO_BUILD=1 bash scripts/fuzz.sh "$seconds"
+fi
+echo "sanitize.sh: build $((built - start)) s, ASan+UBSan ctest $((tested - built)) s, fuzz $(($(date +%s) - tested)) s" >&2
