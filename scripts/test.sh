@@ -25,7 +25,11 @@ for arg in "$@"; do
 done
 
 bash scripts/install-deps.sh --test
-bash scripts/build.sh
+if [ "$extra_compilers" -eq 1 ]; then
+  bash scripts/build.sh -DNEURON_GATE_TEST_COMPILERS=ON
+else
+  bash scripts/build.sh -DNEURON_GATE_TEST_COMPILERS=OFF
+fi
 ctest_args=(--test-dir build --output-on-failure -j "$(nproc)")
 excluded=()
 [ "$browser" -eq 1 ] || excluded+=(network)
