@@ -5,7 +5,8 @@
 #   install-deps.sh --test   also what scripts/test.sh needs: g++-11 and clang (scripts/test-compilers.sh),
 #                            (also libclang-rt-14-dev, llvm-14: scripts/sanitize.sh, scripts/fuzz.sh),
 #                            dpkg-dev and file (cpack -G DEB in the install test), patchelf (the
-#                            release bundle in the install test), python3-torch python3-venv
+#                            release bundle in the install test), curl (the action's release download
+#                            against a local stub server), python3-torch python3-venv
 #                            python3-pip python3-wheel (the capture helper's tests), nodejs and npm when
 #                            npm is missing (the action validator and report checks; Chromium is
 #                            installed by those checks themselves)
@@ -16,7 +17,7 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libboost-math-dev 
 for arg in "$@"; do
   case "$arg" in
     --test)
-      packages+=(g++-11 clang dpkg-dev file patchelf
+      packages+=(g++-11 clang dpkg-dev file patchelf curl
                  # scripts/sanitize.sh and scripts/fuzz.sh: libFuzzer, ASan and UBSan runtimes for clang, and
                  # the symbolizer that turns sanitizer stack traces into file:line
                  libclang-rt-14-dev llvm-14

@@ -8,8 +8,8 @@
 # Each compiler gets DIR/build-<name>/ (DIR: the source folder by default; ctest passes <build>/compilers;
 # log: build-<name>/test-compilers.log), -O1 and no
 # debug info: this checks that the code compiles warning-free and that the unit tests pass, not how fast
-# it runs, and -O1 keeps the optimiser-dependent warnings (-Wmaybe-uninitialized) while compiling about
-# twice as fast as -O2 -g.
+# it runs; -O1 keeps the optimiser-dependent warnings (-Wmaybe-uninitialized) at less compile time
+# than -O2 -g.
 # Only the tests_* doctest binaries (and neuron-gate, which tests_cli runs) are built and run, each
 # binary once, not through ctest: the golden, action and browser checks do not depend on the compiler.
 # Prints one line per compiler and "N passed, N failed" (compilers); exits non-zero on any failure.

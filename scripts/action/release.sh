@@ -38,6 +38,7 @@ build_instead() {
 dest="$1"
 [ "${NG_FROM_SOURCE:-false}" != "true" ] || build_instead "from-source is true"
 [ "$(uname -s)" = "Linux" ] || build_instead "releases are built for Linux only, this is $(uname -s)"
+command -v curl > /dev/null || build_instead "curl is not installed"
 
 # The runner unpacks a downloaded action to .../_actions/OWNER/REPO/REF (REF may hold slashes, e.g. a
 # branch feature/x): that path names the code that runs, so it is asked first. github.action_ref and
