@@ -92,6 +92,12 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   compare_cmd
       ->add_option("--unit", compare.unit, "one sample per step or per run (folder of traces); overrides the rules")
       ->check(CLI::IsMember({"step", "run"}));
+  compare_cmd->add_option("--today", compare.today,
+                          "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
+      ->type_name("YYYY-MM-DD");
+  compare_cmd->add_option("--rules-from", compare.rules_from,
+                          "where --rules was taken from, e.g. the base commit; shown in the report's Provenance")
+      ->type_name("TEXT");
   return compare_cmd;
 }
 

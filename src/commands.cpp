@@ -18,10 +18,12 @@
 #include "report/report.hpp"
 #include "stats/descriptive.hpp"
 #include "util/atomic_file.hpp"
+#include "util/date.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 #include <ostream>
@@ -30,7 +32,22 @@
 namespace neuron_gate {
 namespace {
 
-std::string today() {
+// The date waivers expire against (README "Rules"): --today, else SOURCE_DATE_EPOCH (Unix seconds, the
+// reproducible-builds convention), else the clock; all UTC.
+std::string today(const std::string& option) {
+  if (!option.empty()) {
+    if (!parse_iso_date(option)) {
+      throw UsageError("--today must be a date YYYY-MM-DD, not \"" + option + "\"");
+    }
+    return option;
+  }
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch != nullptr && *epoch != '\0') {
+    const std::string text(epoch);
+    if (text.size() > 15 || text.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError("SOURCE_DATE_EPOCH must be a number of seconds since 1970-01-01, not \"" + text + "\"");
+    }
+    return iso_date_from_unix_seconds(std::stoll(text));
+  }
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -150,6 +167,8 @@ std::optional<std::string> base_noise_warning(const SideSamples& base, const Rul
 int run_compare(const CompareOptions& options, std::ostream& out) {
   RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
   apply_unit(rules, options.unit);
+  const std::string today_date = today(options.today);
+  check_waiver_expiry(rules, today_date);
   const ProfileInventory base_inventory = discover_profile(options.base);
   const ProfileInventory head_inventory = discover_profile(options.head);
   const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
@@ -183,7 +202,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   }
   DecideOptions decide_options;
   decide_options.strict = options.strict;
-  decide_options.today = today();
+  decide_options.today = today_date;
   Decision decision = decide(metrics, conditions, rules, decide_options);
   std::size_t gating_metrics = 0;
   for (const auto& [verdict, count] : decision.gating_counts) {
@@ -197,6 +216,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   }
 
   Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, rules.text);
+  provenance.rules_from = options.rules_from;
   if (!options.git) {
     provenance.commits.clear();
   }

@@ -26,6 +26,8 @@ struct CompareOptions {
   bool git = true;                    // look up git commits for provenance
   std::vector<std::string> allow_mismatch;  // condition names accepted to differ
   std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
+  std::string today;                  // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
+  std::string rules_from;             // where the rules came from (e.g. the base commit), shown in Provenance
 };
 
 // Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad

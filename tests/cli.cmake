@@ -3,3 +3,5 @@ set(NEURON_GATE_TESTS_CLI test_cli.cpp test_cli_outputs.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_input.cpp)
 # --help, --version and a mistyped command (issue 17).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_usage.cpp)
+# Rules a pull request cannot loosen: waiver expiry against --today / SOURCE_DATE_EPOCH, --rules-from (issue 15).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_rules.cpp)

@@ -72,6 +72,56 @@ TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
   CHECK(rules.waiver_for("aten::mm", "2027-01-01") == nullptr);
 }
 
+TEST_CASE("catch-all patterns are refused in waivers and ignore, naming the rules file") {
+  // The bypass of issue 15: a pull request waiving everything until 2999.
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "*", "reason": "x", "expires": "2999-12-31"}]})", "pr/rules.json"),
+                    "pr/rules.json: \"waivers[0].pattern\" is \"*\", which matches every metric: catch-all patterns are "
+                    "refused in waivers and ignore (name the ops)");
+  for (const char* pattern : {"*", "**", "?*", "*?*", "***?"}) {
+    CAPTURE(pattern);
+    CHECK(ng::is_catch_all_pattern(pattern));
+    const std::string ignore = std::string(R"({"ignore": ["ProfilerStep*", ")") + pattern + "\"]}";
+    CHECK_THROWS_WITH(ng::parse_rules(ignore, "r.json"), doctest::Contains("r.json: \"ignore[1]\" is \""));
+    const std::string waiver = std::string(R"({"waivers": [{"pattern": "aten::mm", "reason": "ok", "expires": "2026-01-01"},
+                                                           {"pattern": ")") + pattern + R"(", "reason": "r", "expires": "2026-01-01"}]})";
+    CHECK_THROWS_WITH(ng::parse_rules(waiver, "r.json"), doctest::Contains("r.json: \"waivers[1].pattern\""));
+  }
+  for (const char* pattern : {"aten::*", "*mm*", "ProfilerStep*", "?", "??", "", "latency"}) {
+    CAPTURE(pattern);
+    CHECK_FALSE(ng::is_catch_all_pattern(pattern));
+  }
+  CHECK(ng::parse_rules(R"({"ignore": ["aten::*"]})", "r.json").is_ignored("aten::mm"));
+}
+
+TEST_CASE("a waiver needs a reason and a real date") {
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": " ", "expires": "2026-01-01"}]})", "r.json"),
+                    "r.json: \"waivers[0].reason\" is empty: a waiver must say why the regression is accepted");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "expires": "2026-01-01"}]})", "r.json"),
+                    "r.json: \"waivers[]\" entries need \"pattern\", \"reason\" and \"expires\"");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-02-30"}]})", "r.json"),
+                    "r.json: \"waivers[].expires\" must be a date YYYY-MM-DD, not \"2026-02-30\"");
+}
+
+TEST_CASE("a waiver may expire at most max_waiver_days (default 90) after today") {
+  const ng::RuleSet rules = ng::parse_rules(R"({"waivers": [
+      {"pattern": "aten::mm", "reason": "tracked in #12", "expires": "2026-03-31"},
+      {"pattern": "aten::add", "reason": "tracked in #13", "expires": "2999-12-31"}]})", "ci/rules.json");
+  CHECK(rules.max_waiver_days == 90);
+  // 2026-01-01 + 89 days = 2026-03-31 for the first; the second is 356,000+ days away.
+  CHECK_THROWS_WITH(ng::check_waiver_expiry(rules, "2026-01-01"),
+                    "ci/rules.json: \"waivers[1]\" (pattern \"aten::add\") expires 2999-12-31, 355745 days after today "
+                    "(2026-01-01); the rules allow at most 90 days (max_waiver_days)");
+  const ng::RuleSet one = ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-04-01"}]})", "r.json");
+  CHECK_NOTHROW(ng::check_waiver_expiry(one, "2026-01-01"));  // exactly 90 days
+  CHECK_THROWS_WITH(ng::check_waiver_expiry(one, "2025-12-31"), doctest::Contains("91 days after today (2025-12-31)"));
+  CHECK_NOTHROW(ng::check_waiver_expiry(one, "2027-01-01"));  // expired: no error, it just no longer applies
+  const ng::RuleSet longer = ng::parse_rules(R"({"max_waiver_days": 365, "waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-12-31"}]})", "r.json");
+  CHECK_NOTHROW(ng::check_waiver_expiry(longer, "2026-01-01"));
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"max_waiver_days": 5000})", "r.json"),
+                    "r.json: \"max_waiver_days\" must be between 1 and 3650, not 5000");
+  CHECK_THROWS_AS(ng::check_waiver_expiry(one, "01/01/2026"), ng::UsageError);
+}
+
 TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("compare::conditions");

@@ -1,5 +1,6 @@
 // Tests for src/util/: glob patterns, spelling suggestions, atomic report writing.
 #include "util/atomic_file.hpp"
+#include "util/date.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"
 #include "util/spellcheck.hpp"
@@ -13,6 +14,20 @@
 namespace ng = neuron_gate;
 
 TEST_SUITE_BEGIN("util");
+
+TEST_CASE("ISO dates: days since 1970-01-01 (checked against Python's datetime.date), real dates only") {
+  CHECK(ng::parse_iso_date("1970-01-01") == 0);
+  CHECK(ng::parse_iso_date("1969-12-31") == -1);
+  CHECK(ng::parse_iso_date("2000-03-01") == 11017);
+  CHECK(ng::parse_iso_date("2024-02-29") == 19782);
+  for (const char* bad : {"2023-02-29", "2026-13-01", "2026-00-10", "2026-1-01", " 2026-01-01", "2026-01-01x", "2026/01/01", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ng::parse_iso_date(bad));
+  }
+  CHECK(ng::iso_date_from_unix_seconds(0) == "1970-01-01");
+  CHECK(ng::iso_date_from_unix_seconds(1767225600) == "2026-01-01");
+  CHECK(ng::iso_date_from_unix_seconds(1767225599) == "2025-12-31");
+}
 
 TEST_CASE("glob_match handles star, question mark and literal text") {
   CHECK(ng::glob_match("ProfilerStep*", "ProfilerStep#12"));

@@ -15,8 +15,10 @@ NUL-separated where said), or writes the file it is given.
                                      a short Markdown report when neuron-gate wrote none (usage/input error)
   write-meta OUT EXIT_CODE VERDICT   comment.json: what the comment job needs (PR number from the event)
   comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT" for comment.sh ("-" where none)
-  find-comment LIST_FILE             id of the sticky comment in `gh api --paginate` output, or nothing
-  comment-body REPORT_MD OUT         {"body": ...} with the marker, cut to GitHub's 65,536-character limit
+  find-comment LIST_FILE LOGIN       id of the sticky comment in `gh api --paginate` output: the first one
+                                     written by LOGIN whose FIRST line is the marker; nothing when none
+  comment-body REPORT_MD OUT [NOTE]  {"body": ...}: the marker as the first line, then NOTE (if any), then the
+                                     report, cut to GitHub's 65,536-character limit
   get FILE KEY[.KEY...]              one value from a JSON file (empty when absent or null)
 """
 
@@ -233,26 +235,39 @@ def json_values(text):
         values.append(value)
 
 
-def cmd_find_comment(path):
+def is_sticky_comment(comment, login):
+    """Ours: written by `login` (the token's own user) and the marker as the body's first line. Anyone can
+    post a comment carrying the marker; only the token's user can have written this one, so another user's
+    comment (a PR author's decoy, a reply quoting the report) is never edited or taken for the report."""
+    if not isinstance(comment, dict) or not isinstance(comment.get("id"), int):
+        return False
+    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    if user.get("login") != login:
+        return False
+    body = comment.get("body") if isinstance(comment.get("body"), str) else ""
+    return body.split("\n", 1)[0].rstrip("\r").strip() == MARKER
+
+
+def cmd_find_comment(path, login):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     for value in json_values(text):
         for comment in value if isinstance(value, list) else [value]:
-            body = (comment or {}).get("body") or ""
-            # A line of its own: a reply quoting the report ("> <!-- neuron-gate -->") does not match.
-            if any(line.strip() == MARKER for line in body.splitlines()):
+            if is_sticky_comment(comment, login):
                 print(comment["id"])
                 return
 
 
-def cmd_comment_body(report_md, out):
+def cmd_comment_body(report_md, out, note=""):
     with open(report_md, encoding="utf-8", errors="replace") as f:
-        body = f.read()
-    if not any(line.strip() == MARKER for line in body.splitlines()):
-        body = body.rstrip("\n") + "\n\n" + MARKER + "\n"
+        report = f.read()
+    # The marker leads (find-comment matches the first line only); the report's own copy is dropped.
+    report = "\n".join(line for line in report.split("\n") if line.strip() != MARKER).strip("\n") + "\n"
+    head = MARKER + "\n" + (note.strip() + "\n\n" if note.strip() else "")
+    body = head + report
     if len(body) > COMMENT_LIMIT:
-        note = "\n\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n\n" + MARKER + "\n"
-        body = body[:COMMENT_LIMIT - len(note)] + note
+        cut = "\n\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n"
+        body = body[:COMMENT_LIMIT - len(cut)] + cut
     with open(out, "w", encoding="utf-8") as f:
         json.dump({"body": body}, f)
 
@@ -274,8 +289,8 @@ def main(argv):
         "fallback-markdown": (cmd_fallback_markdown, 3, 3),
         "write-meta": (cmd_write_meta, 3, 3),
         "comment-target": (cmd_comment_target, 1, 1),
-        "find-comment": (cmd_find_comment, 1, 1),
-        "comment-body": (cmd_comment_body, 2, 2),
+        "find-comment": (cmd_find_comment, 2, 2),
+        "comment-body": (cmd_comment_body, 2, 3),
         "get": (cmd_get, 2, 2),
     }
     if len(argv) < 2 or argv[1] not in commands:

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Creates or updates the ONE sticky pull-request comment holding the neuron-gate report, found by the hidden
-# marker <!-- neuron-gate --> on a line of its own. Used by the action (comment: always | on-change) and by
+# Creates or updates the ONE sticky pull-request comment holding the neuron-gate report: the comment written by
+# the token's own user (`gh api user`'s login where the token may ask, else github-actions[bot], the user of
+# the workflow's GITHUB_TOKEN) whose first line is the hidden marker <!-- neuron-gate -->. A comment by anyone
+# else is never edited, whatever it carries. Used by the action (comment: always | on-change) and by
 # post-comment/action.yml in a workflow_run job (the fork-safe second phase).
 #
 # Usage: comment.sh --report-dir DIR [--mode always|on-change]
@@ -65,15 +67,28 @@ if [ "$verify_sha" != "-" ]; then
   fi
 fi
 
+# Who we are: a personal or app user token may read /user; the workflow's GITHUB_TOKEN may not (HTTP 403)
+# and writes as github-actions[bot].
+login=""
+if gh api user > "$work/user.json" 2> /dev/null; then
+  login="$(json get "$work/user.json" login)"
+fi
+login="${login:-github-actions[bot]}"
 gh api --paginate "repos/$repo/issues/$pr/comments?per_page=100" > "$work/comments.json"
-existing="$(json find-comment "$work/comments.json")"
+existing="$(json find-comment "$work/comments.json" "$login")"
 
 if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; then
   echo "comment.sh: verdict pass and no earlier neuron-gate comment on #$pr; nothing posted (comment: on-change)"
   exit 0
 fi
 
-json comment-body "$report_dir/report.md" "$work/body.json"
+note=""
+if [ "$verify_sha" != "-" ]; then
+  # post-comment/action.yml in a workflow_run job: say where the report came from.
+  run_id="$(json get "$report_dir/comment.json" run_id | tr -cd '0-9')"
+  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`); the comparison ran there, with that run's permissions.*"
+fi
+json comment-body "$report_dir/report.md" "$work/body.json" "$note"
 if [ -n "$existing" ]; then
   gh api --method PATCH "repos/$repo/issues/comments/$existing" --input "$work/body.json" > "$work/response.json"
   action="updated"
@@ -83,7 +98,7 @@ else
 fi
 id="$(json get "$work/response.json" id)"
 url="$(json get "$work/response.json" html_url)"
-echo "comment.sh: $action the neuron-gate comment on #$pr${url:+: $url}"
+echo "comment.sh: $action the neuron-gate comment on #$pr as $login${url:+: $url}"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   printf 'comment-id=%s\ncomment-url=%s\n' "$id" "$url" >> "$GITHUB_OUTPUT"
 fi

@@ -8,7 +8,10 @@
 #   NG_BINARY      the neuron-gate binary                        (required)
 #   NG_BASE        base profile directory or file               (required)
 #   NG_HEAD        head profile directory or file               (required)
-#   NG_RULES       rules file (optional)
+#   NG_RULES       rules file (optional), relative to the workspace
+#   NG_RULES_REF   commit (or ref) whose version of NG_RULES is used, read with git show; "" = the file as
+#                  checked out. action.yml passes the pull request's base commit by default, so a pull
+#                  request cannot loosen its own rules; compare --rules-from names it in the report
 #   NG_ARGS        extra compare flags, split like a shell would split them (no expansion or substitution)
 #   NG_COMMENT     always | on-change | never | artifact-only   (default always)
 #   NG_FAIL_ON     regression | never                           (default regression)
@@ -52,6 +55,7 @@ mkdir -p "$dir" || config_error "cannot create the report folder '$dir'"
 dir="$(cd "$dir" && pwd)"
 # Only our own files: the folder may be one the user named.
 rm -f "$dir/report.md" "$dir/report.json" "$dir/comment.json" "$dir/neuron-gate.stderr"
+rm -rf "$dir/rules-at-ref"
 
 extra=()
 if [ -n "${NG_ARGS:-}" ]; then
@@ -61,7 +65,34 @@ if [ -n "${NG_ARGS:-}" ]; then
   rm -f "$split"
 fi
 rules=()
-[ -z "${NG_RULES:-}" ] || rules=(--rules "$NG_RULES")
+if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then
+  # The rules of a trusted commit (the base), never the pull request's own edit of them.
+  ref="$NG_RULES_REF"
+  [[ "$ref" =~ ^[0-9A-Za-z._/-]+$ && "$ref" != -* ]] || config_error "input rules-ref must be a commit or ref, not '$ref'"
+  git rev-parse --is-inside-work-tree > /dev/null 2>&1 ||
+    config_error "input rules-ref ($ref) needs the workspace to be a git checkout (actions/checkout) to read $NG_RULES there"
+  if ! git cat-file -e "$ref^{commit}" 2> /dev/null; then
+    # actions/checkout fetches one commit by default: get the base too.
+    git fetch --no-tags --depth=1 origin "$ref" > /dev/null 2>&1 ||
+      config_error "cannot find or fetch commit $ref (input rules-ref) to read $NG_RULES from it"
+    ref=FETCH_HEAD
+  fi
+  commit="$(git rev-parse --verify --quiet "$ref^{commit}")" || config_error "input rules-ref $ref is not a commit"
+  if git cat-file -e "$commit:./$NG_RULES" 2> /dev/null; then
+    mkdir -p "$dir/rules-at-ref"
+    git show "$commit:./$NG_RULES" > "$dir/rules-at-ref/$(basename "$NG_RULES")" ||
+      config_error "cannot read $NG_RULES at $commit"
+    rules=(--rules "$dir/rules-at-ref/$(basename "$NG_RULES")" --rules-from "$NG_RULES at commit $commit")
+    if [ -f "$NG_RULES" ] && ! cmp -s "$NG_RULES" "$dir/rules-at-ref/$(basename "$NG_RULES")"; then
+      echo "::notice title=neuron-gate rules::$NG_RULES differs from its version at $commit (rules-ref); that version is used, so a change to the rules takes effect once merged"
+    fi
+  else
+    rules=(--rules-from "built-in rules: $NG_RULES does not exist at commit $commit")
+    echo "::warning title=neuron-gate rules::$NG_RULES does not exist at $commit (rules-ref); the compiled-in rules are used"
+  fi
+elif [ -n "${NG_RULES:-}" ]; then
+  rules=(--rules "$NG_RULES")
+fi
 
 command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}"
               --json "$dir/report.json" --markdown "$dir/report.md")

@@ -1,6 +1,7 @@
 #include "compare/rule_set.hpp"
 
 #include "profile/json_input.hpp"
+#include "util/date.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"
 #include "util/spellcheck.hpp"
@@ -8,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 namespace neuron_gate {
@@ -176,7 +176,7 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
     parser.fail("rules must be a JSON object");
   }
   parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "ignore", "ops",
-                              "drop_first_steps", "unit", "allow_mismatch", "waivers"});
+                              "drop_first_steps", "unit", "allow_mismatch", "waivers", "max_waiver_days"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -219,6 +219,12 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   }
   if (doc.contains("ignore")) {
     rules.ignore = parser.strings(doc["ignore"], "ignore");
+    for (std::size_t i = 0; i < rules.ignore.size(); ++i) {
+      if (is_catch_all_pattern(rules.ignore[i])) {
+        parser.fail("\"ignore[" + std::to_string(i) + "]\" is \"" + rules.ignore[i] +
+                    "\", which matches every op: catch-all patterns are refused in ignore and waivers (name the ops)");
+      }
+    }
   }
   if (doc.contains("ops")) {
     if (!doc["ops"].is_array()) {
@@ -250,12 +256,15 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   if (doc.contains("allow_mismatch")) {
     rules.allow_mismatch = parser.strings(doc["allow_mismatch"], "allow_mismatch");
   }
+  if (doc.contains("max_waiver_days")) {
+    rules.max_waiver_days = static_cast<int>(parser.number(doc["max_waiver_days"], "max_waiver_days", 1, 3650));
+  }
   if (doc.contains("waivers")) {
     if (!doc["waivers"].is_array()) {
       parser.fail("\"waivers\" must be an array");
     }
-    static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
     for (const auto& item : doc["waivers"]) {
+      const std::string where = "waivers[" + std::to_string(rules.waivers.size()) + "]";
       if (!item.is_object()) {
         parser.fail("\"waivers[]\" entries must be objects, not " + item.dump());
       }
@@ -265,13 +274,41 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
       }
       Waiver waiver{parser.string(item["pattern"], "waivers[].pattern"), parser.string(item["reason"], "waivers[].reason"),
                     parser.string(item["expires"], "waivers[].expires")};
-      if (!std::regex_match(waiver.expires, date)) {
+      if (!parse_iso_date(waiver.expires)) {
         parser.fail("\"waivers[].expires\" must be a date YYYY-MM-DD, not \"" + waiver.expires + "\"");
+      }
+      if (waiver.reason.find_first_not_of(" \t\r\n") == std::string::npos) {
+        parser.fail("\"" + where + ".reason\" is empty: a waiver must say why the regression is accepted");
+      }
+      if (is_catch_all_pattern(waiver.pattern)) {
+        parser.fail("\"" + where + ".pattern\" is \"" + waiver.pattern +
+                    "\", which matches every metric: catch-all patterns are refused in waivers and ignore (name the ops)");
       }
       rules.waivers.push_back(std::move(waiver));
     }
   }
   return rules;
+}
+
+bool is_catch_all_pattern(std::string_view pattern) {
+  return pattern.find('*') != std::string_view::npos && pattern.find_first_not_of("*?") == std::string_view::npos;
+}
+
+void check_waiver_expiry(const RuleSet& rules, std::string_view today) {
+  const std::optional<std::int64_t> today_days = parse_iso_date(today);
+  if (!today_days) {
+    throw UsageError("today's date must be YYYY-MM-DD, not \"" + std::string(today) + "\"");
+  }
+  for (std::size_t i = 0; i < rules.waivers.size(); ++i) {
+    const Waiver& waiver = rules.waivers[i];
+    const std::int64_t days = parse_iso_date(waiver.expires).value_or(0) - *today_days;
+    if (days > rules.max_waiver_days) {
+      throw InputError(rules.source, "\"waivers[" + std::to_string(i) + "]\" (pattern \"" + waiver.pattern +
+                                         "\") expires " + waiver.expires + ", " + std::to_string(days) +
+                                         " days after today (" + std::string(today) + "); the rules allow at most " +
+                                         std::to_string(rules.max_waiver_days) + " days (max_waiver_days)");
+    }
+  }
 }
 
 RuleSet load_rules(const std::string& path) {

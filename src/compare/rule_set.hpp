@@ -55,6 +55,8 @@ struct OpRule {
 };
 
 // An accepted regression: ops (or metrics) matching `pattern` do not fail the gate until `expires`.
+// parse_rules requires a non-empty reason, a real date, and a pattern that is not a catch-all;
+// check_waiver_expiry bounds the date by the rules' max_waiver_days.
 struct Waiver {
   std::string pattern;
   std::string reason;
@@ -77,6 +79,7 @@ struct RuleSet {
   SampleUnit unit = SampleUnit::step;     // rules key `unit`; `--unit` overrides it
   std::vector<std::string> allow_mismatch;
   std::vector<Waiver> waivers;
+  int max_waiver_days = 90;  // rules key `max_waiver_days`: a waiver may expire at most this many days after today
   std::string source;  // file path, or "built-in rules/default.json"
   std::string text;    // the exact text read (hashed for provenance)
   bool operator==(const RuleSet&) const = default;
@@ -94,6 +97,15 @@ struct RuleSet {
 // Parses rules JSON (comments allowed). `source` names the file in errors. Throws InputError
 // "SOURCE[:byte N]: ..." for malformed JSON, an unknown key (with a did-you-mean), or a bad value.
 RuleSet parse_rules(std::string_view text, const std::string& source);
+
+// True for a pattern made only of '*' and '?' with at least one '*' ("*", "**", "?*", "???*"): it covers
+// every name (at least as long as its '?'s), so it is refused in `waivers` and `ignore` (a pull request must not switch the gate off wholesale).
+bool is_catch_all_pattern(std::string_view pattern);
+
+// Checks every waiver's expiry against `today` (YYYY-MM-DD, from --today, SOURCE_DATE_EPOCH or the
+// clock): throws InputError naming rules.source, the waiver and both dates when a waiver expires more
+// than rules.max_waiver_days after today. Expired waivers are not an error (they no longer apply).
+void check_waiver_expiry(const RuleSet& rules, std::string_view today);
 
 // Reads and parses a rules file; throws InputError when it cannot be read or parsed.
 RuleSet load_rules(const std::string& path);

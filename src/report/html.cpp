@@ -269,7 +269,7 @@ std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
   std::string html = "<section id=\"provenance\">\n<h2>Provenance</h2>\n<ul>\n";
   html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + code(p.base_spec) + ", head " + code(p.head_spec) + "</li>\n";
-  html += "<li>rules: " + esc(p.rules_source) + " (sha256 " + code(p.rules_sha256) + "); alpha " +
+  html += "<li>rules: " + esc(p.rules_source) + (p.rules_from.empty() ? "" : " from " + esc(p.rules_from)) + " (sha256 " + code(p.rules_sha256) + "); alpha " +
           format_number(report.rules.alpha) + ", " + esc(correction_name(report.rules.correction)) + ", floor " +
           format_number(report.rules.floor_us) + " µs per op per step; unit: " +
           esc(sample_unit_description(report.rules.unit)) + "</li>\n";

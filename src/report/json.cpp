@@ -123,6 +123,9 @@ std::string render_json(const Report& report) {
   ordered rules;
   rules["source"] = report.rules.source;
   rules["sha256"] = report.provenance.rules_sha256;
+  if (!report.provenance.rules_from.empty()) {
+    rules["from"] = report.provenance.rules_from;  // compare --rules-from; absent when not given
+  }
   rules["alpha"] = report.rules.alpha;
   rules["correction"] = correction_name(report.rules.correction);
   rules["floor_us"] = report.rules.floor_us;

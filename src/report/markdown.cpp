@@ -123,7 +123,7 @@ std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
   std::string text = "### Provenance\n\n";
   text += "- neuron-gate " + p.tool_version + "; base `" + cell(p.base_spec) + "`, head `" + cell(p.head_spec) + "`\n";
-  text += "- rules: " + cell(p.rules_source) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
+  text += "- rules: " + cell(p.rules_source) + (p.rules_from.empty() ? "" : " from " + cell(p.rules_from)) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
           format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
           ", floor " + format_number(report.rules.floor_us) + " µs per op per step; unit: " +
           sample_unit_description(report.rules.unit) + "\n";

@@ -42,6 +42,8 @@ struct Provenance {
   std::string base_spec, head_spec;
   std::string rules_source;
   std::string rules_sha256;
+  std::string rules_from;  // where the rules file was taken from, as the caller says (compare --rules-from),
+                           // e.g. the base commit's sha in CI; "" when not said
   std::vector<ProvenanceFile> files;
   std::vector<GitCommit> commits;
   // "base: relative/path: message" for values skipped while reading (SideSamples::read_warnings).

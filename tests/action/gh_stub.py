@@ -8,7 +8,9 @@ The fake GitHub lives in $GH_STUB_STATE (JSON):
    "pulls": {"owner/repo#42": {"head_sha": "..."}}}
 Served: GET repos/O/R/issues/N/comments (pages of $GH_STUB_PAGE_SIZE, default 2; with --paginate every page,
 printed back to back as separate arrays, the harder case for a parser), POST repos/O/R/issues/N/comments,
-PATCH repos/O/R/issues/comments/ID, GET repos/O/R/pulls/N. Like gh, it refuses to run without GH_TOKEN.
+PATCH repos/O/R/issues/comments/ID, GET repos/O/R/pulls/N, GET user. The token's user is $GH_STUB_USER: GET user
+answers {"login": $GH_STUB_USER}, or HTTP 403 when it is unset (as for the workflow's GITHUB_TOKEN, whose
+comments are by github-actions[bot]); POSTed comments are by that user. Like gh, it refuses to run without GH_TOKEN.
 GH_STUB_FAIL=1 answers every call with HTTP 403, as GitHub does to a read-only token.
 """
 
@@ -70,6 +72,12 @@ def main(argv):
 
     path = endpoint.split("?", 1)[0]
     out = None
+    me = os.environ.get("GH_STUB_USER") or ""
+    if path == "user":
+        if method != "GET" or not me:
+            fail("gh: Resource not accessible by integration (HTTP 403)")
+        print(json.dumps({"login": me, "type": "User"}))
+        return 0
     if m := re.fullmatch(r"repos/([^/]+/[^/]+)/issues/(\d+)/comments", path):
         key = f"{m.group(1)}#{m.group(2)}"
         comments = state["comments"].setdefault(key, [])
@@ -85,7 +93,7 @@ def main(argv):
             state["next_id"] += 1
             out = {"id": new_id, "body": body["body"], "updated": 0,
                    "html_url": f"https://github.com/{m.group(1)}/pull/{m.group(2)}#issuecomment-{new_id}",
-                   "user": {"login": "github-actions[bot]", "type": "Bot"}}
+                   "user": {"login": me or "github-actions[bot]", "type": "User" if me else "Bot"}}
             comments.append(out)
     elif m := re.fullmatch(r"repos/([^/]+/[^/]+)/issues/comments/(\d+)", path):
         if method != "PATCH":

@@ -8,7 +8,7 @@ skipped):
     with the standard library only (PyYAML is not on every Debian image);
   - ${{ inputs.X }}, ${{ steps.ID.outputs.X }}, ${{ github.token }}, ${{ github.action_path }},
     ${{ github.action_ref }}, ${{ github.action_repository }} (--action-ref, --action-repository; empty by
-    default, as in a local action), ${{ runner.temp }} in env/with/outputs values, and `A || B` (the first
+    default, as in a local action), ${{ github.event.A.B }} (from $GITHUB_EVENT_PATH; "" when absent), ${{ runner.temp }} in env/with/outputs values, and `A || B` (the first
     non-empty); `if:` as `REF == 'x'`, `REF != 'x'` joined by `&&`, success(), always();
   - `shell: bash` steps run as the runner does: bash --noprofile --norc -eo pipefail FILE, in the workspace,
     with GITHUB_ACTION_PATH, a fresh GITHUB_OUTPUT per step (name=value and name<<EOF forms), and the step's
@@ -22,6 +22,7 @@ Usage: mini_runner.py ACTION_YML --workspace DIR [--input NAME=VALUE]... [--skip
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -162,6 +163,11 @@ class Runner:
             return self.inputs[parts[1]]
         if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
             return self.steps.get(parts[1], {}).get(parts[3], "")
+        if parts[:2] == ["github", "event"]:  # from $GITHUB_EVENT_PATH, "" where absent (as GitHub does)
+            value = json.load(open(os.environ["GITHUB_EVENT_PATH"])) if os.environ.get("GITHUB_EVENT_PATH") else {}
+            for key in parts[2:]:
+                value = value.get(key) if isinstance(value, dict) else None
+            return "" if value is None else str(value)
         known = {"github.token": self.token, "github.action_path": self.action_path, "runner.temp": self.temp,
                  "github.action_ref": self.action_ref, "github.action_repository": self.action_repository}
         if ref in known:

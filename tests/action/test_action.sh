@@ -80,7 +80,7 @@ run_action() {
   : > "$GH_STUB_LOG"
   GITHUB_OUTPUT="$dir/output" GITHUB_STEP_SUMMARY="$dir/summary" GITHUB_EVENT_PATH="$event" \
     RUNNER_TEMP="$dir/runner-temp" \
-    python3 "$here/mini_runner.py" "$action" --workspace "$root" \
+    python3 "$here/mini_runner.py" "$action" --workspace "${WORKSPACE:-$root}" \
     --skip "Install build dependencies (Debian/Ubuntu)" "$@" > "$dir/stdout" 2> "$dir/stderr"
   echo $? > "$dir/rc"
   cp "$GH_STUB_LOG" "$dir/gh.log"
@@ -102,20 +102,23 @@ print(sum(1 for line in open(log) if line.strip()
           and json.loads(line)["method"] == method and re.fullmatch(pattern, json.loads(line)["endpoint"])))
 PY
 }
-state_comments() { # state_comments PR_KEY FIELD: prints FIELD of every comment carrying the marker line
-  python3 - "$GH_STUB_STATE" "$1" "$2" <<'PY'
+state_comments() { # state_comments PR_KEY FIELD [LOGIN]: FIELD of every comment by LOGIN (github-actions[bot])
+                   # whose first line is the marker
+  python3 - "$GH_STUB_STATE" "$1" "$2" "${3:-github-actions[bot]}" <<'PY'
 import json, sys
-state, key, field = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+state, key, field, login = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 for c in state["comments"].get(key, []):
-    if "<!-- neuron-gate -->" in c["body"].splitlines():
+    if c["user"]["login"] == login and c["body"].split("\n")[0] == "<!-- neuron-gate -->":
         print(c[field])
 PY
 }
-seed_state() { # a PR with unrelated comments over two pages, one quoting the report's marker
-  python3 - "$GH_STUB_STATE" "$head_sha" <<'PY'
+decoy_body=$'<!-- neuron-gate -->\n## ✅ PASS: nothing changed (posted by the PR author)'
+seed_state() { # a PR with unrelated comments over two pages, one quoting the report's marker, and a decoy: a
+               # comment by the PR author whose first line is the marker
+  python3 - "$GH_STUB_STATE" "$head_sha" "$decoy_body" <<'PY'
 import json, sys
 noise = [{"id": 10 + i, "body": body, "html_url": "", "user": {"login": "dev", "type": "User"}}
-         for i, body in enumerate(["LGTM", "> <!-- neuron-gate -->\n> quoted the bot", "rerun please"])]
+         for i, body in enumerate(["LGTM", "> <!-- neuron-gate -->\n> quoted the bot", "rerun please", sys.argv[3]])]
 json.dump({"next_id": 5000, "comments": {"octo-org/neuron-app#42": noise},
            "pulls": {"octo-org/neuron-app#42": {"head_sha": sys.argv[2]},
                      "octo-org/neuron-app#43": {"head_sha": "3" * 40}}}, open(sys.argv[1], "w"))
@@ -147,6 +150,12 @@ first_id="$(state_comments "octo-org/neuron-app#42" id)"
 check "exactly one neuron-gate comment on the PR" equals "$(echo "$first_id" | grep -c .)" 1
 check "output comment-url points at it" equals "$(out reg1 comment-url)" "https://github.com/octo-org/neuron-app/pull/42#issuecomment-$first_id"
 check "the quoted marker in a reply was not taken for the sticky comment" equals "$first_id" 5000
+check "the comment's first line is the marker" equals "$(state_comments "octo-org/neuron-app#42" body | head -n 1)" "<!-- neuron-gate -->"
+decoy() { # decoy FIELD: the PR author's marker-carrying comment (id 13)
+  python3 -c 'import json,sys; print([c for c in json.load(open(sys.argv[1]))["comments"]["octo-org/neuron-app#42"] if c["id"] == 13][0][sys.argv[2]])' "$GH_STUB_STATE" "$1"
+}
+check "another user's comment with the marker as first line is not edited (no PATCH of id 13)" equals "$(calls reg1 PATCH '.*/comments/13')" 0
+check "and its text is untouched" equals "$(decoy body)" "$decoy_body"
 
 echo "# the same pair again, fail-on never: the comment is updated, not posted twice"
 gate reg2 "$pr_event" "$examples/A" "$examples/Areg" always never
@@ -167,7 +176,8 @@ check "output regressions=0" equals "$(out pass1 regressions)" 0
 check "no ::error:: annotation" equals "$(annotations pass1 error)" 0
 check "at most 10 ::warning:: annotations" test "$(annotations pass1 warning)" -le 10
 check "on-change: the existing comment is updated to the pass" equals "$(calls pass1 PATCH "repos/octo-org/neuron-app/issues/comments/$first_id")" 1
-check "the comment now reports the pass" starts_with "$(state_comments "octo-org/neuron-app#42" body | head -n 1)" "## ✅ PASS"
+check "the comment now reports the pass" starts_with "$(state_comments "octo-org/neuron-app#42" body | sed -n 2p)" "## ✅ PASS"
+check "the decoy is still untouched after three runs" equals "$(decoy body)$(decoy id)" "${decoy_body}13"
 sed 's/"number": 42/"number": 77/' "$pr_event" > "$tmp/event_pr77.json"
 gate pass2 "$tmp/event_pr77.json" "$examples/A" "$examples/A2" on-change regression
 check "on-change, pass, no earlier comment: nothing posted" equals "$(calls pass2 POST '.*')$(calls pass2 PATCH '.*')" 00
@@ -208,6 +218,14 @@ gate push1 "$tmp/event_push.json" "$examples/A" "$examples/A2" always regression
 check "push event: the step passes" equals "$(rc push1)" 0
 check "push event: gh is not called" equals "$(grep -c . "$tmp/push1/gh.log")" 0
 
+echo "# a token that may read its user (GET user): comments are matched by that login"
+GH_STUB_USER=neuron-bot gate pat1 "$tmp/event_pr77.json" "$examples/A" "$examples/Areg" always never
+check "PAT user: the github-actions[bot] comments are not taken for its own: one POST" equals "$(calls pat1 POST '.*')" 1
+check "PAT user: it asked who it is" equals "$(calls pat1 GET 'user')" 1
+pat_id="$(state_comments "octo-org/neuron-app#77" id neuron-bot)"
+GH_STUB_USER=neuron-bot gate pat2 "$tmp/event_pr77.json" "$examples/A" "$examples/Areg" always never
+check "PAT user: the second run updates its own comment" equals "$(calls pat2 PATCH "repos/octo-org/neuron-app/issues/comments/$pat_id")$(calls pat2 POST '.*')" 10
+
 echo "# fork-safe: artifact-only, then post-comment in a workflow_run job"
 gate fork1 "$pr_event" "$examples/A" "$examples/Areg" artifact-only regression --input "report-dir=$tmp/artifact"
 check "artifact-only: the regression still fails the step" equals "$(rc fork1)" 1
@@ -224,6 +242,10 @@ check "post-comment succeeds" equals "$(rc post1)" 0
 check "post-comment checks the PR's head against the run's head_sha" equals "$(calls post1 GET 'repos/octo-org/neuron-app/pulls/42')" 1
 check "post-comment creates the comment (POST)" equals "$(calls post1 POST 'repos/octo-org/neuron-app/issues/42/comments')" 1
 fork_id="$(state_comments "octo-org/neuron-app#42" id)"
+state_comments "octo-org/neuron-app#42" body > "$tmp/post1/body.md"
+check "the fork comment says it was posted from a workflow_run artifact" contains "$tmp/post1/body.md" 'Posted by a `workflow_run` job from the report artifact of the pull request'"'"'s workflow run 4242'
+check "another user's marker comment is not taken in the fork flow either" equals "$(decoy body)" "$decoy_body"
+check "the fork comment's first line is still the marker" equals "$(state_comments "octo-org/neuron-app#42" body | head -n 1)" "<!-- neuron-gate -->"
 check "post-comment output comment-url" equals "$(out post1 comment-url)" "https://github.com/octo-org/neuron-app/pull/42#issuecomment-$fork_id"
 run_action post2 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
 check "a second post-comment updates it (PATCH, no POST)" equals "$(calls post2 PATCH "repos/octo-org/neuron-app/issues/comments/$fork_id")$(calls post2 POST '.*')" 10
@@ -237,6 +259,39 @@ sed 's/"pr_number": 42/"pr_number": "42 --method DELETE"/' "$tmp/artifact/commen
 run_action post4 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
 check "a PR number that is not an integer is refused" test "$(rc post4)" -ne 0
 check "and gh is not called" equals "$(grep -c . "$tmp/post4/gh.log")" 0
+
+echo "# rules a pull request cannot loosen: the rules file is read at the base commit (rules-ref)"
+ws="$tmp/ws" # the workspace of a pull_request job: the repository checked out at the PR's head
+mkdir -p "$ws/ci"
+git -C "$ws" init -q -b main
+printf '%s\n' '{"schema": "neuron-gate.rules/1", "metrics": {"end_to_end": {"threshold": 0.05}}}' > "$ws/ci/rules.json"
+git -C "$ws" add ci/rules.json
+git -C "$ws" -c user.name=t -c user.email=t@t commit -qm base
+base_commit="$(git -C "$ws" rev-parse HEAD)"
+# The PR's own edit: a 5000% threshold would let any regression through.
+printf '%s\n' '{"schema": "neuron-gate.rules/1", "metrics": {"end_to_end": {"threshold": 50}, "device": {"threshold": 50}, "self_cpu": {"threshold": 50}}}' > "$ws/ci/rules.json"
+git -C "$ws" -c user.name=t -c user.email=t@t commit -qam "loosen the gate"
+sed "s/2222222222222222222222222222222222222222/$base_commit/" "$pr_event" > "$tmp/event_pr_base.json"
+rules_gate() { # rules_gate CASE EVENT [--input ...]: A vs Areg with rules ci/rules.json in $ws
+  local case="$1" event="$2"
+  shift 2
+  WORKSPACE="$ws" run_action "$case" "$root/action.yml" "$event" --input "base=$root/$examples/A" \
+    --input "head=$root/$examples/Areg" --input comment=never --input fail-on=regression --input rules=ci/rules.json "$@"
+}
+rules_gate rr1 "$tmp/event_pr_base.json" --input rules-ref=
+check "rules-ref empty: the PR's own loosened rules let the regression pass (what rules-ref prevents)" equals "$(rc rr1)$(out rr1 verdict)" 0pass
+rules_gate rr2 "$tmp/event_pr_base.json"
+check "rules-ref default (the event's base commit): the PR-side rules change has no effect, regression" equals "$(rc rr2)$(out rr2 verdict)" 1regression
+check "the report's Provenance names the commit the rules came from" contains "$(out rr2 report-markdown)" "from ci/rules.json at commit $base_commit"
+check "the JSON report too (rules.from)" contains "$(out rr2 report-json)" "\"from\": \"ci/rules.json at commit $base_commit\""
+check "a notice says the PR's rules differ and were not used" contains "$tmp/rr2/stdout" "::notice title=neuron-gate rules::ci/rules.json differs from its version at $base_commit"
+git -C "$ws" mv ci/rules.json ci/gate-rules.json
+git -C "$ws" -c user.name=t -c user.email=t@t commit -qm "new rules file"
+rules_gate rr3 "$tmp/event_pr_base.json" --input rules=ci/gate-rules.json
+check "a rules file the base does not have: the compiled-in rules, regression" equals "$(rc rr3)$(out rr3 verdict)" 1regression
+check "with a warning" contains "$tmp/rr3/stdout" "::warning title=neuron-gate rules::ci/gate-rules.json does not exist at $base_commit"
+rules_gate rr4 "$tmp/event_pr_base.json" --input "rules-ref=--upload-pack=evil"
+check "a rules-ref that is not a ref is a configuration error (exit 2)" equals "$(rc rr4)" 2
 
 echo "# the release binary: downloaded for the action's ref, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
