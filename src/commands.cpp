@@ -2,9 +2,10 @@
 
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
+#include "compare/findings.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/verdict.hpp"
+#include "compare/judgement.hpp"
 #include "profile/discover.hpp"
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
@@ -148,18 +149,26 @@ void apply_unit(RuleSet& rules, const std::string& unit) {
 // (README "Statistics and verdicts").
 constexpr std::size_t k_compare_noise_splits = 20;
 
-// The open hypothesis naming gating metrics whose threshold sits below base's own A/A noise, when
-// base has runs enough to split (4, or 6 under unit run).
-std::optional<std::string> base_noise_warning(const SideSamples& base, const RuleSet& rules,
-                                              const std::vector<MetricComparison>& metrics) {
+// Base's A/A noise (calibration.hpp) as a finding: the gating metrics whose threshold sits below it,
+// when base has runs enough to split (4, or 6 under unit run). Where it has not and a side is a single
+// trace, the finding says the floor and thresholds decide alone.
+void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
+                        const std::vector<MetricComparison>& metrics, OpenHypotheses& found) {
   const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
   const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
-  if (!any_gating || side_runs(base).size() < needed) {
-    return std::nullopt;
+  const std::size_t runs = side_runs(base).size();
+  if (!any_gating) {
+    return;
+  }
+  if (runs < needed) {
+    if (base.traces.size() == 1 || head.traces.size() == 1) {
+      found.noise_not_estimated = NoiseNotEstimated{runs, needed};
+    }
+    return;
   }
   CalibrationOptions calibration_options;
   calibration_options.splits = k_compare_noise_splits;
-  return noise_floor_hypothesis(calibrate(base, rules, calibration_options), metrics);
+  found.noise = noise_finding(calibrate(base, rules, calibration_options), metrics);
 }
 
 } // namespace
@@ -196,16 +205,16 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
 
-  std::vector<MetricComparison> metrics;
+  std::vector<MetricMeasurement> measurements;
   if (conditions.comparable()) {
-    metrics = compare_metrics(base, head, rules);
+    measurements = compare_metrics(base, head, rules);
   }
   DecideOptions decide_options;
   decide_options.strict = options.strict;
   decide_options.today = today_date;
-  Decision decision = decide(metrics, conditions, rules, decide_options);
+  Judgement judgement = judge(measurements, conditions, rules, decide_options);
   std::size_t gating_metrics = 0;
-  for (const auto& [verdict, count] : decision.gating_counts) {
+  for (const auto& [verdict, count] : judgement.decision.gating_counts) {
     gating_metrics += count;
   }
   if (conditions.comparable() && gating_metrics == 0) {
@@ -220,15 +229,12 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   if (!options.git) {
     provenance.commits.clear();
   }
-  std::optional<std::string> noise_warning;
+  Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
-    noise_warning = base_noise_warning(base, rules, metrics);
+    add_noise_findings(base, head, rules, judgement.metrics, findings.open_hypotheses);
   }
-  Report report = build_report(base, head, std::move(conditions), std::move(metrics), std::move(decision), rules,
-                                     std::move(provenance));
-  if (noise_warning) {
-    report.open_hypotheses.push_back(*noise_warning);
-  }
+  Report report =
+      build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
 
   const std::string markdown = render_markdown(report);
   // Every report is rendered before any is written, so a rendering error leaves none half done.
@@ -254,7 +260,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   } else if (!options.quiet) {
     out << markdown;
   }
-  return static_cast<int>(report.outcome);
+  return report.decision.exit_code;
 }
 
 int run_calibrate(const CalibrateOptions& options, std::ostream& out) {

@@ -1,1 +1,1 @@
-set(NEURON_GATE_TESTS_COMPARE test_compare.cpp test_compare_calibration.cpp)
+set(NEURON_GATE_TESTS_COMPARE test_compare.cpp test_compare_calibration.cpp test_compare_judgement.cpp)

@@ -3,4 +3,5 @@ set(NEURON_GATE_TESTS_REPORT
   test_report_chart.cpp
   test_report_html.cpp
   test_report_junit.cpp
-  test_report_markdown.cpp)
+  test_report_markdown.cpp
+  test_report_prose.cpp)

@@ -947,4 +947,32 @@ TEST_CASE("calibrate usage errors exit 2 and name the profile") {
   CHECK(run({"calibrate"}).exit_code == 2);
 }
 
+TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 under --strict, never a tick") {
+  // One trace of A and one of Areg: every gating per-op metric has 1 vs 1 samples.
+  const std::string base = example("A/run-10/vm_13560.1796061939795.pt.trace.json");
+  const std::string head = example("Areg/run-10/vm_13509.1796061936442.pt.trace.json");
+  const Compared c = compare(base, head);
+  CHECK(c.result.exit_code == 0);
+  CHECK(c.report["verdict"] == "no-decision");
+  CHECK(c.report["outcome"] == "NO DECISION");
+  CHECK(c.report["exit_code"] == 0);
+  const std::string headline = c.report["verdict_line"].get<std::string>();
+  CHECK(headline.rfind("⚠️ NO DECISION · `", 0) == 0);
+  CHECK(has_text(headline, "too few samples to decide; needs 6 samples per side (has 1 / 1)"));
+  CHECK_FALSE(has_text(headline, "✅"));
+  const CliResult markdown = run({"compare", base, head, "--no-git"});
+  CHECK(markdown.exit_code == 0);
+  CHECK(markdown.out.rfind("## ⚠️ NO DECISION · ", 0) == 0);
+  const Compared strict = compare(base, head, {"--strict"});
+  CHECK(strict.result.exit_code == 4);
+  CHECK(strict.report["verdict"] == "no-decision");
+  CHECK(strict.report["exit_code"] == 4);
+  // Where a side has one trace base's A/A noise cannot be estimated, and the report says so.
+  bool said = false;
+  for (const json& line : c.report["open_hypotheses"]) {
+    said = said || has_text(line.get<std::string>(), "the thresholds and the floor decide alone");
+  }
+  CHECK(said);
+}
+
 TEST_SUITE_END();

@@ -2,7 +2,7 @@
 #include "compare/conditions.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/verdict.hpp"
+#include "compare/judgement.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -193,11 +193,11 @@ std::vector<double> lognormal(std::mt19937_64& rng, std::size_t n, double median
   return v;
 }
 
-ng::MetricComparison judge(const std::vector<double>& base, const std::vector<double>& head) {
+ng::MetricComparison judge_op(const std::vector<double>& base, const std::vector<double>& head) {
   const ng::RuleSet rules = ng::default_rules();
-  std::vector<ng::MetricComparison> metrics = ng::compare_metrics(side_with(base), side_with(head), rules);
-  ng::decide(metrics, ng::ConditionsDiff{}, rules, ng::DecideOptions{});
-  for (const auto& m : metrics) {
+  const ng::Judgement judged =
+      ng::judge(ng::compare_metrics(side_with(base), side_with(head), rules), ng::ConditionsDiff{}, rules, ng::DecideOptions{});
+  for (const auto& m : judged.metrics) {
     if (m.metric_class == ng::MetricClass::self_cpu && m.name == "op") {
       return m;
     }
@@ -210,7 +210,7 @@ ng::MetricComparison judge(const std::vector<double>& base, const std::vector<do
 
 TEST_CASE("a 20% slower op with 2% noise and 20 steps a side is REGRESSED") {
   std::mt19937_64 rng(7);
-  const auto m = judge(lognormal(rng, 20, 100.0, 0.02), lognormal(rng, 20, 120.0, 0.02));
+  const auto m = judge_op(lognormal(rng, 20, 100.0, 0.02), lognormal(rng, 20, 120.0, 0.02));
   CHECK(m.verdict == ng::Verdict::regressed);
   CHECK(m.gating);
   CHECK(*m.ratio == doctest::Approx(1.2).epsilon(0.03));
@@ -219,24 +219,24 @@ TEST_CASE("a 20% slower op with 2% noise and 20 steps a side is REGRESSED") {
 
 TEST_CASE("the same distribution on both sides is EQUIVALENT") {
   std::mt19937_64 rng(11);
-  const auto m = judge(lognormal(rng, 30, 100.0, 0.02), lognormal(rng, 30, 100.0, 0.02));
+  const auto m = judge_op(lognormal(rng, 30, 100.0, 0.02), lognormal(rng, 30, 100.0, 0.02));
   CHECK(m.verdict == ng::Verdict::equivalent);
   CHECK(*m.ratio_low >= 0.95);
   CHECK(*m.ratio_high <= 1.05);
 }
 
 TEST_CASE("two vs three steps can never pass and are INSUFFICIENT with the samples needed") {
-  const auto m = judge({100, 101}, {150, 151, 149});
+  const auto m = judge_op({100, 101}, {150, 151, 149});
   CHECK(m.verdict == ng::Verdict::insufficient);  // smallest one-sided p = 1/C(5,2) = 0.1 > 0.05
   REQUIRE(m.samples_needed.has_value());
   CHECK(*m.samples_needed == 3);  // 1/C(6,3) = 0.05 <= 0.05 (a family of one metric)
 }
 
 TEST_CASE("constant samples give a verdict and no NaN") {
-  const auto m = judge(std::vector<double>(10, 0.0), std::vector<double>(10, 0.0));
+  const auto m = judge_op(std::vector<double>(10, 0.0), std::vector<double>(10, 0.0));
   CHECK(m.verdict == ng::Verdict::equivalent);
   CHECK_FALSE(m.ratio.has_value());
-  const auto same = judge(std::vector<double>(10, 5.0), std::vector<double>(10, 5.0));
+  const auto same = judge_op(std::vector<double>(10, 5.0), std::vector<double>(10, 5.0));
   CHECK(same.verdict == ng::Verdict::equivalent);
   CHECK(*same.ratio == 1.0);
 }
@@ -244,7 +244,7 @@ TEST_CASE("constant samples give a verdict and no NaN") {
 TEST_CASE("a regression below the absolute floor is not REGRESSED") {
   std::mt19937_64 rng(3);
   // 0.5 µs -> 0.6 µs: +20%, significant, but only 0.1 µs per step.
-  const auto m = judge(lognormal(rng, 30, 0.5, 0.01), lognormal(rng, 30, 0.6, 0.01));
+  const auto m = judge_op(lognormal(rng, 30, 0.5, 0.01), lognormal(rng, 30, 0.6, 0.01));
   CHECK(m.verdict != ng::Verdict::regressed);
 }
 

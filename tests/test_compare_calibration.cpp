@@ -67,8 +67,8 @@ TEST_CASE("runs are the folders of the traces and unit run gives one sample per 
 
   ng::RuleSet rules = ng::default_rules();
   rules.unit = ng::SampleUnit::run;
-  const std::vector<ng::MetricComparison> metrics = ng::compare_metrics(side, side, rules);
-  for (const ng::MetricComparison& m : metrics) {
+  const std::vector<ng::MetricMeasurement> metrics = ng::compare_metrics(side, side, rules);
+  for (const ng::MetricMeasurement& m : metrics) {
     if (m.metric_class == ng::MetricClass::self_cpu && m.name == "op") {
       REQUIRE(m.base_samples.size() == 4);
       // Run 0: the median of its three steps.

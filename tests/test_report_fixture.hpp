@@ -54,9 +54,9 @@ inline MetricComparison make_metric(const MetricSpec& spec) {
   m.p_worse = spec.p_worse_adjusted;
   m.p_better = spec.p_better_adjusted;
   m.test_method = spec.base.empty() || spec.head.empty() ? "" : "exact";
-  m.family = spec.metric_class == MetricClass::end_to_end  ? "end-to-end"
-             : spec.metric_class == MetricClass::step_time ? "step time"
-                                                            : "per-op";
+  m.family = spec.metric_class == MetricClass::end_to_end  ? Family::end_to_end
+             : spec.metric_class == MetricClass::step_time ? Family::step_time
+                                                            : Family::per_op;
   m.gating = spec.gating;
   m.verdict = spec.verdict;
   m.reason = spec.reason;
@@ -91,6 +91,7 @@ inline Report sample_report() {
                    "insufficient (too few samples to decide)";
   r.outcome = Outcome::regression;
   r.decision.outcome = Outcome::regression;
+  r.decision.exit_code = 1;
   r.decision.gating_classes = {MetricClass::end_to_end};
   r.decision.counts = {{Verdict::regressed, 2},    {Verdict::improved, 1},     {Verdict::structural, 3},
                        {Verdict::equivalent, 3},   {Verdict::inconclusive, 2}, {Verdict::insufficient, 1}};

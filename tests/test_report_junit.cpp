@@ -193,6 +193,7 @@ TEST_CASE("JUnit: a waived regression is skipped and under --strict (INCONCLUSIV
     Report r = sample_report();
     r.metrics[0].waiver = "known cost of the new allocator until 2030-01-01";
     r.outcome = Outcome::pass;
+    r.decision.exit_code = 0;
     const std::string xml = render_junit(r);
     CHECK(xml_problem(xml) == "");
     CHECK(suite_counts(xml).at("failures") == 0);
@@ -204,6 +205,7 @@ TEST_CASE("JUnit: a waived regression is skipped and under --strict (INCONCLUSIV
     Report r = sample_report();
     r.metrics[0].verdict = Verdict::equivalent;
     r.outcome = Outcome::inconclusive;
+    r.decision.exit_code = 4;
     const std::string xml = render_junit(r);
     CHECK(suite_counts(xml).at("failures") == 1);
     CHECK(suite_counts(xml).at("skipped") == 0);

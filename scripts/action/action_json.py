@@ -6,7 +6,9 @@ everywhere. Standard library only. Each subcommand prints plain text for the she
 NUL-separated where said), or writes the file it is given.
 
   split-args STRING                  shell-like split of the `args` input, NUL-separated (no shell evaluation)
-  verdict EXIT_CODE                  pass | regression | error | not-comparable | inconclusive
+  verdict EXIT_CODE [REPORT_JSON]    pass | regression | error | not-comparable | inconclusive | no-decision:
+                                     the report's `verdict` when it has one (exit code 0 is pass or no
+                                     decision, 4 inconclusive or no decision under --strict), else by code
   regressions REPORT_JSON            gating metrics REGRESSED without a waiver (0 when there is no report)
   annotations REPORT_JSON EXIT_CODE STDERR_FILE [MAX]
                                      ::error:: / ::warning:: workflow commands, at most MAX (10) of each,
@@ -31,6 +33,8 @@ import sys
 MARKER = "<!-- neuron-gate -->"
 COMMENT_LIMIT = 65536
 VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "inconclusive"}
+# Every verdict the Action reports; "no-decision" only comes from the JSON report's `verdict`.
+KNOWN_VERDICTS = set(VERDICTS.values()) | {"no-decision"}
 CLASS_LABEL = {
     "end_to_end": "end-to-end",
     "device": "device time",
@@ -47,11 +51,17 @@ def load_json(path):
         return None
 
 
-def verdict_for(code):
+def verdict_for(code, report_path=None):
+    """The verdict: the JSON report's own when it states a known one for this exit code (a report left
+    from an earlier run does not count), else the exit code's."""
     try:
-        return VERDICTS.get(int(code), "error")
+        code = int(code)
     except ValueError:
         return "error"
+    report = load_json(report_path) if report_path else None
+    if isinstance(report, dict) and report.get("verdict") in KNOWN_VERDICTS and report.get("exit_code") == code:
+        return report["verdict"]
+    return VERDICTS.get(code, "error")
 
 
 def cmd_split_args(text):
@@ -110,6 +120,8 @@ def cmd_annotations(path, code, stderr_path, limit=10):
     report = load_json(path)
     errors, warnings = [], []
     if isinstance(report, dict):
+        if report.get("verdict") == "no-decision":
+            warnings.append(("neuron-gate: no decision", str(report.get("verdict_line") or "no decision")))
         for c in report.get("conditions") or []:
             if not c.get("matches") and not c.get("accepted"):
                 errors.append(("neuron-gate: not comparable",
@@ -205,7 +217,7 @@ def cmd_comment_target(report_dir):
     triggering run built. Otherwise the PR comes from the event itself."""
     meta = load_json(os.path.join(report_dir, "comment.json"))
     meta = meta if isinstance(meta, dict) else {}
-    verdict = meta.get("verdict") if meta.get("verdict") in VERDICTS.values() else "unknown"
+    verdict = meta.get("verdict") if meta.get("verdict") in KNOWN_VERDICTS else "unknown"
     event = load_json(os.environ.get("GITHUB_EVENT_PATH", "")) if os.environ.get("GITHUB_EVENT_PATH") else None
     run = event.get("workflow_run") if isinstance(event, dict) else None
     if isinstance(run, dict):
@@ -283,7 +295,7 @@ def cmd_get(path, keys):
 def main(argv):
     commands = {
         "split-args": (cmd_split_args, 1, 1),
-        "verdict": (lambda code: print(verdict_for(code)), 1, 1),
+        "verdict": (lambda code, report=None: print(verdict_for(code, report)), 1, 2),
         "regressions": (cmd_regressions, 1, 1),
         "annotations": (lambda p, c, s, n="10": cmd_annotations(p, c, s, int(n)), 3, 4),
         "fallback-markdown": (cmd_fallback_markdown, 3, 3),

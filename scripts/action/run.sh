@@ -19,7 +19,8 @@
 #                  folder (report.md, report.json, comment.json) is what post-comment/action.yml needs
 #   GH_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY: as on a runner
 #
-# Outputs: verdict (pass | regression | error | not-comparable | inconclusive), exit-code (neuron-gate's),
+# Outputs: verdict (pass | regression | error | not-comparable | inconclusive | no-decision, the last read
+#   from report.json: exit code 0, or 4 under --strict), exit-code (neuron-gate's),
 #   regressions (gating metrics that regressed, waivers excepted), report-markdown, report-json (paths;
 #   report-json is empty when neuron-gate wrote none), report-dir; comment-id and comment-url when posted.
 #
@@ -104,7 +105,7 @@ cat "$dir/neuron-gate.stderr" >&2
 if [ ! -s "$dir/report.md" ]; then
   json fallback-markdown "$dir/neuron-gate.stderr" "$code" "$dir/report.md"
 fi
-verdict="$(json verdict "$code")"
+verdict="$(json verdict "$code" "$dir/report.json")"
 regressions="$(json regressions "$dir/report.json")"
 report_json=""
 [ ! -s "$dir/report.json" ] || report_json="$dir/report.json"

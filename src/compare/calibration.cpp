@@ -1,7 +1,7 @@
 #include "compare/calibration.hpp"
 
 #include "compare/conditions.hpp"
-#include "compare/verdict.hpp"
+#include "compare/judgement.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/power.hpp"
 #include "util/error.hpp"
@@ -147,8 +147,9 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
       b.end_to_end.push_back(std::move(half_b));
     }
 
-    std::vector<MetricComparison> metrics = compare_metrics(a, b, rules);
-    const Decision decision = decide(metrics, ConditionsDiff{}, rules, DecideOptions{});
+    const Judgement judgement = judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{});
+    const Decision& decision = judgement.decision;
+    const std::vector<MetricComparison>& metrics = judgement.metrics;
     if (split == 0) {
       result.gating_classes = decision.gating_classes;
     }
@@ -164,8 +165,7 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
       acc.floor.threshold = m.threshold;
       acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
       if (m.present_in_base && m.present_in_head) {
-        const double needed_p = rules.alpha / static_cast<double>(std::max<std::size_t>(1, m.family_size));
-        if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > needed_p) {
+        if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p) {
           ++acc.floor.unreachable;
         }
       }

@@ -37,7 +37,7 @@ const char* method_name(UMethod method) {
 }
 
 // Runs the tests and effect estimates on a metric whose samples are filled in.
-void run_statistics(MetricComparison& metric) {
+void run_statistics(MetricMeasurement& metric) {
   const std::span<const double> base(metric.base_samples);
   const std::span<const double> head(metric.head_samples);
   metric.base_median = median(base);
@@ -175,7 +175,7 @@ std::vector<double> unit_samples(const std::vector<double>& per_step, const Rank
 }
 
 // Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
-void append_op_metrics(std::vector<MetricComparison>& metrics, const RankSteps& base_steps,
+void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps& base_steps,
                        const RankSteps& head_steps, const RuleSet& rules, bool per_rank,
                        std::optional<unsigned> rank) {
   std::map<std::string, OpSeries> base_ops = op_series(base_steps.steps, rules);
@@ -193,7 +193,7 @@ void append_op_metrics(std::vector<MetricComparison>& metrics, const RankSteps& 
     const OpSeries& h = head_ops[name];
     auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
                     const std::vector<double>& head_values) {
-      MetricComparison metric;
+      MetricMeasurement metric;
       metric.metric_class = metric_class;
       metric.name = name + suffix;
       metric.ranked = per_rank;
@@ -201,7 +201,6 @@ void append_op_metrics(std::vector<MetricComparison>& metrics, const RankSteps& 
       metric.unit = "us";
       metric.base_samples = unit_samples(base_values, base_steps, rules.unit);
       metric.head_samples = unit_samples(head_values, head_steps, rules.unit);
-      metric.threshold = rules.threshold_for(metric_class, name);
       metric.present_in_base = b.present;
       metric.present_in_head = h.present;
       if (b.present) {
@@ -216,7 +215,6 @@ void append_op_metrics(std::vector<MetricComparison>& metrics, const RankSteps& 
       } else {
         metric.base_median = median(metric.base_samples);
         metric.head_median = median(metric.head_samples);
-        metric.verdict = Verdict::structural;
       }
       return metric;
     };
@@ -270,24 +268,6 @@ const char* metric_class_label(MetricClass metric_class) {
   return "";
 }
 
-const char* verdict_name(Verdict verdict) {
-  switch (verdict) {
-  case Verdict::regressed:
-    return "REGRESSED";
-  case Verdict::improved:
-    return "IMPROVED";
-  case Verdict::equivalent:
-    return "EQUIVALENT";
-  case Verdict::inconclusive:
-    return "INCONCLUSIVE";
-  case Verdict::insufficient:
-    return "INSUFFICIENT";
-  case Verdict::structural:
-    return "STRUCTURAL";
-  }
-  return "INCONCLUSIVE";
-}
-
 std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first) {
   std::vector<StepSample> steps;
   for (const TraceSamples& trace : side.traces) {
@@ -298,7 +278,7 @@ std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_f
   return steps;
 }
 
-std::string unranked_name(const MetricComparison& metric) {
+std::string unranked_name(const MetricMeasurement& metric) {
   if (!metric.ranked) {
     return metric.name;
   }
@@ -308,8 +288,8 @@ std::string unranked_name(const MetricComparison& metric) {
   return has_suffix ? metric.name.substr(0, metric.name.size() - suffix.size()) : metric.name;
 }
 
-std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
-  std::vector<MetricComparison> metrics;
+std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+  std::vector<MetricMeasurement> metrics;
 
   const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
   const bool application_numbers = std::any_of(base.end_to_end.begin(), base.end_to_end.end(), from_application) ||
@@ -320,7 +300,7 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     if (h == head.end_to_end.end()) {
       continue;  // reported by the conditions table (end_to_end_metrics)
     }
-    MetricComparison metric;
+    MetricMeasurement metric;
     metric.metric_class = MetricClass::end_to_end;
     metric.name = b.name;
     metric.unit = b.unit;
@@ -330,7 +310,6 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
                          (application_numbers || b.name != k_device_total_time_metric);
     metric.base_samples = b.samples;
     metric.head_samples = h->samples;
-    metric.threshold = rules.end_to_end.threshold;
     run_statistics(metric);
     metrics.push_back(std::move(metric));
   }
@@ -341,7 +320,7 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
   const bool per_rank = compare_per_rank(base.traces, head.traces);
   const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
   const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head, rules.drop_first_steps, per_rank);
-  std::vector<MetricComparison> op_metrics;
+  std::vector<MetricMeasurement> op_metrics;
   for (const auto& [rank, b] : base_groups) {
     auto h = head_groups.find(rank);
     if (h == head_groups.end()) {
@@ -349,7 +328,7 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     }
     const std::string suffix = per_rank ? rank_suffix(rank) : std::string();
     if (!b.steps.empty() && !h->second.steps.empty()) {
-      MetricComparison step;
+      MetricMeasurement step;
       step.metric_class = MetricClass::step_time;
       step.name = "step time" + suffix;
       step.ranked = per_rank;
@@ -364,7 +343,6 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
       }
       step.base_samples = unit_samples(base_us, b, rules.unit);
       step.head_samples = unit_samples(head_us, h->second, rules.unit);
-      step.threshold = rules.step_time.threshold;
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
       run_statistics(step);
@@ -373,7 +351,7 @@ std::vector<MetricComparison> compare_metrics(const SideSamples& base, const Sid
     append_op_metrics(op_metrics, b, h->second, rules, per_rank, rank);
   }
   // Ops by name, then rank (ranks were visited in order; the sort is stable).
-  std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricComparison& x, const MetricComparison& y) {
+  std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {
     return unranked_name(x) < unranked_name(y);
   });
   std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));

@@ -1,7 +1,8 @@
 #pragma once
-// Step 4: one metric, base vs head. Builds the per-step samples of every op (self CPU, device),
-// of step time and of each end-to-end metric, and runs the statistics on each (DESIGN.md sections 2, 4).
-// Verdicts are decided afterwards, across families, in verdict.hpp.
+// Step 4: one metric, base vs head, measured. Builds the per-step samples of every op (self CPU,
+// device), of step time and of each end-to-end metric, and runs the statistics on each (DESIGN.md
+// sections 2, 4). A MetricMeasurement is read-only once built: nothing here applies alpha, thresholds
+// or families; the judgement (stage 5, judgement.hpp) does, across families.
 
 #include "compare/rule_set.hpp"
 #include "profile/e2e_metrics.hpp"
@@ -13,18 +14,13 @@
 
 namespace neuron_gate {
 
-// Per-metric verdicts (DESIGN.md section 4).
-enum class Verdict { regressed, improved, equivalent, inconclusive, insufficient, structural };
-
-// "REGRESSED", "IMPROVED", "EQUIVALENT", "INCONCLUSIVE", "INSUFFICIENT", "STRUCTURAL".
-const char* verdict_name(Verdict verdict);
-
 // A metric class as report prose names it: "end-to-end", "device time", "self CPU", "step time".
 const char* metric_class_label(MetricClass metric_class);
 
 // Base vs head of one metric with every statistic the report shows. Op and step-time values are in
-// µs per step; end-to-end values in the metric's own unit. Ratios are head/base.
-struct MetricComparison {
+// µs per step; end-to-end values in the metric's own unit. Ratios are head/base. No p value here is
+// adjusted and no verdict is given: see MetricJudgement (judgement.hpp).
+struct MetricMeasurement {
   MetricClass metric_class = MetricClass::self_cpu;
   std::string name;                // op key, "step time", or the end-to-end metric's name; when the sides
                                    // are compared rank to rank, op and step-time names end in
@@ -57,19 +53,6 @@ struct MetricComparison {
   // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
 
-  // Filled by decide(): multiplicity-adjusted p values within the metric's family.
-  std::string family;            // "end-to-end", "device summary", "per-op", "step time"
-  std::size_t family_size = 0;
-  bool gating = false;           // the family decides pass/fail
-  std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)
-  std::optional<double> q_value;                              // Benjamini–Hochberg of p_two_sided
-  double threshold = 0.05;
-  Verdict verdict = Verdict::inconclusive;
-  std::string reason;  // one line: why this verdict
-  std::optional<double> minimum_detectable_ratio;  // at the observed noise, alpha of the family, power 0.8
-  std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT
-  std::optional<std::string> waiver;               // reason of a waiver that covers a regression
-
   // Structure: median calls per step on each side (ops only); an op on one side only has nullopt on the other.
   std::optional<double> base_calls, head_calls;
   bool calls_changed = false;
@@ -79,20 +62,21 @@ struct MetricComparison {
 // Builds every metric of base vs head and runs the statistics on each: end-to-end metrics (matched
 // by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
 // each trace dropped) self CPU time and, where any device time exists, device time. Ops present on
-// one side only are single STRUCTURAL entries. Order: end-to-end, step time, ops by name.
+// one side only are single entries with present_in_base or present_in_head false. Order: end-to-end, step time, ops by name.
 // When either side holds more than one rank, step time and every op metric are built per rank from
 // that rank's steps only (base rank k vs head rank k; a rank on one side only gives no metric, the
 // "ranks" condition names it), named with the rank suffix, ordered by name then rank.
 // Under rules.unit == SampleUnit::run the op and step-time samples are one per run: the median of
-// the run's per-step values (calls per step stay per step). Throws UsageError from check_sample_unit.
-std::vector<MetricComparison> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
+// the run's per-step values (calls per step stay per step). Throws UsageError from check_sample_unit
+// (commands call it before reading the traces' contents; this is the last line of defence).
+std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
 
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
 std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);
 
 // The name of a metric without its rank suffix ("aten::mm [rank 1]" -> "aten::mm"); the name itself
 // when the metric is not per rank. Rules patterns (waivers) match either.
-std::string unranked_name(const MetricComparison& metric);
+std::string unranked_name(const MetricMeasurement& metric);
 
 // One run of a side: the traces read from one folder (the path up to its last '/'), e.g. the three
 // traces of examples/rmsnorm-4x512/A/run-01. `traces` index side.traces, in path order.

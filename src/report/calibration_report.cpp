@@ -177,39 +177,4 @@ std::string render_calibration_json(const Calibration& c, const RuleSet& rules) 
   return j.dump(1) + "\n";
 }
 
-std::optional<std::string> noise_floor_hypothesis(const Calibration& base_calibration,
-                                                  const std::vector<MetricComparison>& metrics) {
-  std::vector<std::string> below;
-  for (const MetricComparison& m : metrics) {
-    if (!m.gating) {
-      continue;
-    }
-    for (const NoiseFloor& floor : base_calibration.metrics) {
-      if (floor.metric_class == m.metric_class && floor.name == m.name && floor.threshold_below_noise) {
-        below.push_back(code(m.name) + " " + class_label(m.metric_class) + " threshold " + percent(m.threshold) +
-                        ", noise " + percent(floor.noise_floor));
-      }
-    }
-  }
-  if (below.empty()) {
-    return std::nullopt;
-  }
-  std::string list;
-  const std::size_t most = 8;
-  for (std::size_t i = 0; i < below.size() && i < most; ++i) {
-    list += (i == 0 ? "" : "; ") + below[i];
-  }
-  if (below.size() > most) {
-    list += "; and " + std::to_string(below.size() - most) + " more";
-  }
-  return std::to_string(below.size()) + (below.size() == 1 ? " gating metric has its" : " gating metrics have their") +
-         " threshold below the noise within base (95th percentile of |ratio − 1| over " +
-         std::to_string(base_calibration.splits) + " random halvings of base's " +
-         std::to_string(base_calibration.half_a + base_calibration.half_b) +
-         (base_calibration.split_by == SplitBy::runs ? " runs" : " traces") + ", seed " +
-         std::to_string(base_calibration.seed) + "): " + list +
-         ". A change of the threshold's size there is within what base shows against itself. Test: `neuron-gate "
-         "calibrate BASE` for the false-alarm rate, then raise these thresholds (rules `ops`) or profile more runs.";
-}
-
 } // namespace neuron_gate

@@ -1,6 +1,6 @@
 #pragma once
-// Calibration -> Markdown and JSON (the output of `neuron-gate calibrate`), and the noise-floor line
-// `compare` adds to its open hypotheses.
+// Calibration -> Markdown and JSON (the output of `neuron-gate calibrate`). The noise-floor finding
+// `compare` adds to its open hypotheses is compare/findings.hpp's noise_finding, worded in prose.hpp.
 
 #include "compare/calibration.hpp"
 #include "compare/metric_comparison.hpp"
@@ -20,11 +20,5 @@ std::string render_calibration_markdown(const Calibration& calibration, const Ru
 // The calibration as JSON, schema "neuron-gate.calibration/1" (README "Usage"); undefined numbers
 // are null. Pretty-printed, keys in a fixed order.
 std::string render_calibration_json(const Calibration& calibration, const RuleSet& rules);
-
-// For `compare`: the open hypothesis naming the gating metrics of `metrics` whose threshold sits below
-// the noise floor measured in `base_calibration` (a calibration of the base side), or nullopt when
-// there are none. Metrics are matched by class and name.
-std::optional<std::string> noise_floor_hypothesis(const Calibration& base_calibration,
-                                                  const std::vector<MetricComparison>& metrics);
 
 } // namespace neuron_gate

@@ -25,7 +25,7 @@ header.verdict code { background: rgba(255, 255, 255, 0.18); color: #ffffff; }
 header.pass { background: #1a7f37; }
 header.regression { background: #cf222e; }
 header.not-comparable { background: #9a6700; }
-header.inconclusive { background: #bc4c00; }
+header.inconclusive, header.no-decision { background: #bc4c00; }
 section { background: #ffffff; border: 1px solid #d0d7de; border-radius: 6px; padding: 8px 24px 20px; margin: 0 0 20px; }
 h2 { font-size: 18px; font-weight: 600; margin: 12px 0 12px; padding-bottom: 6px; border-bottom: 1px solid #d8dee4; }
 h3 { font-size: 15px; font-weight: 600; margin: 20px 0 8px; }
@@ -314,6 +314,8 @@ const char* outcome_class(Outcome outcome) {
     return "not-comparable";
   case Outcome::inconclusive:
     return "inconclusive";
+  case Outcome::no_decision:
+    return "no-decision";
   }
   return "pass";
 }
@@ -348,6 +350,7 @@ std::string outcome_icon(Outcome outcome) {
     mark = "<path d=\"M6.5 11h9\" stroke=\"currentColor\" stroke-width=\"2.4\" stroke-linecap=\"round\"/>";
     break;
   case Outcome::inconclusive:
+  case Outcome::no_decision:
     mark = "<path d=\"M11 6.5v6\" stroke=\"currentColor\" stroke-width=\"2.4\" stroke-linecap=\"round\"/>"
            "<circle cx=\"11\" cy=\"15.5\" r=\"1.4\" fill=\"currentColor\"/>";
     break;

@@ -43,7 +43,7 @@ ordered metric_json(const MetricComparison& m) {
   j["verdict"] = verdict_name(m.verdict);
   j["reason"] = m.reason;
   j["gating"] = m.gating;
-  j["family"] = m.family;
+  j["family"] = family_name(m.family);
   j["family_size"] = m.family_size;
   j["threshold"] = m.threshold;
   j["base"] = summary(m.base_samples);
@@ -94,7 +94,8 @@ std::string render_json(const Report& report) {
   ordered j;
   j["schema"] = "neuron-gate.report/1";
   j["outcome"] = outcome_name(report.outcome);
-  j["exit_code"] = static_cast<int>(report.outcome);
+  j["verdict"] = outcome_key(report.outcome);
+  j["exit_code"] = report.decision.exit_code;
   j["verdict_line"] = report.verdict_line;
   ordered counts = ordered::object();
   for (const auto& [verdict, count] : report.decision.counts) {

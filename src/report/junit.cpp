@@ -35,7 +35,7 @@ std::string metric_details(const MetricComparison& m) {
          ")\nhead median: " + format_value(m.head_median, m.unit) + " (n " + std::to_string(m.head_samples.size()) +
          ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
          "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
-         " in family " + m.family + " of " + std::to_string(m.family_size) + "\nthreshold: " +
+         " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) + "\nthreshold: " +
          format_change(1.0 + m.threshold) + (m.waiver ? "\nwaiver: " + *m.waiver : std::string()) + "\n";
 }
 
@@ -60,7 +60,7 @@ Case metric_case(const Report& report, const MetricComparison& m) {
     c.type = verdict_name(m.verdict);
     c.message = std::string(verdict_name(m.verdict)) + ": " + m.reason;
     // Under --strict an undecided gating metric fails the gate (exit 4), so the case fails too.
-    c.kind = report.outcome == Outcome::inconclusive ? Case::Kind::failure : Case::Kind::skipped;
+    c.kind = report.decision.exit_code == 4 ? Case::Kind::failure : Case::Kind::skipped;
   }
   return c;
 }
@@ -113,7 +113,7 @@ std::string render_junit(const Report& report) {
   xml += "    <properties>\n";
   const std::pair<const char*, std::string> properties[] = {
       {"outcome", outcome_name(report.outcome)},
-      {"exit_code", std::to_string(static_cast<int>(report.outcome))},
+      {"exit_code", std::to_string(report.decision.exit_code)},
       {"verdict_line", report.verdict_line},
       {"base", report.provenance.base_spec},
       {"head", report.provenance.head_spec},

@@ -3,10 +3,12 @@
 // interpretations under the rules, and open hypotheses apart (DESIGN.md section 6).
 
 #include "compare/conditions.hpp"
+#include "compare/findings.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/verdict.hpp"
+#include "compare/judgement.hpp"
 #include "profile/read_side.hpp"
+#include "report/prose.hpp"
 #include "report/provenance.hpp"
 
 #include <string>
@@ -29,8 +31,8 @@ struct SideFacts {
 // Everything a rendered report shows.
 struct Report {
   std::string verdict_line;  // e.g. "❌ REGRESSION · 1 regressed · 12 structural · 30 equivalent"
-  Outcome outcome = Outcome::pass;
-  Decision decision;
+  Outcome outcome = Outcome::pass;  // decision.outcome
+  Decision decision;                // its exit_code is the process's
   ConditionsDiff conditions;
   std::vector<MetricComparison> metrics;
   std::vector<std::string> interpretations;   // one conclusion per line, naming the measurements it rests on
@@ -40,14 +42,12 @@ struct Report {
   Provenance provenance;
 };
 
-// Builds the report: verdict line, interpretations (what regressed under which rule, structural
-// changes read together, where the step time went, profiled vs end-to-end disagreement) and open
-// hypotheses (undecided metrics with samples needed or minimum detectable effect, warm-up, data problems).
-Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions,
-                    std::vector<MetricComparison> metrics, Decision decision, RuleSet rules, Provenance provenance);
-
-// The verdict word of an outcome: "PASS", "REGRESSION", "NOT COMPARABLE", "INCONCLUSIVE".
-const char* outcome_name(Outcome outcome);
+// Builds the report from the judgement and its findings (compare/findings.hpp), all worded by
+// report/prose.hpp: the verdict line, each metric's reason, the interpretations and the open
+// hypotheses; and the side facts and read details of the provenance. `rules` are the rules that
+// were applied (after command-line overrides such as --unit); the report shows them as its rules.
+Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions, Judgement judgement,
+                    const Findings& findings, RuleSet rules, Provenance provenance);
 
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);

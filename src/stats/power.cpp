@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace neuron_gate {
@@ -34,8 +35,12 @@ std::size_t samples_needed_per_side(double alpha) {
   return n;
 }
 
-std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::span<const double> y, double alpha,
-                                               double power) {
+namespace {
+
+// Sample standard deviations of the log values of x and y; nullopt under minimum_detectable_ratio's
+// conditions (too few values, a value <= 0 or not finite, alpha or power outside (0, 1)).
+std::optional<std::pair<double, double>> log_stddevs(std::span<const double> x, std::span<const double> y,
+                                                     double alpha, double power) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
   if (x.size() < 2 || y.size() < 2 || !std::all_of(x.begin(), x.end(), positive) ||
       !std::all_of(y.begin(), y.end(), positive) || !(alpha > 0.0 && alpha < 1.0) ||
@@ -46,17 +51,47 @@ std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::s
   std::vector<double> log_y(y.size());
   std::transform(x.begin(), x.end(), log_x.begin(), [](double v) { return std::log(v); });
   std::transform(y.begin(), y.end(), log_y.begin(), [](double v) { return std::log(v); });
-  const double sd_x = *sample_stddev(log_x);
-  const double sd_y = *sample_stddev(log_y);
+  return std::make_pair(*sample_stddev(log_x), *sample_stddev(log_y));
+}
+
+// z_{1-alpha} + z_{power} of the standard normal.
+double z_sum(double alpha, double power) {
+  const boost::math::normal_distribution<double> standard_normal;
+  return boost::math::quantile(boost::math::complement(standard_normal, alpha)) +
+         boost::math::quantile(standard_normal, power);
+}
+
+} // namespace
+
+std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::span<const double> y, double alpha,
+                                               double power) {
+  const auto sd = log_stddevs(x, y, alpha, power);
+  if (!sd) {
+    return std::nullopt;
+  }
+  const auto [sd_x, sd_y] = *sd;
   const double se =
       std::sqrt(sd_x * sd_x / static_cast<double>(x.size()) + sd_y * sd_y / static_cast<double>(y.size()));
   if (!(se > 0.0)) {
     return std::nullopt;
   }
-  const boost::math::normal_distribution<double> standard_normal;
-  const double z_alpha = boost::math::quantile(boost::math::complement(standard_normal, alpha));
-  const double z_power = boost::math::quantile(standard_normal, power);
-  return std::exp((z_alpha + z_power) * se);
+  return std::exp(z_sum(alpha, power) * se);
+}
+
+std::optional<std::size_t> samples_to_detect(std::span<const double> x, std::span<const double> y, double ratio,
+                                             double alpha, double power) {
+  const auto sd = log_stddevs(x, y, alpha, power);
+  if (!sd || !std::isfinite(ratio) || !(ratio > 0.0) || ratio == 1.0) {
+    return std::nullopt;
+  }
+  const auto [sd_x, sd_y] = *sd;
+  const double effect = std::log(ratio);
+  const double z = z_sum(alpha, power);
+  const double n = std::ceil(z * z * (sd_x * sd_x + sd_y * sd_y) / (effect * effect));
+  if (!std::isfinite(n) || n > 1e9) {
+    return std::nullopt;
+  }
+  return std::max(samples_needed_per_side(alpha), static_cast<std::size_t>(std::max(1.0, n)));
 }
 
 } // namespace neuron_gate

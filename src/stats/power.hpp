@@ -28,4 +28,12 @@ std::size_t samples_needed_per_side(double alpha);
 std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::span<const double> y, double alpha,
                                                double power = 0.8);
 
+// Equal per-side size n at which a one-sided test at level alpha detects the ratio head/base `ratio` with
+// the given power at the observed noise: the same normal-approximation formula as
+// minimum_detectable_ratio solved for n, n = ceil((z_{1-alpha} + z_{power})^2 (s_x^2 + s_y^2) / ln(ratio)^2),
+// and at least samples_needed_per_side(alpha) (below that no outcome reaches alpha). nullopt under the
+// conditions where minimum_detectable_ratio is nullopt, or when ratio is 1, <= 0 or not finite.
+std::optional<std::size_t> samples_to_detect(std::span<const double> x, std::span<const double> y, double ratio,
+                                             double alpha, double power = 0.8);
+
 } // namespace neuron_gate

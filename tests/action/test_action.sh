@@ -195,6 +195,18 @@ check "not comparable with fail-on never: the step passes" equals "$(rc nc2)" 0
 gate nc3 "$pr_event" "$examples/A" "$examples/A_sched" never regression --input "args=--allow-mismatch 'schedule'"
 check "args are passed to compare (--allow-mismatch schedule, quoted)" equals "$(out nc3 exit-code)" 0
 
+echo "# no decision: one trace per side"
+one_base="$examples/A/run-10/vm_13560.1796061939795.pt.trace.json"
+one_head="$examples/Areg/run-10/vm_13509.1796061936442.pt.trace.json"
+gate nd1 "$pr_event" "$one_base" "$one_head" never regression
+check "one trace per side: exit code 0, the step passes" equals "$(rc nd1)" 0
+check "output verdict=no-decision (from report.json; exit code 0 alone would say pass)" equals "$(out nd1 verdict)" no-decision
+check "a ::warning:: says there is no decision" contains "$tmp/nd1/stdout" "::warning title=neuron-gate%3A no decision::⚠️ NO DECISION"
+check "the summary headline is NO DECISION, not a pass" starts_with "$(head -n 1 "$tmp/nd1/summary")" "## ⚠️ NO DECISION"
+gate nd2 "$pr_event" "$one_base" "$one_head" never regression --input "args=--strict"
+check "no decision under --strict: exit code 4 fails the step" equals "$(rc nd2)" 4
+check "and the verdict is still no-decision" equals "$(out nd2 verdict)" no-decision
+
 echo "# usage or input error"
 gate err1 "$pr_event" "$examples/A" "$examples/does-not-exist" always regression
 check "a missing head profile fails the step with exit code 2" equals "$(rc err1)" 2

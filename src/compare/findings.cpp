@@ -1,0 +1,164 @@
+#include "compare/findings.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace neuron_gate {
+namespace {
+
+bool is_op(const MetricMeasurement& m) {
+  return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
+}
+
+double absolute_change(const MetricMeasurement& m) {
+  const auto change = median_change(m);
+  return change ? std::fabs(*change) : 0.0;
+}
+
+GateFinding gate_finding(const Judgement& judgement, const RuleSet& rules) {
+  GateFinding gate;
+  gate.gating_classes = judgement.decision.gating_classes;
+  gate.have_end_to_end = std::any_of(judgement.metrics.begin(), judgement.metrics.end(), [](const MetricComparison& m) {
+    return m.metric_class == MetricClass::end_to_end && !m.explanatory;
+  });
+  gate.correction = rules.correction;
+  gate.alpha = rules.alpha;
+  return gate;
+}
+
+StructuralFinding structural_finding(const std::vector<MetricComparison>& metrics) {
+  StructuralFinding found;
+  std::vector<std::pair<double, std::size_t>> appeared_by_time;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (m.metric_class != MetricClass::self_cpu) {
+      continue;
+    }
+    if (!m.present_in_head) {
+      found.gone.push_back(i);
+    } else if (!m.present_in_base) {
+      found.appeared.push_back(i);
+      appeared_by_time.emplace_back(m.head_median.value_or(0), i);
+    } else if (m.calls_changed) {
+      found.calls_changed.push_back(i);
+    }
+  }
+  std::stable_sort(appeared_by_time.begin(), appeared_by_time.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (!appeared_by_time.empty()) {
+    found.largest_appeared = appeared_by_time.front().second;
+  }
+  return found;
+}
+
+// The step-time metric that changed most (per rank, the rank whose step time changed most).
+std::optional<std::size_t> most_changed_step(const std::vector<MetricComparison>& metrics) {
+  std::optional<std::size_t> step;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (m.metric_class == MetricClass::step_time &&
+        (!step || std::fabs(m.ratio.value_or(1.0) - 1.0) > std::fabs(metrics[*step].ratio.value_or(1.0) - 1.0))) {
+      step = i;
+    }
+  }
+  return step;
+}
+
+StepTimeFinding step_time_finding(const std::vector<MetricComparison>& metrics, std::size_t step, double floor_us) {
+  StepTimeFinding found;
+  found.step = step;
+  std::vector<OpContribution> contributions;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    found.have_device = found.have_device || m.metric_class == MetricClass::device;
+    if (!is_op(m) || m.rank != metrics[step].rank) {
+      continue;
+    }
+    const double change = median_change(m).value_or(0);
+    (m.metric_class == MetricClass::self_cpu ? found.cpu_total_us : found.device_total_us) += change;
+    contributions.push_back({i, change});
+  }
+  std::stable_sort(contributions.begin(), contributions.end(), [](const OpContribution& a, const OpContribution& b) {
+    return std::fabs(a.change_us) > std::fabs(b.change_us);
+  });
+  for (const OpContribution& c : contributions) {
+    if (found.largest.size() == 5 || std::fabs(c.change_us) < floor_us) {
+      break;
+    }
+    found.largest.push_back(c);
+  }
+  found.host_overhead = found.have_device && found.cpu_total_us > floor_us && std::fabs(found.device_total_us) < floor_us;
+  return found;
+}
+
+// Profiled step time and the first lower-is-better end-to-end metric moving in opposite directions.
+std::optional<DisagreementFinding> disagreement(const std::vector<MetricComparison>& metrics, std::size_t step) {
+  const auto latency = std::find_if(metrics.begin(), metrics.end(), [](const MetricComparison& m) {
+    return m.metric_class == MetricClass::end_to_end && m.better == Better::lower;
+  });
+  const MetricComparison& s = metrics[step];
+  if (latency == metrics.end() || !s.ratio || !latency->ratio) {
+    return std::nullopt;
+  }
+  const bool step_faster = *s.ratio < 1.0, step_slower = *s.ratio > 1.0;
+  const bool latency_slower = *latency->ratio > 1.0 + latency->threshold;
+  const bool latency_faster = *latency->ratio < 1.0 - latency->threshold;
+  if ((step_faster && latency_slower) || (step_slower && latency_faster)) {
+    return DisagreementFinding{step, static_cast<std::size_t>(latency - metrics.begin())};
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<double> median_change(const MetricMeasurement& m) {
+  if (m.head_median && m.base_median) {
+    return *m.head_median - *m.base_median;
+  }
+  return m.head_median ? m.head_median : (m.base_median ? std::optional<double>(-*m.base_median) : std::nullopt);
+}
+
+Interpretations interpret(const ConditionsDiff& conditions, const Judgement& judgement, const RuleSet& rules) {
+  Interpretations found;
+  if (judgement.decision.outcome == Outcome::not_comparable) {
+    for (const ConditionRow& row : conditions.rows) {
+      if (!row.matches && !row.accepted) {
+        found.not_comparable.push_back({row.name, row.base, row.head});
+      }
+    }
+    return found;
+  }
+  const std::vector<MetricComparison>& metrics = judgement.metrics;
+  found.gate = gate_finding(judgement, rules);
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (m.gating && (m.verdict == Verdict::regressed || m.verdict == Verdict::improved ||
+                     (m.verdict == Verdict::equivalent && m.metric_class == MetricClass::end_to_end))) {
+      found.gating_metrics.push_back(i);
+    }
+    if (is_op(m) && !m.gating && m.verdict == Verdict::regressed) {
+      found.op_regressions.push_back(i);
+    }
+    if (m.explanatory && !m.gating && (m.verdict == Verdict::regressed || m.verdict == Verdict::improved)) {
+      found.device_summary.push_back(i);
+    }
+  }
+  std::stable_sort(found.op_regressions.begin(), found.op_regressions.end(),
+                   [&](std::size_t a, std::size_t b) { return absolute_change(metrics[a]) > absolute_change(metrics[b]); });
+  found.structural = structural_finding(metrics);
+  if (const auto step = most_changed_step(metrics); step && metrics[*step].base_median && metrics[*step].head_median) {
+    found.step_time = step_time_finding(metrics, *step, rules.floor_us);
+    found.disagreement = disagreement(metrics, *step);
+  }
+  return found;
+}
+
+Findings find_findings(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+                       const Judgement& judgement, const RuleSet& rules) {
+  Findings findings;
+  findings.interpretations = interpret(conditions, judgement, rules);
+  findings.open_hypotheses = hypothesize(base, head, conditions, judgement);
+  return findings;
+}
+
+} // namespace neuron_gate

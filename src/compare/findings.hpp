@@ -1,0 +1,178 @@
+#pragma once
+// Step 5: findings as values. What the judgement means, read across metrics and sides: the
+// interpretations (conclusions, each naming the measurements it rests on) and the open hypotheses
+// (what is not established, each with how to test it), with their numbers (DESIGN.md section 6).
+// Metrics are referred to by index into Judgement::metrics. report/prose.hpp turns these into text;
+// nothing here is prose, and nothing in report/ decides any of it.
+
+#include "compare/calibration.hpp"
+#include "compare/conditions.hpp"
+#include "compare/judgement.hpp"
+#include "compare/rule_set.hpp"
+#include "profile/read_side.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace neuron_gate {
+
+// A condition whose values differ between the sides (conditions.hpp), as a finding names it.
+struct ConditionDifference {
+  std::string name, base, head;
+  bool operator==(const ConditionDifference&) const = default;
+};
+
+// Which classes decide and how: "Gate: end-to-end metrics decide …, Holm correction at alpha 0.05."
+struct GateFinding {
+  std::vector<MetricClass> gating_classes;
+  bool have_end_to_end = false;  // gating (not explanatory) end-to-end metrics are present
+  Correction correction = Correction::holm;
+  double alpha = 0.05;
+};
+
+// Ops that appeared, disappeared or changed their calls per step (self CPU metrics), read together.
+struct StructuralFinding {
+  std::vector<std::size_t> gone, appeared, calls_changed;  // metric indices, in metric order
+  std::optional<std::size_t> largest_appeared;             // the new op with the largest head median
+};
+
+// One op's share of a step-time change: its median change in µs per step.
+struct OpContribution {
+  std::size_t metric = 0;
+  double change_us = 0;
+};
+
+// Where the profiled step time went: the step-time metric that changed most (per rank, that rank's
+// ops only) and the summed median per-op changes.
+struct StepTimeFinding {
+  std::size_t step = 0;              // metric index of the step time
+  double cpu_total_us = 0;           // summed median self CPU change per step
+  double device_total_us = 0;        // summed median device change per step
+  bool have_device = false;          // any device metric exists
+  bool host_overhead = false;        // CPU up beyond the floor with device flat within it
+  std::vector<OpContribution> largest;  // up to 5, |change| >= rules.floor_us, largest first
+};
+
+// Profiled step time and an un-profiled end-to-end latency move in opposite directions.
+struct DisagreementFinding {
+  std::size_t step = 0, latency = 0;  // metric indices
+};
+
+// The conclusions, in the order a report lists them.
+struct Interpretations {
+  std::vector<ConditionDifference> not_comparable;  // non-empty: NOT COMPARABLE, and nothing else is set
+  std::optional<GateFinding> gate;
+  // Gating metrics REGRESSED or IMPROVED, and gating end-to-end metrics EQUIVALENT, in metric order.
+  std::vector<std::size_t> gating_metrics;
+  std::vector<std::size_t> op_regressions;  // non-gating per-op REGRESSED, largest absolute change first
+  std::vector<std::size_t> device_summary;  // explanatory end-to-end metrics REGRESSED or IMPROVED
+  StructuralFinding structural;
+  std::optional<StepTimeFinding> step_time;
+  std::optional<DisagreementFinding> disagreement;
+};
+
+// Gating metrics INSUFFICIENT: no outcome of their sample sizes can pass the corrected alpha.
+struct InsufficientFinding {
+  std::size_t insufficient = 0, gating_total = 0;
+  std::size_t base_samples = 0, head_samples = 0;  // of the last INSUFFICIENT gating metric
+  std::size_t samples_needed = 0;                  // the most any of them needs, per side
+};
+
+// A side is one trace: its steps share one process.
+struct SingleTraceFinding {
+  std::size_t base_traces = 0, head_traces = 0;
+};
+
+enum class WarmUpKind {
+  first_trace_of_run,   // the first trace of each run folder has a far longer step than the later ones
+  first_step_of_trace,  // the first step of each trace (of 3 or more steps) is far longer than the rest
+};
+
+// The profiler's warm-up seen in one side: median first / median later >= 1.5.
+struct WarmUpFinding {
+  std::string side;  // the side's label, "base" or "head"
+  WarmUpKind kind = WarmUpKind::first_trace_of_run;
+  double ratio = 1;
+};
+
+// Data problems of one side's traces.
+struct DataProblemFinding {
+  std::string side;  // "base" or "head"
+  // Op -> most negative self time of one event over the side's traces, in ns, by op name.
+  std::vector<std::pair<std::string, Nanoseconds>> negative_self_time;
+  std::int64_t unfinished_events = 0;         // dur -1, excluded
+  std::int64_t negative_duration_events = 0;  // excluded
+};
+
+// Gating metrics whose threshold sits below base's own A/A noise (calibration.hpp).
+struct NoiseFinding {
+  struct Item {
+    std::size_t metric = 0;     // metric index
+    double noise_floor = 0;     // 95th percentile of |ratio - 1| over the splits
+  };
+  std::vector<Item> below;
+  std::size_t splits = 0;
+  std::size_t units = 0;        // runs or traces split
+  SplitBy split_by = SplitBy::runs;
+  std::uint64_t seed = 0;
+};
+
+// Why no A/A noise estimate was made for the compare: base has too few runs to split. The floor and
+// threshold decide alone (issue 22, item 13).
+struct NoiseNotEstimated {
+  std::size_t runs = 0;    // base's runs
+  std::size_t needed = 0;  // runs needed to split
+};
+
+// What is not established, in the order a report lists it.
+struct OpenHypotheses {
+  std::vector<ConditionDifference> accepted;      // differences accepted with --allow-mismatch or rules
+  std::optional<InsufficientFinding> insufficient;
+  std::vector<std::size_t> inconclusive;          // INCONCLUSIVE gating or step-time metrics
+  std::optional<SingleTraceFinding> single_trace;
+  std::vector<std::size_t> worth_a_look;          // MetricJudgement::worth_a_look
+  std::vector<std::size_t> device_regressions;    // device-time metrics REGRESSED
+  std::vector<WarmUpFinding> warm_up;             // base, then head
+  bool inputs_unverified = false;                 // no shapes in traces or tables, and a trace exists
+  std::vector<DataProblemFinding> data_problems;  // base, then head; only sides with a problem
+  std::optional<NoiseFinding> noise;              // set by the caller from noise_finding()
+  std::optional<NoiseNotEstimated> noise_not_estimated;  // set by the caller
+};
+
+struct Findings {
+  Interpretations interpretations;
+  OpenHypotheses open_hypotheses;
+};
+
+// Reads the judgement across metrics and sides. `rules` are the rules that were applied.
+Findings find_findings(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+                       const Judgement& judgement, const RuleSet& rules);
+
+// The conclusions alone (find_findings' interpretations).
+Interpretations interpret(const ConditionsDiff& conditions, const Judgement& judgement, const RuleSet& rules);
+
+// The open hypotheses alone, without the noise finding (find_findings' open_hypotheses).
+OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+                           const Judgement& judgement);
+
+// The profiler's warm-up in `side`, if any: first the first-trace-of-run pattern (folders with 2 or
+// more traces, 2 or more such folders), else the first-step-of-trace pattern (traces of 3 or more
+// steps); each when median first / median later >= 1.5.
+std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side);
+
+// The data problems of one side's traces (negative self times merged by op, most negative kept).
+DataProblemFinding data_problems(const SideSamples& side);
+
+// The gating metrics of `metrics` whose threshold is below their noise floor in `base_calibration`;
+// nullopt when there are none.
+std::optional<NoiseFinding> noise_finding(const Calibration& base_calibration,
+                                          const std::vector<MetricComparison>& metrics);
+
+// The absolute change of a metric's median, head - base, in its unit; for an op on one side only the
+// median of that side (negative when it disappears); nullopt when neither median exists.
+std::optional<double> median_change(const MetricMeasurement& m);
+
+} // namespace neuron_gate

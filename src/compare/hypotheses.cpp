@@ -1,0 +1,190 @@
+// Open hypotheses (findings.hpp): what the judgement does not establish, each a typed finding.
+#include "compare/findings.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace neuron_gate {
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// First-step durations of the first trace of each run folder against the later traces' (folders of
+// 2 or more traces).
+void first_trace_of_run(const SideSamples& side, std::vector<double>& first, std::vector<double>& rest) {
+  std::map<std::string, std::vector<double>> runs;
+  for (const TraceSamples& trace : side.traces) {
+    const std::string folder = trace.path.substr(0, trace.path.find_last_of('/') + 1);
+    if (!trace.steps.empty()) {
+      runs[folder].push_back(static_cast<double>(trace.steps.front().duration_ns));
+    }
+  }
+  for (const auto& [folder, steps] : runs) {
+    if (steps.size() < 2) {
+      continue;
+    }
+    first.push_back(steps.front());
+    rest.insert(rest.end(), steps.begin() + 1, steps.end());
+  }
+}
+
+// The first step of each trace of 3 or more steps against its later steps.
+void first_step_of_trace(const SideSamples& side, std::vector<double>& first, std::vector<double>& later) {
+  for (const TraceSamples& trace : side.traces) {
+    if (trace.steps.size() >= 3) {
+      first.push_back(static_cast<double>(trace.steps.front().duration_ns));
+      for (std::size_t i = 1; i < trace.steps.size(); ++i) {
+        later.push_back(static_cast<double>(trace.steps[i].duration_ns));
+      }
+    }
+  }
+}
+
+std::optional<InsufficientFinding> insufficient_finding(const std::vector<MetricComparison>& metrics) {
+  InsufficientFinding found;
+  for (const MetricComparison& m : metrics) {
+    if (!m.gating) {
+      continue;
+    }
+    ++found.gating_total;
+    if (m.verdict == Verdict::insufficient) {
+      ++found.insufficient;
+      found.samples_needed = std::max(found.samples_needed, m.samples_needed.value_or(0));
+      found.base_samples = m.base_samples.size();
+      found.head_samples = m.head_samples.size();
+    }
+  }
+  return found.insufficient > 0 ? std::optional<InsufficientFinding>(found) : std::nullopt;
+}
+
+bool any_input_shapes(const SideSamples& base, const SideSamples& head) {
+  for (const SideSamples* side : {&base, &head}) {
+    if (!side->table_input_shapes.empty()) {
+      return true;
+    }
+    for (const TraceSamples& trace : side->traces) {
+      if (!trace.input_shapes.empty()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The per-metric lists of the open hypotheses, in metric order.
+void metric_hypotheses(const std::vector<MetricComparison>& metrics, OpenHypotheses& found) {
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (m.verdict == Verdict::inconclusive && (m.gating || m.metric_class == MetricClass::step_time)) {
+      found.inconclusive.push_back(i);
+    }
+    if (m.worth_a_look) {
+      found.worth_a_look.push_back(i);
+    }
+    if (m.metric_class == MetricClass::device && m.verdict == Verdict::regressed) {
+      found.device_regressions.push_back(i);
+    }
+  }
+}
+
+} // namespace
+
+std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
+  std::vector<double> first, rest;
+  first_trace_of_run(side, first, rest);
+  if (first.size() >= 2 && rest.size() >= 2) {
+    const double ratio = median_of(first) / median_of(rest);
+    if (ratio >= 1.5) {
+      return WarmUpFinding{side.label, WarmUpKind::first_trace_of_run, ratio};
+    }
+  }
+  std::vector<double> first_step, later_steps;
+  first_step_of_trace(side, first_step, later_steps);
+  if (!first_step.empty() && later_steps.size() >= 2) {
+    const double ratio = median_of(first_step) / median_of(later_steps);
+    if (ratio >= 1.5) {
+      return WarmUpFinding{side.label, WarmUpKind::first_step_of_trace, ratio};
+    }
+  }
+  return std::nullopt;
+}
+
+DataProblemFinding data_problems(const SideSamples& side) {
+  DataProblemFinding found;
+  found.side = side.label;
+  std::map<std::string, Nanoseconds> negative;
+  for (const TraceSamples& trace : side.traces) {
+    found.negative_duration_events += trace.problems.negative_duration_events;
+    found.unfinished_events += trace.problems.unfinished_events;
+    for (const auto& [name, ns] : trace.problems.negative_self_time) {
+      auto [it, inserted] = negative.emplace(name, ns);
+      if (!inserted) {
+        it->second = std::min(it->second, ns);
+      }
+    }
+  }
+  found.negative_self_time.assign(negative.begin(), negative.end());
+  return found;
+}
+
+OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+                           const Judgement& judgement) {
+  OpenHypotheses found;
+  if (judgement.decision.outcome == Outcome::not_comparable) {
+    return found;
+  }
+  for (const ConditionRow& row : conditions.rows) {
+    if (!row.matches && row.accepted) {
+      found.accepted.push_back({row.name, row.base, row.head});
+    }
+  }
+  found.insufficient = insufficient_finding(judgement.metrics);
+  metric_hypotheses(judgement.metrics, found);
+  if (base.traces.size() == 1 || head.traces.size() == 1) {
+    found.single_trace = SingleTraceFinding{base.traces.size(), head.traces.size()};
+  }
+  for (const SideSamples* side : {&base, &head}) {
+    if (auto pattern = warm_up_pattern(*side)) {
+      found.warm_up.push_back(*pattern);
+    }
+  }
+  found.inputs_unverified = !any_input_shapes(base, head) && (!base.traces.empty() || !head.traces.empty());
+  for (const SideSamples* side : {&base, &head}) {
+    DataProblemFinding problems = data_problems(*side);
+    if (!problems.negative_self_time.empty() || problems.unfinished_events > 0 ||
+        problems.negative_duration_events > 0) {
+      found.data_problems.push_back(std::move(problems));
+    }
+  }
+  return found;
+}
+
+std::optional<NoiseFinding> noise_finding(const Calibration& base_calibration,
+                                          const std::vector<MetricComparison>& metrics) {
+  NoiseFinding found;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (!m.gating) {
+      continue;
+    }
+    for (const NoiseFloor& floor : base_calibration.metrics) {
+      if (floor.metric_class == m.metric_class && floor.name == m.name && floor.threshold_below_noise) {
+        found.below.push_back({i, floor.noise_floor.value_or(0)});
+      }
+    }
+  }
+  if (found.below.empty()) {
+    return std::nullopt;
+  }
+  found.splits = base_calibration.splits;
+  found.units = base_calibration.half_a + base_calibration.half_b;
+  found.split_by = base_calibration.split_by;
+  found.seed = base_calibration.seed;
+  return found;
+}
+
+} // namespace neuron_gate

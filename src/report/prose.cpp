@@ -1,0 +1,199 @@
+#include "report/prose.hpp"
+
+#include "report/number_format.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace neuron_gate {
+namespace {
+
+// A ratio as a signed percentage without the sign for gains: 1.123 -> "12.3%", 0.95 -> "-5%",
+// 12.0 -> "1100%" (never scientific).
+std::string percent(double ratio) {
+  return format_number((ratio - 1.0) * 100.0) + "%";
+}
+
+// The ratio with > 1 meaning worse, whatever the metric's direction.
+double worse_of(const MetricComparison& m) {
+  const double ratio = m.ratio.value_or(1.0);
+  return m.better == Better::lower || ratio <= 0 ? ratio : 1.0 / ratio;
+}
+
+std::string too_few_samples_text(const MetricComparison& m) {
+  std::ostringstream reason;
+  reason << "n=" << m.base_samples.size() << "/" << m.head_samples.size() << " cannot reach p <= " << m.needed_p
+         << " (alpha / " << m.family_size << " metrics); needs " << m.samples_needed.value_or(0) << " per side";
+  return reason.str();
+}
+
+// The reasons of an INCONCLUSIVE metric with enough samples.
+std::string inconclusive_text(const MetricComparison& m) {
+  const bool worse = worse_of(m) >= 1.0;
+  const std::optional<double> p = worse ? m.p_worse_adjusted : m.p_better_adjusted;
+  switch (m.why) {
+  case VerdictReason::significant_size_open:
+    return "the change is significant after correction (adjusted p " + format_p(p) +
+           ") but the 95% CI of the ratio straddles the threshold (±" + percent(1.0 + m.threshold) + ")";
+  case VerdictReason::adjusted_p_not_reached:
+    return "95% CI of the ratio " + format_ratio_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
+           percent(1.0 + m.threshold) + " threshold, but the adjusted p " + format_p(p) + " does not reach alpha " +
+           format_number(m.alpha) + " (" + std::to_string(m.family_size) + " metrics in the family)";
+  case VerdictReason::below_floor:
+    return "significant and beyond the threshold, but the change of " +
+           format_duration_us(m.shift ? std::optional<double>(std::abs(*m.shift)) : std::nullopt) +
+           " per step is below the floor of " + format_number(m.floor_us) + " µs per step";
+  case VerdictReason::no_interval:
+    return "no 95% CI of the ratio at these sample sizes, so the change cannot be placed against the threshold";
+  case VerdictReason::no_ratio:
+    return "no ratio (base median is 0) and the change is not within the floor";
+  default:
+    break;
+  }
+  return "95% CI of the ratio straddles the threshold and the change is not significant after correction";
+}
+
+} // namespace
+
+std::string prose_code(const std::string& name) {
+  std::string safe = name;
+  std::replace(safe.begin(), safe.end(), '`', '\'');
+  return "`" + safe + "`";
+}
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::pass:
+    return "PASS";
+  case Outcome::regression:
+    return "REGRESSION";
+  case Outcome::not_comparable:
+    return "NOT COMPARABLE";
+  case Outcome::inconclusive:
+    return "INCONCLUSIVE";
+  case Outcome::no_decision:
+    return "NO DECISION";
+  }
+  return "PASS";
+}
+
+const char* outcome_key(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::pass:
+    return "pass";
+  case Outcome::regression:
+    return "regression";
+  case Outcome::not_comparable:
+    return "not-comparable";
+  case Outcome::inconclusive:
+    return "inconclusive";
+  case Outcome::no_decision:
+    return "no-decision";
+  }
+  return "pass";
+}
+
+const char* outcome_emoji(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::pass:
+    return "✅";
+  case Outcome::regression:
+    return "❌";
+  case Outcome::not_comparable:
+    return "⛔";
+  case Outcome::inconclusive:
+  case Outcome::no_decision:
+    return "⚠️";
+  }
+  return "⚠️";
+}
+
+std::string verdict_reason_text(const MetricComparison& m) {
+  const double t = m.threshold;
+  switch (m.why) {
+  case VerdictReason::op_disappears:
+    return "op disappears in head";
+  case VerdictReason::op_appears:
+    return "op appears in head";
+  case VerdictReason::calls_changed: {
+    std::ostringstream reason;
+    reason << "median calls per step " << m.base_calls.value_or(0) << " -> " << m.head_calls.value_or(0);
+    return reason.str();
+  }
+  case VerdictReason::worse_beyond_threshold:
+    return "worse by " + percent(worse_of(m)) + " (threshold " + percent(1.0 + t) + "), adjusted p within alpha";
+  case VerdictReason::better_beyond_threshold:
+    return "better by " + percent(2.0 - worse_of(m)) + " (threshold " + percent(1.0 + t) + "), adjusted p within alpha";
+  case VerdictReason::ci_within_threshold:
+    return "95% CI of the ratio lies within ±" + percent(1.0 + t);
+  case VerdictReason::ci_within_floor: {
+    std::ostringstream reason;
+    reason << "95% CI of the change lies within ±" << m.floor_us << " us per step (the floor)";
+    return reason.str();
+  }
+  case VerdictReason::too_few_samples:
+    return too_few_samples_text(m);
+  case VerdictReason::single_run:
+    return "a side has a single run: its steps do not sample run-to-run variation";
+  default:
+    break;
+  }
+  return inconclusive_text(m);
+}
+
+namespace {
+
+std::string counts_text(const Decision& decision) {
+  static const std::pair<Verdict, const char*> order[] = {
+      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
+      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
+      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, "insufficient (too few samples to decide)"}};
+  std::string line;
+  for (const auto& [verdict, word] : order) {
+    auto it = decision.counts.find(verdict);
+    if (it != decision.counts.end() && it->second > 0) {
+      line += " · " + std::to_string(it->second) + " " + word;
+    }
+  }
+  return line;
+}
+
+// "`latency` (end-to-end) +7.0% (95% CI [1.02, 1.12]) beyond the +5.0% threshold, but adjusted p 0.09
+// does not reach alpha 0.05; needs 14 samples per side (has 6 / 6)".
+std::string no_decision_text(const Judgement& judgement) {
+  const NoDecision& nd = *judgement.decision.no_decision;
+  const MetricComparison& m = judgement.metrics[nd.metric];
+  std::string text = (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) +
+                     " (" + metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
+  if (m.ratio_low && m.ratio_high) {
+    text += " (95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
+  }
+  if (nd.cause == NoDecisionCause::adjusted_p_not_reached) {
+    text += " lies beyond the " + format_change(1.0 + m.threshold) + " threshold, but adjusted p " +
+            format_p(m.p_worse_adjusted) + " cannot pass alpha " + format_number(m.alpha);
+  } else {
+    text += ": too few samples to decide";
+  }
+  return text + "; needs " + std::to_string(nd.samples_needed) + " samples per side (has " +
+         std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + ")";
+}
+
+} // namespace
+
+std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions) {
+  const Decision& decision = judgement.decision;
+  std::string line = std::string(outcome_emoji(decision.outcome)) + " " + outcome_name(decision.outcome);
+  if (decision.outcome == Outcome::not_comparable) {
+    std::size_t differing = 0;
+    for (const ConditionRow& row : conditions.rows) {
+      differing += (!row.matches && !row.accepted) ? 1 : 0;
+    }
+    return line + " · " + std::to_string(differing) + (differing == 1 ? " condition differs" : " conditions differ");
+  }
+  if (decision.outcome == Outcome::no_decision && decision.no_decision) {
+    line += " · " + no_decision_text(judgement);
+  }
+  return line + counts_text(decision);
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,48 @@
+#pragma once
+// Stage 6 wording: the one place where judgement values (verdict reasons, outcomes, findings) become
+// report text, with every number through report/number_format.hpp. Renderers draw this text; they
+// never decide anything themselves.
+
+#include "compare/findings.hpp"
+#include "compare/judgement.hpp"
+
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// The verdict word of an outcome: "PASS", "REGRESSION", "NOT COMPARABLE", "INCONCLUSIVE", "NO DECISION".
+const char* outcome_name(Outcome outcome);
+
+// The key of an outcome in the JSON report and the Action's `verdict` output: "pass", "regression",
+// "not-comparable", "inconclusive", "no-decision".
+const char* outcome_key(Outcome outcome);
+
+// The emoji a headline starts with: ✅ pass, ❌ regression, ⛔ not comparable, ⚠️ inconclusive and
+// no decision.
+const char* outcome_emoji(Outcome outcome);
+
+// One line on why `m` got its verdict (the text of m.why with its numbers), e.g. "worse by 12.3%
+// (threshold 5%), adjusted p within alpha".
+std::string verdict_reason_text(const MetricComparison& m);
+
+// The headline: emoji, outcome and what it rests on, e.g. "❌ REGRESSION · 1 regressed · 30 equivalent",
+// "⛔ NOT COMPARABLE · 2 conditions differ", or for NO DECISION the metric, its change and the samples
+// needed: "⚠️ NO DECISION · `latency` (end-to-end) +7.0%: too few samples to decide; needs 6 per side
+// (has 2 / 2) · 1 insufficient (too few samples to decide)".
+std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions);
+
+// A name from a profile as a Markdown code span: "`aten::mm`", backticks inside replaced by "'".
+std::string prose_code(const std::string& name);
+
+// The interpretations as report lines, one per finding, in the order of Interpretations' fields;
+// `metrics` are the judged metrics the findings index.
+std::vector<std::string> interpretation_lines(const Interpretations& found, const std::vector<MetricComparison>& metrics);
+
+// The open hypotheses as report lines, one per finding (data problems: one per kind and side).
+std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, const std::vector<MetricComparison>& metrics);
+
+// "`aten::div_` (down to -10.0 µs)" per op with a negative self time, in op order.
+std::vector<std::string> negative_self_time_texts(const DataProblemFinding& found);
+
+} // namespace neuron_gate

@@ -1,0 +1,185 @@
+// Findings (compare/findings.hpp) as report text: one line per interpretation or open hypothesis.
+#include "report/prose.hpp"
+
+#include "report/number_format.hpp"
+#include "report/prose_parts.hpp"
+
+#include <cmath>
+
+namespace neuron_gate {
+namespace {
+
+using Metrics = std::vector<MetricComparison>;
+using prose::count_of;
+using prose::join;
+
+std::string class_label(MetricClass metric_class) {
+  return metric_class_label(metric_class);
+}
+
+std::vector<std::string> names(const Metrics& metrics, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (std::size_t i : indices) {
+    items.push_back(prose_code(metrics[i].name));
+  }
+  return items;
+}
+
+std::string signed_us(double us) {
+  return (us >= 0 ? "+" : "-") + format_duration_us(std::fabs(us));
+}
+
+std::string not_comparable_text(const std::vector<ConditionDifference>& differing) {
+  std::vector<std::string> items;
+  for (const ConditionDifference& d : differing) {
+    items.push_back(d.name + " (base: " + d.base + "; head: " + d.head + ")");
+  }
+  return "NOT COMPARABLE: the conditions held fixed differ in " + join(items, 10, "; ") +
+         ". No metric is judged; rerun both sides with the same settings, or accept a difference with "
+         "`--allow-mismatch NAME` if it is intended.";
+}
+
+std::string gate_text(const GateFinding& gate) {
+  std::vector<std::string> gating;
+  for (MetricClass c : gate.gating_classes) {
+    gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : class_label(c) + " per op");
+  }
+  return "Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) + " decide" +
+         (gate.have_end_to_end ? " (end-to-end numbers are present; per-op findings explain them)"
+                               : " (no end-to-end numbers in the profiles)") +
+         ", " + correction_name(gate.correction) + " correction at alpha " + format_number(gate.alpha) + ".";
+}
+
+std::string gating_metric_text(const MetricComparison& m) {
+  const std::string what = prose_code(m.name) + " (" + class_label(m.metric_class) + ")";
+  const std::string measurements = ". [Measurements: " + prose_code(m.name) + "]";
+  if (m.verdict == Verdict::regressed) {
+    return what + " REGRESSED: " + format_ratio(m.ratio) + " of base, 95% CI " +
+           format_ratio_interval(m.ratio_low, m.ratio_high) + ", beyond the " + format_change(1.0 + m.threshold) +
+           " threshold; adjusted p " + format_p(m.p_worse_adjusted) + (m.waiver ? "; waived: " + *m.waiver : std::string()) +
+           measurements;
+  }
+  if (m.verdict == Verdict::improved) {
+    return what + " IMPROVED: " + format_ratio(m.ratio) + " of base, 95% CI " +
+           format_ratio_interval(m.ratio_low, m.ratio_high) + measurements;
+  }
+  std::string line = what + " EQUIVALENT: " + format_change(m.ratio) + " (95% CI " +
+                     format_ratio_interval(m.ratio_low, m.ratio_high) + ") lies within ±" +
+                     format_change(1.0 + m.threshold).substr(1);
+  if (m.significant_worse) {
+    line += "; the change is real (adjusted p " + format_p(m.p_worse_adjusted) +
+            ") but smaller than the threshold, so it does not fail the gate";
+  }
+  return line + measurements;
+}
+
+std::string op_regressions_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (std::size_t i : indices) {
+    const MetricComparison& m = metrics[i];
+    items.push_back(prose_code(m.name) + " " + class_label(m.metric_class) + " " + format_duration_us(m.base_median) +
+                    " → " + format_duration_us(m.head_median) + " per step (" + format_ratio(m.ratio) + ")");
+  }
+  return "Per-op regressions beyond their threshold (they explain, the gate is decided above): " +
+         join(items, 8, "; ") + ". [Measurements: per-op tables]";
+}
+
+std::string device_summary_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (std::size_t i : indices) {
+    const MetricComparison& m = metrics[i];
+    items.push_back(prose_code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) + " → " +
+                    format_number(m.head_median) + " " + m.unit + " (" + format_ratio(m.ratio) + ")");
+  }
+  return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
+}
+
+void structural_lines(const Metrics& metrics, const StructuralFinding& s, std::vector<std::string>& lines) {
+  const std::vector<std::string> gone = names(metrics, s.gone), appeared = names(metrics, s.appeared);
+  if (!gone.empty() && !appeared.empty()) {
+    lines.push_back("Structural change, read together: " + count_of(gone.size(), "op no longer runs", "ops no longer run") +
+                    " (" + join(gone, 12) + ") and " + count_of(appeared.size(), "new op runs", "new ops run") + " (" +
+                    join(appeared, 12) + "): the separate ops were replaced by " + join(appeared, 12, " + ") +
+                    " (largest self CPU time: " + prose_code(metrics[s.largest_appeared.value_or(s.appeared.front())].name) +
+                    "). [Measurements: STRUCTURAL rows]");
+  } else if (!gone.empty()) {
+    lines.push_back("Structural change: " + count_of(gone.size(), "op no longer runs", "ops no longer run") + ": " +
+                    join(gone, 12) + ". [Measurements: STRUCTURAL rows]");
+  } else if (!appeared.empty()) {
+    lines.push_back("Structural change: " + count_of(appeared.size(), "new op runs", "new ops run") + ": " +
+                    join(appeared, 12) + ". [Measurements: STRUCTURAL rows]");
+  }
+  std::vector<std::string> calls;
+  for (std::size_t i : s.calls_changed) {
+    const MetricComparison& m = metrics[i];
+    calls.push_back(prose_code(m.name) + " " + format_number(m.base_calls) + " → " + format_number(m.head_calls));
+  }
+  if (!calls.empty()) {
+    lines.push_back("Calls per step changed (median, base → head): " + join(calls, 12) + ". [Measurements: calls columns]");
+  }
+}
+
+std::string step_time_text(const Metrics& metrics, const StepTimeFinding& f) {
+  const MetricComparison& step = metrics[f.step];
+  std::vector<std::string> top;
+  for (const OpContribution& c : f.largest) {
+    const MetricComparison& m = metrics[c.metric];
+    top.push_back(prose_code(m.name) + (m.metric_class == MetricClass::device ? " (device)" : "") + " " +
+                  signed_us(c.change_us));
+  }
+  std::string line = "Profiled step time" + (step.ranked ? " of " + rank_name(step.rank) + ":" : std::string()) + " " +
+                     format_duration_us(step.base_median) + " → " + format_duration_us(step.head_median) + " (" +
+                     format_ratio(step.ratio) + ", " + verdict_name(step.verdict) +
+                     ", not gating by default). Summed median per-op changes: self CPU " + signed_us(f.cpu_total_us) +
+                     " per step";
+  if (f.have_device) {
+    line += ", device " + signed_us(f.device_total_us);
+    if (f.host_overhead) {
+      line += " — CPU up with device flat reads as dispatch / host overhead";
+    }
+  }
+  line += top.empty() ? "." : "; largest: " + join(top, 5, ", ") + ".";
+  return line + " [Measurements: step time, per-op tables]";
+}
+
+std::string disagreement_text(const Metrics& metrics, const DisagreementFinding& d) {
+  const MetricComparison& step = metrics[d.step];
+  const MetricComparison& latency = metrics[d.latency];
+  return "Profiled step time (" + format_ratio(step.ratio) + ") and un-profiled " + prose_code(latency.name) + " (" +
+         format_ratio(latency.ratio) +
+         ") disagree: profiler overhead grows with the number of ops, so a change in op count distorts profiled step "
+         "time; the end-to-end number is the measurement of the application. [Measurements: " +
+         prose_code(latency.name) + ", step time]";
+}
+
+} // namespace
+
+std::vector<std::string> interpretation_lines(const Interpretations& found, const Metrics& metrics) {
+  std::vector<std::string> lines;
+  if (!found.not_comparable.empty()) {
+    lines.push_back(not_comparable_text(found.not_comparable));
+    return lines;
+  }
+  if (found.gate) {
+    lines.push_back(gate_text(*found.gate));
+  }
+  for (std::size_t i : found.gating_metrics) {
+    lines.push_back(gating_metric_text(metrics[i]));
+  }
+  if (!found.op_regressions.empty()) {
+    lines.push_back(op_regressions_text(metrics, found.op_regressions));
+  }
+  if (!found.device_summary.empty()) {
+    lines.push_back(device_summary_text(metrics, found.device_summary));
+  }
+  structural_lines(metrics, found.structural, lines);
+  if (found.step_time) {
+    lines.push_back(step_time_text(metrics, *found.step_time));
+  }
+  if (found.disagreement) {
+    lines.push_back(disagreement_text(metrics, *found.disagreement));
+  }
+  return lines;
+}
+
+} // namespace neuron_gate

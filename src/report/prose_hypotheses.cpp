@@ -1,0 +1,166 @@
+// Open hypotheses (compare/findings.hpp) as report text, one line each, in the order found.
+#include "report/number_format.hpp"
+#include "report/prose.hpp"
+#include "report/prose_parts.hpp"
+
+namespace neuron_gate {
+namespace {
+
+using Metrics = std::vector<MetricComparison>;
+using prose::count_of;
+using prose::join;
+using prose::metric_label;
+
+std::string accepted_text(const ConditionDifference& d) {
+  return "Accepted difference in " + prose_code(d.name) + " (base: " + d.base + "; head: " + d.head +
+         "): the verdicts assume it does not change what is measured. Test: profile both sides with the same " +
+         d.name + " and see whether the verdicts hold.";
+}
+
+std::string insufficient_text(const InsufficientFinding& f) {
+  return std::to_string(f.insufficient) + " of " + std::to_string(f.gating_total) +
+         " gating metrics are INSUFFICIENT: with " + std::to_string(f.base_samples) + " vs " +
+         std::to_string(f.head_samples) + " samples no outcome can pass the corrected alpha. Test: capture at least " +
+         std::to_string(f.samples_needed) + " samples per side (more active steps in the profiler schedule, or more runs).";
+}
+
+std::string inconclusive_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (std::size_t i : indices) {
+    const MetricComparison& m = metrics[i];
+    std::string text = metric_label(m) + " " + format_ratio(m.ratio) + " (CI " +
+                       format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
+    if (m.minimum_detectable_ratio) {
+      text += ", smallest change detectable at this noise " + format_change(m.minimum_detectable_ratio);
+    }
+    items.push_back(text);
+  }
+  return "Not established (INCONCLUSIVE): " + join(items, 6, "; ") + ". Test: more samples per side, or a quieter machine.";
+}
+
+std::string single_trace_text(const SingleTraceFinding& f) {
+  return "A side is a single trace (base " + count_of(f.base_traces, "trace", "traces") + ", head " +
+         count_of(f.head_traces, "trace", "traces") +
+         "): its steps share one process, so run-to-run variation (data loading, clocks, memory placement) is not "
+         "sampled, and a change of profiled step time between such runs is not established. Test: profile at least 3 "
+         "runs per side.";
+}
+
+std::string worth_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (std::size_t i : indices) {
+    const MetricComparison& m = metrics[i];
+    items.push_back(metric_label(m) + " " + format_ratio(m.ratio) + " (q " + format_p(m.q_value) + ")");
+  }
+  return "Worth a look (Benjamini–Hochberg q ≤ alpha, not failing): " + join(items, 6, "; ") + ".";
+}
+
+std::string device_text(const MetricComparison& m) {
+  return "Device time of " + prose_code(m.name) + " grew " + format_change(m.ratio) +
+         ": open this op's kernels in Neuron Explorer (or the vendor's device profiler) on both sides to see which "
+         "engine or DMA queue took longer.";
+}
+
+std::string warm_up_text(const WarmUpFinding& f) {
+  if (f.kind == WarmUpKind::first_trace_of_run) {
+    return f.side + ": the first trace of each run folder has a step " + format_significant(f.ratio, 2) +
+           "x as long as the later ones (warm-up: profiler start-up lands in the first profiling cycle). Test: "
+           "compare without each folder's first trace, or profile with a longer schedule warm-up, and see whether the "
+           "verdicts hold.";
+  }
+  return f.side + ": the first step of each trace is " + format_significant(f.ratio, 2) +
+         "x as long as the later ones (warm-up). Test: rerun with `\"drop_first_steps\": 1` in the rules and see "
+         "whether the verdicts hold.";
+}
+
+const char* const k_inputs_text =
+    "Inputs (shapes, dtypes) were not verified: the traces carry no `Input Dims` and no by-shape `key_averages` "
+    "table was found. Test: profile with `record_shapes=True`, save `key_averages(group_by_input_shape=True)` beside "
+    "each trace, or add a run manifest.";
+
+void data_problem_lines(const DataProblemFinding& f, std::vector<std::string>& lines) {
+  if (!f.negative_self_time.empty()) {
+    lines.push_back(f.side + ": negative self CPU times in the trace itself (" +
+                    join(negative_self_time_texts(f), 5) +
+                    "), a known artefact of older PyTorch where a child outlives its parent; kept in the sums as "
+                    "PyTorch's own table does.");
+  }
+  if (f.unfinished_events > 0 || f.negative_duration_events > 0) {
+    lines.push_back(f.side + ": " + std::to_string(f.unfinished_events) + " unfinished events (dur -1) and " +
+                    std::to_string(f.negative_duration_events) +
+                    " events with a negative duration were excluded from every sum. Test: check that the profiler "
+                    "stopped cleanly (synchronize the device before the profiler stops).");
+  }
+}
+
+std::string noise_text(const Metrics& metrics, const NoiseFinding& f) {
+  std::vector<std::string> below;
+  for (const NoiseFinding::Item& item : f.below) {
+    const MetricComparison& m = metrics[item.metric];
+    below.push_back(prose_code(m.name) + " " + metric_class_label(m.metric_class) + " threshold " +
+                    format_number(m.threshold * 100.0) + "%, noise " + format_number(item.noise_floor * 100.0) + "%");
+  }
+  return std::to_string(f.below.size()) +
+         (f.below.size() == 1 ? " gating metric has its" : " gating metrics have their") +
+         " threshold below the noise within base (95th percentile of |ratio − 1| over " + std::to_string(f.splits) +
+         " random halvings of base's " + std::to_string(f.units) + (f.split_by == SplitBy::runs ? " runs" : " traces") +
+         ", seed " + std::to_string(f.seed) + "): " + join(below, 8, "; ") +
+         ". A change of the threshold's size there is within what base shows against itself. Test: `neuron-gate "
+         "calibrate BASE` for the false-alarm rate, then raise these thresholds (rules `ops`) or profile more runs.";
+}
+
+std::string noise_not_estimated_text(const NoiseNotEstimated& f) {
+  return "Base's own run-to-run noise was not estimated: it has " + count_of(f.runs, "run", "runs") + ", and an A/A "
+         "estimate needs " + std::to_string(f.needed) + " to split into halves; the thresholds and the floor decide "
+         "alone. Test: profile at least " + std::to_string(f.needed) + " runs of base and run `neuron-gate calibrate BASE`.";
+}
+
+} // namespace
+
+std::vector<std::string> negative_self_time_texts(const DataProblemFinding& f) {
+  std::vector<std::string> items;
+  for (const auto& [name, ns] : f.negative_self_time) {
+    items.push_back(prose_code(name) + " (down to " + format_duration_us(static_cast<double>(ns) / 1000.0) + ")");
+  }
+  return items;
+}
+
+std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, const Metrics& metrics) {
+  std::vector<std::string> lines;
+  for (const ConditionDifference& d : found.accepted) {
+    lines.push_back(accepted_text(d));
+  }
+  if (found.insufficient) {
+    lines.push_back(insufficient_text(*found.insufficient));
+  }
+  if (!found.inconclusive.empty()) {
+    lines.push_back(inconclusive_text(metrics, found.inconclusive));
+  }
+  if (found.single_trace) {
+    lines.push_back(single_trace_text(*found.single_trace));
+  }
+  if (!found.worth_a_look.empty()) {
+    lines.push_back(worth_text(metrics, found.worth_a_look));
+  }
+  for (std::size_t i : found.device_regressions) {
+    lines.push_back(device_text(metrics[i]));
+  }
+  for (const WarmUpFinding& f : found.warm_up) {
+    lines.push_back(warm_up_text(f));
+  }
+  if (found.inputs_unverified) {
+    lines.push_back(k_inputs_text);
+  }
+  for (const DataProblemFinding& f : found.data_problems) {
+    data_problem_lines(f, lines);
+  }
+  if (found.noise) {
+    lines.push_back(noise_text(metrics, *found.noise));
+  }
+  if (found.noise_not_estimated) {
+    lines.push_back(noise_not_estimated_text(*found.noise_not_estimated));
+  }
+  return lines;
+}
+
+} // namespace neuron_gate

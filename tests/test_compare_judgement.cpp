@@ -1,0 +1,161 @@
+// Tests for src/compare/judgement.hpp and findings.hpp on hand-built measurements: families, the one
+// family alpha, typed verdict reasons that hold, NO DECISION and exit codes.
+#include "compare/findings.hpp"
+#include "compare/judgement.hpp"
+#include "stats/power.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+namespace ng = neuron_gate;
+
+namespace {
+
+// An end-to-end metric (ms, lower is better) with `n` samples a side and the statistics given.
+ng::MetricMeasurement e2e(const std::string& name, std::size_t n, double ratio, double low, double high, double p_worse) {
+  ng::MetricMeasurement m;
+  m.metric_class = ng::MetricClass::end_to_end;
+  m.name = name;
+  m.unit = "ms";
+  for (std::size_t i = 0; i < n; ++i) {
+    m.base_samples.push_back(10.0 + 0.1 * static_cast<double>(i));
+    m.head_samples.push_back((10.0 + 0.1 * static_cast<double>(i)) * ratio);
+  }
+  m.base_median = 10.0;
+  m.head_median = 10.0 * ratio;
+  m.ratio = ratio;
+  m.ratio_low = low;
+  m.ratio_high = high;
+  m.ratio_from_logs = true;
+  m.shift = 10.0 * (ratio - 1.0);
+  m.p_worse = p_worse;
+  m.p_better = 1.0 - p_worse;
+  m.p_two_sided = std::min(1.0, 2.0 * p_worse);
+  return m;
+}
+
+ng::Judgement judge_all(const std::vector<ng::MetricMeasurement>& measurements, bool strict = false) {
+  ng::DecideOptions options;
+  options.strict = strict;
+  return ng::judge(measurements, ng::ConditionsDiff{}, ng::default_rules(), options);
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("compare::judgement");
+
+TEST_CASE("family alpha is alpha over the family size, and every use of it agrees") {
+  CHECK(ng::family_alpha(0.05, 0) == 0.05);
+  CHECK(ng::family_alpha(0.05, 1) == 0.05);
+  CHECK(ng::family_alpha(0.05, 4) == doctest::Approx(0.0125));
+  const ng::Judgement j = judge_all({e2e("a", 10, 1.0, 0.99, 1.01, 0.5), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
+                                     e2e("c", 3, 1.3, 0.9, 1.6, 0.05)});
+  for (const ng::MetricComparison& m : j.metrics) {
+    CHECK(m.family == ng::Family::end_to_end);
+    CHECK(m.family_size == 3);
+    CHECK(m.needed_p == ng::family_alpha(0.05, 3));
+    if (m.minimum_detectable_ratio) {
+      CHECK(*m.minimum_detectable_ratio == *ng::minimum_detectable_ratio(m.base_samples, m.head_samples, m.needed_p));
+    }
+  }
+  // 3 vs 3: smallest one-sided p 1/20 = 0.05 > 0.05 / 3, so INSUFFICIENT, needing 1/C(2n, n) <= 0.0167.
+  CHECK(j.metrics[2].verdict == ng::Verdict::insufficient);
+  CHECK(j.metrics[2].why == ng::VerdictReason::too_few_samples);
+  CHECK(*j.metrics[2].samples_needed == ng::samples_needed_per_side(ng::family_alpha(0.05, 3)));
+}
+
+TEST_CASE("significance is the judgement's: adjusted p within alpha sets significant_worse, once") {
+  // 1.03x with adjusted p 0.001: real, but within the 5% threshold: EQUIVALENT and significant.
+  const ng::Judgement j = judge_all({e2e("latency", 20, 1.03, 1.02, 1.04, 0.001)});
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(m.verdict == ng::Verdict::equivalent);
+  CHECK(m.why == ng::VerdictReason::ci_within_threshold);
+  CHECK(m.significant_worse);
+  CHECK_FALSE(m.significant_better);
+  CHECK(m.alpha == 0.05);
+  CHECK(j.decision.outcome == ng::Outcome::pass);
+}
+
+TEST_CASE("a CI wholly beyond the threshold whose adjusted p fails is INCONCLUSIVE for that reason, not a straddle") {
+  // Holm over 3: 0.03 * 3 = 0.09 > 0.05, while the CI [1.10, 1.30] lies wholly above 1.05.
+  const ng::Judgement j = judge_all({e2e("latency", 10, 1.2, 1.1, 1.3, 0.03), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
+                                     e2e("c", 10, 1.0, 0.99, 1.01, 0.5)});
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(*m.p_worse_adjusted == doctest::Approx(0.09));
+  CHECK(m.verdict == ng::Verdict::inconclusive);
+  CHECK(m.why == ng::VerdictReason::adjusted_p_not_reached);
+  CHECK(j.metrics[1].verdict == ng::Verdict::equivalent);
+  // NO DECISION names it, whatever the other metrics say: exit 0, 4 under --strict.
+  CHECK(j.decision.outcome == ng::Outcome::no_decision);
+  REQUIRE(j.decision.no_decision.has_value());
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::adjusted_p_not_reached);
+  CHECK(j.decision.no_decision->metric == 0);
+  CHECK(j.decision.no_decision->samples_needed > 10);
+  CHECK(j.decision.exit_code == 0);
+  CHECK(judge_all({e2e("latency", 10, 1.2, 1.1, 1.3, 0.03), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
+                   e2e("c", 10, 1.0, 0.99, 1.01, 0.5)},
+                  true)
+            .decision.exit_code == 4);
+}
+
+TEST_CASE("a CI straddling the threshold with adjusted p failing is threshold_straddled and does not stop a pass") {
+  const ng::Judgement j = judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)});
+  CHECK(j.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(j.metrics[0].why == ng::VerdictReason::threshold_straddled);
+  CHECK(j.decision.outcome == ng::Outcome::pass);
+  CHECK(j.decision.exit_code == 0);
+  const ng::Judgement strict = judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}, true);
+  CHECK(strict.decision.outcome == ng::Outcome::inconclusive);
+  CHECK(strict.decision.exit_code == 4);
+}
+
+TEST_CASE("a significant change whose CI straddles the threshold says so") {
+  const ng::Judgement j = judge_all({e2e("latency", 20, 1.04, 1.01, 1.09, 0.001)});
+  CHECK(j.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(j.metrics[0].why == ng::VerdictReason::significant_size_open);
+}
+
+TEST_CASE("no gating metric decided and one lacking samples is NO DECISION, never a pass") {
+  const ng::Judgement j = judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)});
+  CHECK(j.metrics[0].verdict == ng::Verdict::insufficient);
+  CHECK(j.decision.outcome == ng::Outcome::no_decision);
+  REQUIRE(j.decision.no_decision.has_value());
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::too_few_samples);
+  CHECK(j.decision.no_decision->samples_needed == 3);  // 1/C(6,3) = 0.05
+  CHECK(j.decision.exit_code == 0);
+  CHECK(judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)}, true).decision.exit_code == 4);
+  // One decided gating metric beside it: the gate decided something, so it is not NO DECISION.
+  const ng::Judgement decided = judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2), e2e("b", 10, 1.0, 0.99, 1.01, 0.5)});
+  CHECK(decided.decision.outcome == ng::Outcome::pass);
+}
+
+TEST_CASE("a regression wins over NO DECISION") {
+  const ng::Judgement j = judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2), e2e("b", 20, 1.3, 1.25, 1.35, 1e-6)});
+  CHECK(j.metrics[1].verdict == ng::Verdict::regressed);
+  CHECK(j.decision.outcome == ng::Outcome::regression);
+  CHECK(j.decision.exit_code == 1);
+}
+
+TEST_CASE("the judgement does not change the measurement it was given") {
+  const std::vector<ng::MetricMeasurement> measurements{e2e("latency", 10, 1.2, 1.1, 1.3, 0.03)};
+  const ng::Judgement j = judge_all(measurements);
+  CHECK(static_cast<const ng::MetricMeasurement&>(j.metrics[0]).p_worse == measurements[0].p_worse);
+  CHECK(j.metrics[0].base_samples == measurements[0].base_samples);
+}
+
+TEST_CASE("findings carry the judgement's numbers: worth a look, undecided and the gate") {
+  const ng::Judgement j = judge_all({e2e("latency", 10, 1.2, 1.1, 1.3, 0.03), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
+                                     e2e("c", 10, 1.0, 0.99, 1.01, 0.5)});
+  const ng::Interpretations found = ng::interpret(ng::ConditionsDiff{}, j, ng::default_rules());
+  REQUIRE(found.gate.has_value());
+  CHECK(found.gate->have_end_to_end);
+  CHECK(found.gate->alpha == 0.05);
+  CHECK(found.gating_metrics == std::vector<std::size_t>{1, 2});  // the EQUIVALENT end-to-end metrics
+  const ng::OpenHypotheses open = ng::hypothesize(ng::SideSamples{}, ng::SideSamples{}, ng::ConditionsDiff{}, j);
+  CHECK(open.inconclusive == std::vector<std::size_t>{0});
+  CHECK_FALSE(open.insufficient.has_value());
+  CHECK_FALSE(open.inputs_unverified);  // no traces on either side
+}
+
+TEST_SUITE_END();

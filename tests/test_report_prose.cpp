@@ -1,0 +1,104 @@
+// Tests for src/report/prose.hpp: reasons, headlines and findings as text, from judged values only.
+#include "compare/judgement.hpp"
+#include "report/prose.hpp"
+#include "report/report.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace neuron_gate;
+
+namespace {
+
+MetricMeasurement e2e(const std::string& name, std::size_t n, double ratio, double low, double high, double p_worse) {
+  MetricMeasurement m;
+  m.metric_class = MetricClass::end_to_end;
+  m.name = name;
+  m.unit = "ms";
+  for (std::size_t i = 0; i < n; ++i) {
+    m.base_samples.push_back(10.0 + 0.1 * static_cast<double>(i));
+    m.head_samples.push_back((10.0 + 0.1 * static_cast<double>(i)) * ratio);
+  }
+  m.base_median = 10.0;
+  m.head_median = 10.0 * ratio;
+  m.ratio = ratio;
+  m.ratio_low = low;
+  m.ratio_high = high;
+  m.shift = 10.0 * (ratio - 1.0);
+  m.p_worse = p_worse;
+  m.p_better = 1.0 - p_worse;
+  m.p_two_sided = std::min(1.0, 2.0 * p_worse);
+  return m;
+}
+
+Judgement judge_all(const std::vector<MetricMeasurement>& measurements) {
+  return judge(measurements, ConditionsDiff{}, default_rules(), DecideOptions{});
+}
+
+Report report_of(Judgement judgement) {
+  const Findings findings = find_findings(SideSamples{}, SideSamples{}, ConditionsDiff{}, judgement, default_rules());
+  return build_report(SideSamples{}, SideSamples{}, ConditionsDiff{}, std::move(judgement), findings, default_rules(),
+                      Provenance{});
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("report::prose");
+
+TEST_CASE("an INCONCLUSIVE metric whose CI lies beyond the threshold is not said to straddle it") {
+  const Report r = report_of(judge_all({e2e("latency", 10, 1.2, 1.1, 1.3, 0.03), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
+                                        e2e("c", 10, 1.0, 0.99, 1.01, 0.5)}));
+  const std::string& reason = r.metrics[0].reason;
+  CHECK(reason.find("straddles") == std::string::npos);
+  CHECK(reason == "95% CI of the ratio [1.100, 1.300] lies wholly beyond the ±5% threshold, but the adjusted p 0.0900 "
+                  "does not reach alpha 0.05 (3 metrics in the family)");
+  CHECK(r.metrics[1].reason == "95% CI of the ratio lies within ±5%");
+}
+
+TEST_CASE("a CI that straddles the threshold keeps its reason text") {
+  const Report r = report_of(judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}));
+  CHECK(r.metrics[0].reason ==
+        "95% CI of the ratio straddles the threshold and the change is not significant after correction");
+}
+
+TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
+  const Report r = report_of(judge_all({e2e("latency", 20, 12.0, 11.5, 12.5, 1e-6)}));
+  REQUIRE(r.metrics[0].verdict == Verdict::regressed);
+  CHECK(r.metrics[0].reason == "worse by 1100% (threshold 5%), adjusted p within alpha");
+}
+
+TEST_CASE("NO DECISION headline names the metric, its change and the samples needed, never a tick") {
+  const Report r = report_of(judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)}));
+  CHECK(r.outcome == Outcome::no_decision);
+  CHECK(r.verdict_line.rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (95% CI [0.900, 1.500]): too few samples "
+                             "to decide; needs 3 samples per side (has 2 / 2) · 1 insufficient (too few samples to decide)",
+                             0) == 0);
+  CHECK(r.verdict_line.find("✅") == std::string::npos);
+  CHECK(std::string(outcome_key(r.outcome)) == "no-decision");
+}
+
+TEST_CASE("the report reads significance from the judgement and never applies alpha itself") {
+  // EQUIVALENT end-to-end with adjusted p 0.001: the judgement calls it significant, so the report says
+  // the change is real. Clearing the judgement's flag (with the p unchanged) removes the sentence:
+  // the renderer does not compare p with alpha on its own.
+  Judgement j = judge_all({e2e("latency", 20, 1.03, 1.02, 1.04, 0.001)});
+  REQUIRE(j.metrics[0].significant_worse);
+  const Report real = report_of(j);
+  REQUIRE(real.interpretations.size() == 2);
+  CHECK(real.interpretations[1].find("the change is real (adjusted p 0.00100)") != std::string::npos);
+  j.metrics[0].significant_worse = false;
+  const Report not_real = report_of(j);
+  CHECK(not_real.interpretations[1].find("the change is real") == std::string::npos);
+}
+
+TEST_CASE("every outcome has a name, a key and an emoji") {
+  for (Outcome o : {Outcome::pass, Outcome::regression, Outcome::not_comparable, Outcome::inconclusive,
+                    Outcome::no_decision}) {
+    CHECK(std::string(outcome_name(o)).size() > 0);
+    CHECK(std::string(outcome_key(o)).size() > 0);
+  }
+  CHECK(std::string(outcome_emoji(Outcome::no_decision)) == "⚠️");
+  CHECK(exit_code(Outcome::no_decision, false) == 0);
+  CHECK(exit_code(Outcome::no_decision, true) == 4);
+}
+
+TEST_SUITE_END();
