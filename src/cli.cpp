@@ -2,6 +2,7 @@
 
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "compare/rule_set.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
@@ -16,8 +17,9 @@ namespace neuron_gate {
 
 namespace {
 
-constexpr const char* k_exit_codes = "Exit codes: 0 pass, 1 regression, 2 usage or input error, 3 not comparable,\n"
-                                     "            4 inconclusive (a gating metric undecided) under --strict.\n";
+constexpr const char* k_exit_codes = "Exit codes: 0 pass or no decision, 1 regression, 2 usage or input error,\n"
+                                     "            3 not comparable, 4 inconclusive (a gating metric undecided) or\n"
+                                     "            no decision under --strict.\n";
 
 constexpr const char* k_examples =
     "Examples:\n"
@@ -30,6 +32,21 @@ constexpr const char* k_examples =
 // "neuron-gate 0.1.0 (git commit 0123456789ab)".
 std::string version_text() {
   return std::string("neuron-gate ") + NEURON_GATE_VERSION + " (git commit " + build_commit() + ")";
+}
+
+// --unit of compare and calibrate, validated here and only here, while the command line is parsed and
+// before any file is read: parse_sample_unit (rule_set.hpp), the parser of the rules key `unit` too.
+void add_unit_option(CLI::App* command, std::optional<SampleUnit>& unit) {
+  const CLI::Validator is_unit(
+      [](std::string& text) {
+        return parse_sample_unit(text) ? std::string() : "must be \"step\" or \"run\", not \"" + text + "\"";
+      },
+      "step|run", "sample unit");
+  command
+      ->add_option_function<std::string>(
+          "--unit", [&unit](const std::string& text) { unit = parse_sample_unit(text); },
+          "one sample per step or per run (folder of traces); overrides the rules")
+      ->check(is_unit);
 }
 
 // The first argument when it names no command and is no option ("comapre"): an error with the closest
@@ -89,9 +106,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
   compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");
-  compare_cmd
-      ->add_option("--unit", compare.unit, "one sample per step or per run (folder of traces); overrides the rules")
-      ->check(CLI::IsMember({"step", "run"}));
+  add_unit_option(compare_cmd, compare.unit);
   compare_cmd->add_option("--today", compare.today,
                           "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
@@ -110,9 +125,7 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& calibrate) {
   calibrate_cmd
       ->add_option("--rules", calibrate.rules_path, "rules file (JSON with comments); default: rules/default.json")
       ->type_name("FILE");
-  calibrate_cmd
-      ->add_option("--unit", calibrate.unit, "one sample per step or per run (folder of traces); overrides the rules")
-      ->check(CLI::IsMember({"step", "run"}));
+  add_unit_option(calibrate_cmd, calibrate.unit);
   calibrate_cmd->add_option("--splits", calibrate.splits, "number of random halvings (default 200)")
       ->type_name("N")
       ->check(CLI::Range(1, 100000));

@@ -7,17 +7,15 @@
 #include "compare/rule_set.hpp"
 #include "compare/judgement.hpp"
 #include "profile/discover.hpp"
-#include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
 #include "report/calibration_report.hpp"
 #include "report/html.hpp"
+#include "report/inspect_report.hpp"
 #include "report/json.hpp"
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
-#include "report/number_format.hpp"
 #include "report/provenance.hpp"
 #include "report/report.hpp"
-#include "stats/descriptive.hpp"
 #include "util/atomic_file.hpp"
 #include "util/date.hpp"
 #include "util/error.hpp"
@@ -28,7 +26,6 @@
 #include <ctime>
 #include <optional>
 #include <ostream>
-#include <set>
 
 namespace neuron_gate {
 namespace {
@@ -86,63 +83,81 @@ void require_samples(const SideSamples& side) {
   }
 }
 
-// Inspect: the rank of each trace, the Neuron capture folders with their problems, and the unverified
-// readings (NEURON-FORMATS.md) the result rests on.
-void write_ranks_and_captures(const SideSamples& side, std::ostream& out) {
-  if (distinct_ranks(side.traces).size() > 1 ||
-      std::any_of(side.traces.begin(), side.traces.end(), [](const TraceSamples& t) { return t.rank.has_value(); })) {
-    out << "\n## Ranks\n\n";
-    for (const TraceSamples& trace : side.traces) {
-      std::string shown = trace.path;  // relative to the profile, as under Files
-      for (const DiscoveredFile& file : side.inventory.files) {
-        shown = file.path == trace.path ? file.relative_path : shown;
-      }
-      out << "- `" << shown << "`: " << rank_name(trace.rank)
-          << (trace.rank_source.empty() ? std::string() : " (from " + trace.rank_source + ")") << "\n";
+// The rules a command applies: the rules file (or the built-in rules) with the command line's
+// overrides. These are the rules the report shows and hashes.
+RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> unit) {
+  RuleSet rules = rules_path.empty() ? default_rules() : load_rules(rules_path);
+  if (unit) {
+    rules.unit = *unit;
+  }
+  return rules;
+}
+
+// Every report destination checked before any file is read: never an input, never two into one file.
+void check_outputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head) {
+  const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
+                                              options.junit_path};
+  for (std::size_t i = 0; i < output_paths.size(); ++i) {
+    check_output_path(output_paths[i], {&base, &head}, options.rules_path);
+    if (!output_paths[i].empty()) {
+      check_writable_destination(output_paths[i]);
     }
-  }
-  if (!side.neuron.captures.empty()) {
-    out << "\n## Neuron captures\n\n";
-    for (const NeuronCapture& capture : side.neuron.captures) {
-      out << "- `" << capture.folder << "`";
-      if (capture.rank) {
-        out << " (process " << capture.rank->pid << " on " << capture.rank->instance_id << ")";
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!output_paths[i].empty() && (output_paths[i] == output_paths[j] || same_file(output_paths[i], output_paths[j]))) {
+        throw UsageError("two reports would be written to one file: \"" + output_paths[i] + "\"");
       }
-      out << ": " << capture.neffs.size() << " NEFF, " << capture.ntffs.size() << " NTFF, "
-          << capture.framework_traces.size() << " framework trace" << (capture.framework_traces.size() == 1 ? "" : "s")
-          << (capture.problems.empty() ? ", complete" : "") << "\n";
-      for (const std::string& problem : capture.problems) {
-        out << "  - problem: " << problem << "\n";
-      }
-    }
-  }
-  std::vector<std::string> assumptions = side.neuron.assumptions;
-  for (std::string& assumption : rank_assumptions(side.traces)) {
-    assumptions.push_back(std::move(assumption));
-  }
-  if (!side.neuron.captures.empty()) {
-    assumptions.push_back("NEFF, NTFF and .pb files are opaque: only their names and sizes are checked; device time "
-                          "comes from device events in the trace (TorchNeuron's trace.json may hold none) or from a "
-                          "neuron-explorer summary");
-  }
-  if (!assumptions.empty()) {
-    out << "\n## Assumptions\n\nNeuron details that NEURON-FORMATS.md marks unverified, and how they were read:\n\n";
-    for (const std::string& assumption : assumptions) {
-      out << "- " << assumption << "\n";
     }
   }
 }
 
-// --unit overrides the rules' `unit`.
-void apply_unit(RuleSet& rules, const std::string& unit) {
-  if (unit.empty()) {
-    return;
+// Stage 5: the judgement, refusing a comparison in which nothing was tested (never a pass in disguise).
+Judgement judge_comparison(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+                           const RuleSet& rules, bool strict, const std::string& today_date) {
+  std::vector<MetricMeasurement> measurements;
+  if (conditions.comparable()) {
+    measurements = compare_metrics(base, head, rules);
   }
-  const std::optional<SampleUnit> parsed = parse_sample_unit(unit);
-  if (!parsed) {
-    throw UsageError("--unit must be \"step\" or \"run\", not \"" + unit + "\"");
+  DecideOptions decide_options;
+  decide_options.strict = strict;
+  decide_options.today = today_date;
+  Judgement judgement = judge(measurements, conditions, rules, decide_options);
+  std::size_t gating_metrics = 0;
+  for (const auto& [verdict, count] : judgement.decision.gating_counts) {
+    gating_metrics += count;
   }
-  rules.unit = *parsed;
+  if (conditions.comparable() && gating_metrics == 0) {
+    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" +
+                     rules.source + ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
+                     "on each side and check the rules");
+  }
+  return judgement;
+}
+
+// Renders every requested report, then writes them (so a rendering error leaves none half done).
+void write_reports(const CompareOptions& options, const Report& report, std::ostream& out) {
+  const std::string markdown = render_markdown(report);
+  struct Output {
+    const std::string& path;
+    std::string text;
+  };
+  std::vector<Output> outputs;
+  if (!options.json_path.empty()) {
+    outputs.push_back({options.json_path, render_json(report)});
+  }
+  if (!options.html_path.empty()) {
+    outputs.push_back({options.html_path, render_html(report)});
+  }
+  if (!options.junit_path.empty()) {
+    outputs.push_back({options.junit_path, render_junit(report)});
+  }
+  for (const Output& output : outputs) {
+    write_file_atomically(output.path, output.text);
+  }
+  if (!options.markdown_path.empty()) {
+    write_file_atomically(options.markdown_path, markdown);
+  } else if (!options.quiet) {
+    out << markdown;
+  }
 }
 
 // Random halvings of base behind compare's noise-floor warning: few, so compare stays fast
@@ -174,25 +189,12 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 } // namespace
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
-  apply_unit(rules, options.unit);
+  const RuleSet rules = applied_rules(options.rules_path, options.unit);
   const std::string today_date = today(options.today);
   check_waiver_expiry(rules, today_date);
   const ProfileInventory base_inventory = discover_profile(options.base);
   const ProfileInventory head_inventory = discover_profile(options.head);
-  const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
-                                              options.junit_path};
-  for (std::size_t i = 0; i < output_paths.size(); ++i) {
-    check_output_path(output_paths[i], {&base_inventory, &head_inventory}, options.rules_path);
-    if (!output_paths[i].empty()) {
-      check_writable_destination(output_paths[i]);
-    }
-    for (std::size_t j = 0; j < i; ++j) {
-      if (!output_paths[i].empty() && (output_paths[i] == output_paths[j] || same_file(output_paths[i], output_paths[j]))) {
-        throw UsageError("two reports would be written to one file: \"" + output_paths[i] + "\"");
-      }
-    }
-  }
+  check_outputs(options, base_inventory, head_inventory);
 
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
@@ -204,68 +206,25 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
-
-  std::vector<MetricMeasurement> measurements;
-  if (conditions.comparable()) {
-    measurements = compare_metrics(base, head, rules);
-  }
-  DecideOptions decide_options;
-  decide_options.strict = options.strict;
-  decide_options.today = today_date;
-  Judgement judgement = judge(measurements, conditions, rules, decide_options);
-  std::size_t gating_metrics = 0;
-  for (const auto& [verdict, count] : judgement.decision.gating_counts) {
-    gating_metrics += count;
-  }
-  if (conditions.comparable() && gating_metrics == 0) {
-    // Nothing was tested: never a pass in disguise.
-    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" +
-                     rules.source + ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
-                     "on each side and check the rules");
-  }
-
-  Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, rules.text);
-  provenance.rules_from = options.rules_from;
-  if (!options.git) {
-    provenance.commits.clear();
-  }
+  Judgement judgement = judge_comparison(base, head, conditions, rules, options.strict, today_date);
   Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
     add_noise_findings(base, head, rules, judgement.metrics, findings.open_hypotheses);
   }
-  Report report =
-      build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
 
-  const std::string markdown = render_markdown(report);
-  // Every report is rendered before any is written, so a rendering error leaves none half done.
-  struct Output {
-    const std::string& path;
-    std::string text;
-  };
-  std::vector<Output> outputs;
-  if (!options.json_path.empty()) {
-    outputs.push_back({options.json_path, render_json(report)});
+  Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, applied_rules_json(rules));
+  provenance.rules_from = options.rules_from;
+  if (!options.git) {
+    provenance.commits.clear();
   }
-  if (!options.html_path.empty()) {
-    outputs.push_back({options.html_path, render_html(report)});
-  }
-  if (!options.junit_path.empty()) {
-    outputs.push_back({options.junit_path, render_junit(report)});
-  }
-  for (const Output& output : outputs) {
-    write_file_atomically(output.path, output.text);
-  }
-  if (!options.markdown_path.empty()) {
-    write_file_atomically(options.markdown_path, markdown);
-  } else if (!options.quiet) {
-    out << markdown;
-  }
+  const Report report =
+      build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
+  write_reports(options, report, out);
   return report.decision.exit_code;
 }
 
 int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
-  RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
-  apply_unit(rules, options.unit);
+  const RuleSet rules = applied_rules(options.rules_path, options.unit);
   const ProfileInventory inventory = discover_profile(options.profile);
   check_output_path(options.json_path, {&inventory}, options.rules_path);
   const SideSamples side = read_side("profile", inventory, TraceReadOptions{});
@@ -287,80 +246,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideSamples side = read_side("profile", inventory, read_options);
-
-  out << "# neuron-gate inspect " << options.profile << "\n\n## Files\n\n";
-  for (const DiscoveredFile& file : inventory.files) {
-    out << "- `" << file.relative_path << "` (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
-    if (!file.ignored_reason.empty()) {
-      out << " — " << file.ignored_reason;
-    }
-    if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
-      out << " (" << detail->second << ")";
-    }
-    out << "\n";
-  }
-  out << "\n## Conditions (fingerprint)\n\n";
-  for (const auto& [name, value] : fingerprint_side(side).values) {
-    out << "- " << name << ": " << value << "\n";
-  }
-  write_ranks_and_captures(side, out);
-
-  out << "\n## Data problems\n\n";
-  bool any_problem = false;
-  std::int64_t outside = 0;
-  for (const TraceSamples& trace : side.traces) {
-    for (const auto& [name, values] : trace.outside_steps.ops) {
-      outside += values.calls;
-    }
-    const TraceDataProblems& p = trace.problems;
-    if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
-      any_problem = true;
-      out << "- `" << trace.path << "`: " << p.negative_duration_events << " negative-duration events excluded, "
-          << p.unfinished_events << " unfinished events (dur -1) excluded";
-      for (const auto& [name, ns] : p.negative_self_time) {
-        out << "; negative self time " << name << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
-      }
-      out << "\n";
-    }
-  }
-  for (const std::string& warning : side.read_warnings) {
-    any_problem = true;
-    out << "- " << warning << "\n";
-  }
-  if (!any_problem) {
-    out << "None found.\n";
-  }
-  out << "\n" << outside << " op calls started outside every ProfilerStep window (counted, never compared).\n";
-
-  for (const EndToEndMetric& metric : side.end_to_end) {
-    out << "\nEnd-to-end `" << metric.name << "`: " << metric.samples.size() << " samples, median "
-        << format_significant(median(metric.samples), 4) << " " << metric.unit << " ("
-        << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
-  }
-
-  const std::vector<StepSample> steps = sample_steps(side, 0);
-  out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
-  out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
-  std::set<std::string> names;
-  for (const StepSample& step : steps) {
-    for (const auto& [name, values] : step.ops) {
-      names.insert(name);
-    }
-  }
-  for (const std::string& name : names) {
-    std::vector<double> self_cpu, device, calls;
-    std::size_t present = 0;
-    for (const StepSample& step : steps) {
-      auto it = step.ops.find(name);
-      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
-      present += it == step.ops.end() ? std::size_t{0} : std::size_t{1};
-      self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
-      device.push_back(static_cast<double>(values.device_ns) / 1000.0);
-      calls.push_back(static_cast<double>(values.calls));
-    }
-    out << "| `" << name << "` | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
-        << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
-  }
+  out << render_inspect(options.profile, side, fingerprint_side(side));
   return 0;
 }
 

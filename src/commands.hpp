@@ -4,9 +4,12 @@
 
 #include "compare/calibration.hpp"
 
+#include "compare/rule_set.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +28,7 @@ struct CompareOptions {
   bool quiet = false;                 // no report on stdout
   bool git = true;                    // look up git commits for provenance
   std::vector<std::string> allow_mismatch;  // condition names accepted to differ
-  std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
+  std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
   std::string today;                  // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
   std::string rules_from;             // where the rules came from (e.g. the base commit), shown in Provenance
 };
@@ -38,7 +41,7 @@ int run_compare(const CompareOptions& options, std::ostream& out);
 struct CalibrateOptions {
   std::string profile;                // one side: directory or file
   std::string rules_path;             // "" = built-in rules/default.json
-  std::string unit;                   // "step" or "run": overrides the rules' `unit`; "" = the rules'
+  std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
   std::size_t splits = 200;           // random A/A halvings
   std::uint64_t seed = k_calibration_seed;  // compare/calibration.hpp
   std::string json_path;              // "" = no JSON output
@@ -55,8 +58,7 @@ struct InspectOptions {
   bool by_shape = false;
 };
 
-// Prints what neuron-gate understood of one profile: files found and ignored (with why), the
-// conditions fingerprint, data problems and the per-op table (median per step). Returns 0.
+// Prints what neuron-gate understood of one profile (report/inspect_report.hpp renders it). Returns 0.
 int run_inspect(const InspectOptions& options, std::ostream& out);
 
 } // namespace neuron_gate

@@ -1,4 +1,11 @@
-# Fails when a stage includes a header of a later stage. Order: util, stats, profile, compare, report.
+# Fails when a stage includes a header of a later stage. Order: util, stats, profile, compare, report,
+# then the commands (src/*.cpp, *.hpp), which may include any stage. Finer rules (issue 11):
+# - report/ renders and never decides: of stats/ it may include descriptive.hpp only (medians and
+#   summaries to show), never multiple_testing, power, mann_whitney, ... (alpha, p values and verdicts
+#   come from compare/judgement.hpp).
+# - the command line (src/cli.*) parses and validates options only: it may include commands.hpp,
+#   compare/rule_set.hpp (for the option types), util/ and build_info.hpp, no stage that reads or decides.
+# - every .cpp and .hpp in src/ lies in a stage folder or in src/ itself, so a new folder is not skipped.
 cmake_policy(SET CMP0057 NEW)
 set(stages util stats profile compare report)
 set(allowed_util util)
@@ -7,12 +14,21 @@ set(allowed_profile util profile)
 set(allowed_compare util stats profile compare)
 set(allowed_report util stats profile compare report)
 set(failed FALSE)
+set(checked 0)
+
+# The folder of an #include "dir/file" line, or the line itself for a same-folder include.
+function(include_dir line out)
+  string(REGEX REPLACE "^#include \"([^/\"]+)/.*" "\\1" dir "${line}")
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()
+
 foreach(stage IN LISTS stages)
   file(GLOB files "${SRC}/${stage}/*.hpp" "${SRC}/${stage}/*.cpp")
   foreach(f IN LISTS files)
+    math(EXPR checked "${checked} + 1")
     file(STRINGS "${f}" includes REGEX "^#include \"")
     foreach(line IN LISTS includes)
-      string(REGEX REPLACE "^#include \"([^/\"]+)/.*" "\\1" dir "${line}")
+      include_dir("${line}" dir)
       if(dir STREQUAL line)
         continue()  # same-folder include
       endif()
@@ -20,10 +36,35 @@ foreach(stage IN LISTS stages)
         message(SEND_ERROR "${f}: ${stage}/ may not include ${dir}/: ${line}")
         set(failed TRUE)
       endif()
+      if(stage STREQUAL "report" AND dir STREQUAL "stats" AND NOT line MATCHES "^#include \"stats/descriptive.hpp\"")
+        message(SEND_ERROR "${f}: report/ renders judged values; of stats/ it may include descriptive.hpp only: ${line}")
+        set(failed TRUE)
+      endif()
     endforeach()
   endforeach()
 endforeach()
+
+file(GLOB cli_files "${SRC}/cli.hpp" "${SRC}/cli.cpp")
+foreach(f IN LISTS cli_files)
+  math(EXPR checked "${checked} + 1")
+  file(STRINGS "${f}" includes REGEX "^#include \"")
+  foreach(line IN LISTS includes)
+    if(NOT line MATCHES "^#include \"(cli.hpp|commands.hpp|build_info.hpp|compare/rule_set.hpp|util/[^\"]+)\"")
+      message(SEND_ERROR "${f}: the command line parses options only and may not include: ${line}")
+      set(failed TRUE)
+    endif()
+  endforeach()
+endforeach()
+
+file(GLOB_RECURSE all_sources RELATIVE "${SRC}" "${SRC}/*.cpp" "${SRC}/*.hpp")
+foreach(f IN LISTS all_sources)
+  if(NOT f MATCHES "^([^/]+|(util|stats|profile|compare|report)/[^/]+)$")
+    message(SEND_ERROR "src/${f}: not in a stage folder (util, stats, profile, compare, report) or src/ itself")
+    set(failed TRUE)
+  endif()
+endforeach()
+
 if(failed)
   message(FATAL_ERROR "layering violated")
 endif()
-message(STATUS "layering ok")
+message(STATUS "layering ok: ${checked} files")

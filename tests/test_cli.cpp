@@ -1,6 +1,8 @@
 // End-to-end tests of `neuron-gate compare` on the bundled real profiles and on hand-made TorchNeuron
 // layouts (ranks, NEFF/NTFF, run manifest), run in process.
 #include "cli_helpers.hpp"
+#include "compare/rule_set.hpp"
+#include "util/sha256.hpp"
 
 #include <doctest/doctest.h>
 
@@ -898,6 +900,20 @@ TEST_CASE("the rules key unit sets the unit and --unit overrides it") {
   const CliResult bad = run({"compare", example("A"), example("A2"), "--rules", path.string()});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "neuron-gate: error: " + path.string() + ": \"unit\" must be \"step\" or \"run\", not \"runs\"\n");
+}
+
+TEST_CASE("the report's rules block is the rules applied after --unit, hashed as applied") {
+  const Compared by_step = compare(example("A"), example("A2"), {"--unit", "step"});
+  const Compared by_run = compare(example("A"), example("A2"), {"--unit", "run"});
+  CHECK(by_step.report["rules"]["unit"] == "step");
+  CHECK(by_run.report["rules"]["unit"] == "run");
+  // Same rules file, different rules applied: different hashes, each the hash of the applied rules.
+  CHECK(by_step.report["rules"]["sha256"] != by_run.report["rules"]["sha256"]);
+  neuron_gate::RuleSet rules = neuron_gate::default_rules();
+  rules.unit = neuron_gate::SampleUnit::run;
+  CHECK(by_run.report["rules"]["sha256"] == neuron_gate::sha256_hex(neuron_gate::applied_rules_json(rules)));
+  CHECK(by_run.report["rules"]["gates"]["step_time"] == "never");
+  CHECK(by_run.report["rules"]["ops"] == json::array());
 }
 
 TEST_CASE("compare warns when a gating threshold sits below the noise within base") {

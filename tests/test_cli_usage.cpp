@@ -41,8 +41,9 @@ TEST_CASE("--help names the program, the commands, examples and every exit code"
   CHECK(has(r.out, "inspect"));
   CHECK(has(r.out, "--version"));
   CHECK(has(r.out, "Examples:\n  neuron-gate compare base/ head/"));
-  CHECK(has(r.out, "Exit codes: 0 pass, 1 regression, 2 usage or input error, 3 not comparable,\n"));
-  CHECK(has(r.out, "4 inconclusive (a gating metric undecided) under --strict."));
+  CHECK(has(r.out, "Exit codes: 0 pass or no decision, 1 regression, 2 usage or input error,\n"));
+  CHECK(has(r.out, "3 not comparable, 4 inconclusive (a gating metric undecided) or\n"));
+  CHECK(has(r.out, "no decision under --strict.\n"));
 }
 
 TEST_CASE("compare --help names its FILE and DIR arguments and the exit codes") {
@@ -55,7 +56,7 @@ TEST_CASE("compare --help names its FILE and DIR arguments and the exit codes") 
        {"--rules FILE", "--markdown FILE", "--json FILE", "--html FILE", "--junit FILE", "--allow-mismatch COND"}) {
     CHECK_MESSAGE(has(r.out, option), option);
   }
-  CHECK(has(r.out, "Exit codes: 0 pass, 1 regression"));
+  CHECK(has(r.out, "Exit codes: 0 pass or no decision, 1 regression"));
   const CliResult calibrate = run({"calibrate", "--help"});
   CHECK(has(calibrate.out, "Usage: neuron-gate calibrate"));
   CHECK(has(calibrate.out, "--splits N"));
@@ -81,6 +82,25 @@ TEST_CASE("a mistyped command suggests the nearest one and exits 2") {
   CHECK(!has(run({"compare"}).err, "unknown command"));
   CHECK(run({"--bogus"}).exit_code == 2);
   CHECK(run({}).exit_code == 2);
+}
+
+TEST_CASE("a bad --unit is a usage error before any file is read") {
+  // The profiles do not exist: the error is about --unit, so nothing was read.
+  for (const char* command : {"compare", "calibrate"}) {
+    std::vector<std::string> args{command, "/nonexistent/neuron-gate-base"};
+    if (std::string(command) == "compare") {
+      args.push_back("/nonexistent/neuron-gate-head");
+    }
+    args.insert(args.end(), {"--unit", "steps"});
+    const CliResult r = run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.err, "--unit: must be \"step\" or \"run\", not \"steps\""));
+    CHECK_FALSE(has(r.err, "nonexistent"));
+  }
+  // A good --unit with the same missing profile: now the profile is named.
+  const CliResult missing = run({"compare", "/nonexistent/neuron-gate-base", "/nonexistent/neuron-gate-head", "--unit", "run"});
+  CHECK(missing.exit_code == 2);
+  CHECK(has(missing.err, "nonexistent"));
 }
 
 TEST_SUITE_END();

@@ -59,6 +59,26 @@ TEST_CASE("the rules key unit is step or run and defaults to step") {
   CHECK_FALSE(ng::parse_sample_unit("Run"));
 }
 
+TEST_CASE("the applied rules as JSON parse back to the same rules, and an override changes them") {
+  ng::RuleSet rules = ng::parse_rules(R"({
+    "alpha": 0.01, "correction": "bonferroni", "floor_us": 2.5, "drop_first_steps": 1, "unit": "run",
+    "metrics": {"step_time": {"threshold": 0.1, "gate": "always"}},
+    "ops": [{"pattern": "aten::copy_*", "threshold": 0.2}], "allow_mismatch": ["traces"],
+    "waivers": [{"pattern": "aten::mm", "reason": "known, \"quoted\"", "expires": "2026-12-31"}],
+    "max_waiver_days": 30
+  })", "r.json");
+  const std::string text = ng::applied_rules_json(rules);
+  ng::RuleSet back = ng::parse_rules(text, "applied");
+  back.source = rules.source;
+  back.text = rules.text;
+  CHECK(back == rules);
+  CHECK(ng::applied_rules_json(back) == text);
+  CHECK(ng::applied_rules_json(ng::default_rules()) != ng::default_rules().text);  // canonical, not the file
+  rules.unit = ng::SampleUnit::step;  // as --unit step does
+  CHECK(ng::applied_rules_json(rules) != text);
+  CHECK(ng::applied_rules_json(rules).find("\"unit\": \"step\"") != std::string::npos);
+}
+
 TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
   const ng::RuleSet rules = ng::parse_rules(R"({
     // comments are allowed

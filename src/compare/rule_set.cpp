@@ -319,4 +319,48 @@ RuleSet default_rules() {
   return parse_rules(k_default_rules_text, "built-in rules/default.json");
 }
 
+namespace {
+
+const char* gate_mode_key(GateMode mode) {
+  switch (mode) {
+  case GateMode::automatic:
+    return "auto";
+  case GateMode::always:
+    return "always";
+  case GateMode::never:
+    return "never";
+  }
+  return "auto";
+}
+
+} // namespace
+
+std::string applied_rules_json(const RuleSet& rules) {
+  nlohmann::ordered_json j;
+  j["schema"] = "neuron-gate.rules/1";
+  j["alpha"] = rules.alpha;
+  j["correction"] = rules.correction == Correction::bonferroni ? "bonferroni" : "holm";
+  nlohmann::ordered_json metrics;
+  for (MetricClass c : {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
+    const MetricClassRule& rule = rules.rule_for(c);
+    metrics[metric_class_key(c)] = {{"threshold", rule.threshold}, {"gate", gate_mode_key(rule.gate)}};
+  }
+  j["metrics"] = metrics;
+  j["floor_us"] = rules.floor_us;
+  j["ignore"] = rules.ignore;
+  j["ops"] = nlohmann::ordered_json::array();
+  for (const OpRule& op : rules.ops) {
+    j["ops"].push_back({{"pattern", op.pattern}, {"threshold", op.threshold}});
+  }
+  j["drop_first_steps"] = rules.drop_first_steps;
+  j["unit"] = sample_unit_key(rules.unit);
+  j["allow_mismatch"] = rules.allow_mismatch;
+  j["waivers"] = nlohmann::ordered_json::array();
+  for (const Waiver& waiver : rules.waivers) {
+    j["waivers"].push_back({{"pattern", waiver.pattern}, {"reason", waiver.reason}, {"expires", waiver.expires}});
+  }
+  j["max_waiver_days"] = rules.max_waiver_days;
+  return j.dump(2) + "\n";
+}
+
 } // namespace neuron_gate

@@ -113,4 +113,10 @@ RuleSet load_rules(const std::string& path);
 // The rules shipped as rules/default.json, compiled into the binary.
 RuleSet default_rules();
 
+// The rules as applied (after command-line overrides such as --unit), as a rules file: schema
+// neuron-gate.rules/1, every key in a fixed order, no comments, 2-space indent. parse_rules of it gives
+// the same rules (source and text aside). Its sha256 is a report's rules hash, so equal hashes mean
+// equal rules applied, whatever file or override they came from.
+std::string applied_rules_json(const RuleSet& rules);
+
 } // namespace neuron_gate

@@ -76,6 +76,10 @@ ordered metric_json(const MetricComparison& m) {
   return j;
 }
 
+const char* gate_key(GateMode mode) {
+  return mode == GateMode::always ? "always" : mode == GateMode::never ? "never" : "auto";
+}
+
 ordered facts_json(const SideFacts& facts) {
   ordered j;
   j["traces"] = facts.traces;
@@ -86,6 +90,42 @@ ordered facts_json(const SideFacts& facts) {
   j["unfinished_events_excluded"] = facts.unfinished_events;
   j["negative_self_time"] = facts.negative_self_time;
   return j;
+}
+
+// The rules block: the rules that were applied (after --unit), with the sha256 of applied_rules_json.
+ordered rules_json(const Report& report) {
+  ordered rules;
+  rules["source"] = report.rules.source;
+  rules["sha256"] = report.provenance.rules_sha256;
+  if (!report.provenance.rules_from.empty()) {
+    rules["from"] = report.provenance.rules_from;  // compare --rules-from; absent when not given
+  }
+  rules["alpha"] = report.rules.alpha;
+  rules["correction"] = correction_name(report.rules.correction);
+  rules["floor_us"] = report.rules.floor_us;
+  rules["thresholds"] = {{"end_to_end", report.rules.end_to_end.threshold},
+                         {"device", report.rules.device.threshold},
+                         {"self_cpu", report.rules.self_cpu.threshold},
+                         {"step_time", report.rules.step_time.threshold}};
+  rules["gates"] = {{"end_to_end", gate_key(report.rules.end_to_end.gate)},
+                    {"device", gate_key(report.rules.device.gate)},
+                    {"self_cpu", gate_key(report.rules.self_cpu.gate)},
+                    {"step_time", gate_key(report.rules.step_time.gate)}};
+  ordered ops = ordered::array();
+  for (const OpRule& op : report.rules.ops) {
+    ops.push_back({{"pattern", op.pattern}, {"threshold", op.threshold}});
+  }
+  rules["ops"] = ops;
+  ordered waivers = ordered::array();
+  for (const Waiver& waiver : report.rules.waivers) {
+    waivers.push_back({{"pattern", waiver.pattern}, {"reason", waiver.reason}, {"expires", waiver.expires}});
+  }
+  rules["waivers"] = waivers;
+  rules["ignore"] = report.rules.ignore;
+  rules["drop_first_steps"] = report.rules.drop_first_steps;
+  rules["unit"] = sample_unit_key(report.rules.unit);
+  rules["allow_mismatch"] = report.rules.allow_mismatch;
+  return rules;
 }
 
 } // namespace
@@ -121,24 +161,7 @@ std::string render_json(const Report& report) {
   j["interpretations"] = report.interpretations;
   j["open_hypotheses"] = report.open_hypotheses;
   j["sides"] = {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}};
-  ordered rules;
-  rules["source"] = report.rules.source;
-  rules["sha256"] = report.provenance.rules_sha256;
-  if (!report.provenance.rules_from.empty()) {
-    rules["from"] = report.provenance.rules_from;  // compare --rules-from; absent when not given
-  }
-  rules["alpha"] = report.rules.alpha;
-  rules["correction"] = correction_name(report.rules.correction);
-  rules["floor_us"] = report.rules.floor_us;
-  rules["thresholds"] = {{"end_to_end", report.rules.end_to_end.threshold},
-                         {"device", report.rules.device.threshold},
-                         {"self_cpu", report.rules.self_cpu.threshold},
-                         {"step_time", report.rules.step_time.threshold}};
-  rules["ignore"] = report.rules.ignore;
-  rules["drop_first_steps"] = report.rules.drop_first_steps;
-  rules["unit"] = sample_unit_key(report.rules.unit);
-  rules["allow_mismatch"] = report.rules.allow_mismatch;
-  j["rules"] = rules;
+  j["rules"] = rules_json(report);
   const Provenance& p = report.provenance;
   ordered provenance;
   provenance["tool_version"] = p.tool_version;

@@ -1,0 +1,167 @@
+#include "report/inspect_report.hpp"
+
+#include "compare/metric_comparison.hpp"
+#include "profile/ranks.hpp"
+#include "report/number_format.hpp"
+#include "stats/descriptive.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace neuron_gate {
+namespace {
+
+void files_section(const SideSamples& side, std::ostream& out) {
+  out << "\n## Files\n\n";
+  for (const DiscoveredFile& file : side.inventory.files) {
+    out << "- `" << file.relative_path << "` (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
+    if (!file.ignored_reason.empty()) {
+      out << " — " << file.ignored_reason;
+    }
+    if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
+      out << " (" << detail->second << ")";
+    }
+    out << "\n";
+  }
+}
+
+// The rank of each trace, shown by its path relative to the profile (as under Files).
+void ranks_section(const SideSamples& side, std::ostream& out) {
+  if (distinct_ranks(side.traces).size() <= 1 &&
+      std::none_of(side.traces.begin(), side.traces.end(), [](const TraceSamples& t) { return t.rank.has_value(); })) {
+    return;
+  }
+  out << "\n## Ranks\n\n";
+  for (const TraceSamples& trace : side.traces) {
+    std::string shown = trace.path;
+    for (const DiscoveredFile& file : side.inventory.files) {
+      shown = file.path == trace.path ? file.relative_path : shown;
+    }
+    out << "- `" << shown << "`: " << rank_name(trace.rank)
+        << (trace.rank_source.empty() ? std::string() : " (from " + trace.rank_source + ")") << "\n";
+  }
+}
+
+void captures_section(const SideSamples& side, std::ostream& out) {
+  if (side.neuron.captures.empty()) {
+    return;
+  }
+  out << "\n## Neuron captures\n\n";
+  for (const NeuronCapture& capture : side.neuron.captures) {
+    out << "- `" << capture.folder << "`";
+    if (capture.rank) {
+      out << " (process " << capture.rank->pid << " on " << capture.rank->instance_id << ")";
+    }
+    out << ": " << capture.neffs.size() << " NEFF, " << capture.ntffs.size() << " NTFF, "
+        << capture.framework_traces.size() << " framework trace" << (capture.framework_traces.size() == 1 ? "" : "s")
+        << (capture.problems.empty() ? ", complete" : "") << "\n";
+    for (const std::string& problem : capture.problems) {
+      out << "  - problem: " << problem << "\n";
+    }
+  }
+}
+
+// The unverified readings (NEURON-FORMATS.md) the result rests on.
+void assumptions_section(const SideSamples& side, std::ostream& out) {
+  std::vector<std::string> assumptions = side.neuron.assumptions;
+  for (std::string& assumption : rank_assumptions(side.traces)) {
+    assumptions.push_back(std::move(assumption));
+  }
+  if (!side.neuron.captures.empty()) {
+    assumptions.push_back("NEFF, NTFF and .pb files are opaque: only their names and sizes are checked; device time "
+                          "comes from device events in the trace (TorchNeuron's trace.json may hold none) or from a "
+                          "neuron-explorer summary");
+  }
+  if (assumptions.empty()) {
+    return;
+  }
+  out << "\n## Assumptions\n\nNeuron details that NEURON-FORMATS.md marks unverified, and how they were read:\n\n";
+  for (const std::string& assumption : assumptions) {
+    out << "- " << assumption << "\n";
+  }
+}
+
+void data_problems_section(const SideSamples& side, std::ostream& out) {
+  out << "\n## Data problems\n\n";
+  bool any_problem = false;
+  std::int64_t outside = 0;
+  for (const TraceSamples& trace : side.traces) {
+    for (const auto& [name, values] : trace.outside_steps.ops) {
+      outside += values.calls;
+    }
+    const TraceDataProblems& p = trace.problems;
+    if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
+      any_problem = true;
+      out << "- `" << trace.path << "`: " << p.negative_duration_events << " negative-duration events excluded, "
+          << p.unfinished_events << " unfinished events (dur -1) excluded";
+      for (const auto& [name, ns] : p.negative_self_time) {
+        out << "; negative self time " << name << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+      }
+      out << "\n";
+    }
+  }
+  for (const std::string& warning : side.read_warnings) {
+    any_problem = true;
+    out << "- " << warning << "\n";
+  }
+  if (!any_problem) {
+    out << "None found.\n";
+  }
+  out << "\n" << outside << " op calls started outside every ProfilerStep window (counted, never compared).\n";
+}
+
+void end_to_end_lines(const SideSamples& side, std::ostream& out) {
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    out << "\nEnd-to-end `" << metric.name << "`: " << metric.samples.size() << " samples, median "
+        << format_significant(median(metric.samples), 4) << " " << metric.unit << " ("
+        << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
+  }
+}
+
+void ops_section(const SideSamples& side, std::ostream& out) {
+  const std::vector<StepSample> steps = sample_steps(side, 0);
+  out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
+  out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
+  std::set<std::string> names;
+  for (const StepSample& step : steps) {
+    for (const auto& [name, values] : step.ops) {
+      names.insert(name);
+    }
+  }
+  for (const std::string& name : names) {
+    std::vector<double> self_cpu, device, calls;
+    std::size_t present = 0;
+    for (const StepSample& step : steps) {
+      auto it = step.ops.find(name);
+      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
+      present += it == step.ops.end() ? std::size_t{0} : std::size_t{1};
+      self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
+      device.push_back(static_cast<double>(values.device_ns) / 1000.0);
+      calls.push_back(static_cast<double>(values.calls));
+    }
+    out << "| `" << name << "` | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
+        << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
+  }
+}
+
+} // namespace
+
+std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
+  std::ostringstream out;
+  out << "# neuron-gate inspect " << profile_spec << "\n";
+  files_section(side, out);
+  out << "\n## Conditions (fingerprint)\n\n";
+  for (const auto& [name, value] : fingerprint.values) {
+    out << "- " << name << ": " << value << "\n";
+  }
+  ranks_section(side, out);
+  captures_section(side, out);
+  assumptions_section(side, out);
+  data_problems_section(side, out);
+  end_to_end_lines(side, out);
+  ops_section(side, out);
+  return out.str();
+}
+
+} // namespace neuron_gate
