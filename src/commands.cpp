@@ -110,9 +110,13 @@ void check_outputs(const CompareOptions& options, const ProfileInventory& base, 
   }
 }
 
+std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration);
+
 // Stage 5: the judgement, refusing a comparison in which nothing was tested (never a pass in disguise).
+// Per op, base's own A/A noise (`calibration`, when estimated) must be cleared (issue 14 item 3).
 Judgement judge_comparison(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
-                           const RuleSet& rules, bool strict, const std::string& today_date) {
+                           const RuleSet& rules, bool strict, const std::string& today_date,
+                           const std::optional<Calibration>& calibration) {
   std::vector<MetricMeasurement> measurements;
   if (conditions.comparable()) {
     measurements = compare_metrics(base, head, rules);
@@ -120,6 +124,7 @@ Judgement judge_comparison(const SideSamples& base, const SideSamples& head, con
   DecideOptions decide_options;
   decide_options.strict = strict;
   decide_options.today = today_date;
+  decide_options.base_noise = base_noise(calibration);
   Judgement judgement = judge(measurements, conditions, rules, decide_options);
   std::size_t gating_metrics = 0;
   for (const auto& [verdict, count] : judgement.decision.gating_counts) {
@@ -164,26 +169,52 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
 // (README "Statistics and verdicts").
 constexpr std::size_t k_compare_noise_splits = 20;
 
-// Base's A/A noise (calibration.hpp) as a finding: the gating metrics whose threshold sits below it,
-// when base has runs enough to split (4, or 6 under unit run). Where it has not and a side is a single
-// trace, the finding says the floor and thresholds decide alone.
-void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
-                        const std::vector<MetricComparison>& metrics, OpenHypotheses& found) {
-  const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
+// Base's A/A noise (calibration.hpp) for the compare, when base has runs enough to split (4, or 6 under
+// unit run): k_compare_noise_splits halvings of base's runs. Each half keeps whole runs, so the noise
+// holds the variation between runs, not only between steps (issue 14 items 3-4).
+std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules) {
   const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
-  const std::size_t runs = side_runs(base).size();
-  if (!any_gating) {
-    return;
-  }
-  if (runs < needed) {
-    if (base.traces.size() == 1 || head.traces.size() == 1) {
-      found.noise_not_estimated = NoiseNotEstimated{runs, needed};
-    }
-    return;
+  if (side_runs(base).size() < needed) {
+    return std::nullopt;
   }
   CalibrationOptions calibration_options;
   calibration_options.splits = k_compare_noise_splits;
-  found.noise = noise_finding(calibrate(base, rules, calibration_options), metrics);
+  return calibrate(base, rules, calibration_options);
+}
+
+// The per-op noise floors of `calibration` as the judgement takes them.
+std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration) {
+  std::vector<BaseNoise> noise;
+  if (!calibration) {
+    return noise;
+  }
+  for (const NoiseFloor& floor : calibration->metrics) {
+    const bool per_op = floor.metric_class == MetricClass::self_cpu || floor.metric_class == MetricClass::device;
+    if (per_op && floor.noise_floor) {
+      noise.push_back(BaseNoise{floor.metric_class, floor.name, *floor.noise_floor});
+    }
+  }
+  return noise;
+}
+
+// Base's A/A noise as a finding: the gating metrics whose threshold sits below it. Where base has too
+// few runs for an estimate and a side is a single trace, the finding says the floor and thresholds
+// decide alone.
+void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
+                        const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
+                        OpenHypotheses& found) {
+  const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
+  if (!any_gating) {
+    return;
+  }
+  if (!calibration) {
+    if (base.traces.size() == 1 || head.traces.size() == 1) {
+      const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
+      found.noise_not_estimated = NoiseNotEstimated{side_runs(base).size(), needed};
+    }
+    return;
+  }
+  found.noise = noise_finding(*calibration, metrics);
 }
 
 } // namespace
@@ -206,10 +237,12 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
-  Judgement judgement = judge_comparison(base, head, conditions, rules, options.strict, today_date);
+  const std::optional<Calibration> calibration =
+      conditions.comparable() ? base_calibration(base, rules) : std::nullopt;
+  Judgement judgement = judge_comparison(base, head, conditions, rules, options.strict, today_date, calibration);
   Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
-    add_noise_findings(base, head, rules, judgement.metrics, findings.open_hypotheses);
+    add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);
   }
 
   Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, applied_rules_json(rules));

@@ -1,1 +1,1 @@
-set(NEURON_GATE_TESTS_COMPARE test_compare.cpp test_compare_calibration.cpp test_compare_judgement.cpp)
+set(NEURON_GATE_TESTS_COMPARE test_compare.cpp test_compare_calibration.cpp test_compare_judgement.cpp test_compare_material.cpp test_compare_resolution.cpp test_compare_runs.cpp)

@@ -837,9 +837,11 @@ TEST_CASE("calibrate on example A measures a false-alarm rate of 0 of 200 splits
     REQUIRE(per_op.result.exit_code == 0);
     CHECK(per_op.calibration["unit"] == unit);
     CHECK(per_op.calibration["gating_classes"] == json::array({"self_cpu"}));
-    CHECK(per_op.calibration["failing_splits"] == 0);
-    // Per run, 5 vs 5 runs reach p = 1/252 at best, above 0.05 / 17 metrics: the rate says nothing.
-    CHECK(per_op.calibration["gating_never_decidable"] == (unit == "run" ? 17 : 0));
+    // Per step 0 of 200; per run 3 of 200 (1.5%, 95% CI 0.31%-4.32%): within alpha. The material family
+    // (issue 14) holds at most 12 ops, so 5 vs 5 runs (p >= 1/252) can decide them.
+    CHECK(per_op.calibration["failing_splits"] == (unit == "run" ? 3 : 0));
+    CHECK(per_op.calibration["false_alarm_rate"]["estimate"].get<double>() <= 0.05);
+    CHECK(per_op.calibration["gating_never_decidable"] == 0);
   }
 }
 
@@ -862,8 +864,11 @@ TEST_CASE("calibrate on example A lists a noise floor per op next to its thresho
   CHECK(pow["noise_floor"].get<double>() == doctest::Approx(0.25).epsilon(1e-9));
   CHECK(pow["threshold_below_noise"] == true);
   CHECK(latency["gating"] == true);
-  CHECK(latency["noise_floor"].get<double>() < 0.05);
+  // 200 samples of one process split at random are not run-to-run noise: no noise floor is claimed.
+  CHECK(latency["within_process"] == true);
+  CHECK(latency["noise_floor"].is_null());
   CHECK(latency["threshold_below_noise"] == false);
+  CHECK(has_text(c.result.out, "| `latency` | end-to-end | yes | 5% | n/a (one process) |"));
   CHECK(has_text(c.result.out, "| `aten::pow` | self CPU | no | 5% | 25% |"));
 }
 
@@ -875,11 +880,14 @@ TEST_CASE("compare --unit run and --unit step: A vs Areg regresses and A vs A2 p
       extra.insert(extra.end(), rules.begin(), rules.end());
       const Compared regression = compare(example("A"), example("Areg"), extra);
       CAPTURE(regression.result.err);
-      CHECK(regression.result.exit_code == 1);
+      // With the latency deciding, Areg regresses. With per-op gating alone it does not: its extra work is
+      // in ops whose calls per step change (STRUCTURAL), and aten::div_ 3 -> 5 µs does not clear base's
+      // A/A noise once the 1-µs timer quantum widens its CI (issue 14; README "Traces only").
+      CHECK(regression.result.exit_code == (rules.empty() ? 1 : 0));
       CHECK(regression.report["rules"]["unit"] == unit);
       const json div = find_metric(regression.report, "self_cpu", "aten::div_");
       REQUIRE(div.is_object());
-      CHECK(div["verdict"] == "REGRESSED");
+      CHECK(div["verdict"] == "STRUCTURAL");
       CHECK(div["base"]["n"] == (unit == "run" ? 10 : 30));
       const Compared same = compare(example("A"), example("A2"), extra);
       CAPTURE(same.result.err);
@@ -974,7 +982,7 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   CHECK(c.report["exit_code"] == 0);
   const std::string headline = c.report["verdict_line"].get<std::string>();
   CHECK(headline.rfind("⚠️ NO DECISION · `", 0) == 0);
-  CHECK(has_text(headline, "too few samples to decide; needs 6 samples per side (has 1 / 1)"));
+  CHECK(has_text(headline, "too few samples to decide; needs 5 samples per side (has 1 / 1)"));
   CHECK_FALSE(has_text(headline, "✅"));
   const CliResult markdown = run({"compare", base, head, "--no-git"});
   CHECK(markdown.exit_code == 0);

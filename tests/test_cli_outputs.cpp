@@ -79,7 +79,9 @@ TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs A
   const fs::path head = tables_only("Areg", root);
   const fs::path json_path = root / "r.json";
   const CliResult result = run({"compare", base.string(), head.string(), "--no-git", "--json", json_path.string()});
-  CHECK(result.exit_code == 1);
+  // The tables hold whole microseconds: aten::div_ 3 -> 5 µs (calls 1 -> 3) no longer clears the 1-µs
+  // quantum and base's noise, and the extra pow/mean are STRUCTURAL (issue 14): no regression from ops alone.
+  CHECK(result.exit_code == 0);
   CHECK(result.out.find("| samples_from | key_averages tables | key_averages tables | ✓ |") != std::string::npos);
   const auto json = nlohmann::json::parse(read_text(json_path.string()));
   const auto pow = find_metric(json, "self_cpu", "aten::pow");
@@ -164,7 +166,9 @@ TEST_CASE("--allow-mismatch takes one name each time, before or after the profil
   CHECK(before.exit_code == 0);
   const CliResult twice = run({"compare", example("A"), example("A_8x512"), "--allow-mismatch", "schedule",
                                "--allow-mismatch", "inputs", "--quiet", "--no-git"});
-  CHECK(twice.exit_code == 1);
+  // Accepted: compared, not NOT COMPARABLE (3). Latency +9.4% from one process a side is within the
+  // between-run allowance (10%): NO DECISION, exit 0.
+  CHECK(twice.exit_code == 0);
 }
 
 TEST_CASE("a number beyond double in a rules file is an input error naming the file") {

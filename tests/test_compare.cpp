@@ -189,18 +189,20 @@ TEST_SUITE_BEGIN("compare::verdict");
 namespace {
 
 // A side whose single trace has one step per sample, each with op "op" taking `values[i]` µs.
+// One step per value, each in a trace of its own run folder (a process of its own: independent samples).
 ng::SideSamples side_with(const std::vector<double>& values) {
   ng::SideSamples side;
-  ng::TraceSamples trace;
-  trace.has_profiler_steps = true;
-  for (double v : values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    ng::TraceSamples trace;
+    trace.path = "side/run-" + std::to_string(100 + i) + "/trace.json";
+    trace.has_profiler_steps = true;
     ng::StepSample step;
     step.name = "ProfilerStep#1";
-    step.duration_ns = static_cast<ng::Nanoseconds>(std::llround(v * 1000.0)) + 1000;
-    step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(v * 1000.0)), 0, 1};
+    step.duration_ns = static_cast<ng::Nanoseconds>(std::llround(values[i] * 1000.0)) + 1000;
+    step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(values[i] * 1000.0)), 0, 1};
     trace.steps.push_back(step);
+    side.traces.push_back(trace);
   }
-  side.traces.push_back(trace);
   return side;
 }
 
@@ -253,12 +255,20 @@ TEST_CASE("two vs three steps can never pass and are INSUFFICIENT with the sampl
 }
 
 TEST_CASE("constant samples give a verdict and no NaN") {
+  // Whole microseconds are quantised data (1-µs timer): a constant cannot be told from a change of less
+  // than one quantum, so it is INCONCLUSIVE within the resolution, never EQUIVALENT "within ±5%".
   const auto m = judge_op(std::vector<double>(10, 0.0), std::vector<double>(10, 0.0));
-  CHECK(m.verdict == ng::Verdict::equivalent);
+  CHECK(m.verdict == ng::Verdict::inconclusive);
+  CHECK(m.why == ng::VerdictReason::within_resolution);
   CHECK_FALSE(m.ratio.has_value());
   const auto same = judge_op(std::vector<double>(10, 5.0), std::vector<double>(10, 5.0));
-  CHECK(same.verdict == ng::Verdict::equivalent);
+  CHECK(same.verdict == ng::Verdict::inconclusive);
   CHECK(*same.ratio == 1.0);
+  CHECK(*same.ratio_low == doctest::Approx(0.8));  // [1, 1] widened by 1 µs over 5 µs
+  // With nanosecond data the same constants are EQUIVALENT.
+  const auto fine = judge_op(std::vector<double>(10, 5.001), std::vector<double>(10, 5.001));
+  CHECK(fine.verdict == ng::Verdict::equivalent);
+  CHECK(*fine.ratio == 1.0);
 }
 
 TEST_CASE("a regression below the absolute floor is not REGRESSED") {

@@ -1,5 +1,6 @@
 // Tests for src/report/prose.hpp: reasons, headlines and findings as text, from judged values only.
 #include "compare/judgement.hpp"
+#include "report/number_format.hpp"
 #include "report/prose.hpp"
 #include "report/report.hpp"
 
@@ -99,6 +100,13 @@ TEST_CASE("every outcome has a name, a key and an emoji") {
   CHECK(std::string(outcome_emoji(Outcome::no_decision)) == "⚠️");
   CHECK(exit_code(Outcome::no_decision, false) == 0);
   CHECK(exit_code(Outcome::no_decision, true) == 4);
+}
+
+TEST_CASE("values below the timer resolution print as < 1 µs, others as before") {
+  CHECK(format_value(0.0, "us", 1.0) == "< 1 µs");
+  CHECK(format_value(0.5, "us", 1.0) == "< 1 µs");
+  CHECK(format_value(1.0, "us", 1.0) == "1.00 µs");
+  CHECK(format_value(0.5, "us", std::nullopt) == "0.50 µs");
 }
 
 TEST_SUITE_END();

@@ -62,6 +62,53 @@ std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// An end-to-end metric of 4 or more known runs splits into halves of whole runs; otherwise its samples
+// split at random (within one process).
+bool splits_by_run(const EndToEndMetric& metric) {
+  std::size_t total = 0;
+  for (std::size_t n : metric.run_sizes) {
+    total += n;
+  }
+  return metric.run_sizes.size() >= 4 && total == metric.samples.size();
+}
+
+std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric& metric, std::mt19937_64& rng) {
+  EndToEndMetric half_a = metric, half_b = metric;
+  half_a.samples.clear();
+  half_b.samples.clear();
+  half_a.run_sizes.clear();
+  half_b.run_sizes.clear();
+  if (splits_by_run(metric)) {
+    std::vector<std::size_t> starts;
+    std::size_t start = 0;
+    for (std::size_t n : metric.run_sizes) {
+      starts.push_back(start);
+      start += n;
+    }
+    std::vector<std::size_t> order = identity(metric.run_sizes.size());
+    shuffle(order, rng);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      EndToEndMetric& half = i < order.size() / 2 ? half_a : half_b;
+      const std::size_t r = order[i];
+      half.samples.insert(half.samples.end(), metric.samples.begin() + static_cast<std::ptrdiff_t>(starts[r]),
+                          metric.samples.begin() + static_cast<std::ptrdiff_t>(starts[r] + metric.run_sizes[r]));
+      half.run_sizes.push_back(metric.run_sizes[r]);
+    }
+    half_a.runs = half_a.run_sizes.size();
+    half_b.runs = half_b.run_sizes.size();
+    return {half_a, half_b};
+  }
+  std::vector<std::size_t> samples = identity(metric.samples.size());
+  shuffle(samples, rng);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    (i < samples.size() / 2 ? half_a : half_b).samples.push_back(metric.samples[samples[i]]);
+  }
+  half_a.run_sizes = {half_a.samples.size()};
+  half_b.run_sizes = {half_b.samples.size()};
+  half_a.runs = half_b.runs = 1;
+  return {half_a, half_b};
+}
+
 } // namespace
 
 Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options) {
@@ -135,14 +182,7 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
       (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
     }
     for (const EndToEndMetric& metric : side.end_to_end) {
-      EndToEndMetric half_a = metric, half_b = metric;
-      half_a.samples.clear();
-      half_b.samples.clear();
-      std::vector<std::size_t> samples = identity(metric.samples.size());
-      shuffle(samples, rng);
-      for (std::size_t i = 0; i < samples.size(); ++i) {
-        (i < samples.size() / 2 ? half_a : half_b).samples.push_back(metric.samples[samples[i]]);
-      }
+      auto [half_a, half_b] = split_end_to_end(metric, rng);
       a.end_to_end.push_back(std::move(half_a));
       b.end_to_end.push_back(std::move(half_b));
     }
@@ -191,6 +231,15 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
     const bool per_op = floor.metric_class == MetricClass::self_cpu || floor.metric_class == MetricClass::device;
     floor.threshold_below_noise = floor.noise_floor && floor.threshold < *floor.noise_floor &&
                                   (!per_op || (floor.p95_abs_shift && *floor.p95_abs_shift >= rules.floor_us));
+    if (floor.metric_class == MetricClass::end_to_end) {
+      const auto metric = std::find_if(side.end_to_end.begin(), side.end_to_end.end(),
+                                       [&](const EndToEndMetric& e) { return e.name == floor.name; });
+      if (metric != side.end_to_end.end() && !splits_by_run(*metric)) {
+        floor.within_process = true;  // not run-to-run noise: never presented as a noise floor
+        floor.noise_floor.reset();
+        floor.threshold_below_noise = false;
+      }
+    }
     result.gating_never_decidable += floor.gating && floor.unreachable == options.splits ? 1 : 0;
     result.metrics.push_back(std::move(floor));
   }

@@ -50,6 +50,9 @@ struct NoiseFloor {
   // The threshold sits below the noise floor, and (per op) the noise also reaches rules.floor_us, so
   // the threshold alone does not keep noise from being called a change.
   bool threshold_below_noise = false;
+  // End-to-end samples of fewer than 4 runs (processes) are split at random within a process: their
+  // spread is not run-to-run noise, so noise_floor is then unset and threshold_below_noise false.
+  bool within_process = false;
   bool operator==(const NoiseFloor&) const = default;
 };
 
@@ -60,7 +63,8 @@ struct Calibration {
   SplitBy split_by = SplitBy::runs;
   std::size_t runs = 0, traces = 0;
   std::size_t half_a = 0, half_b = 0;  // runs (or traces) per half; half_a <= half_b
-  std::size_t end_to_end_samples = 0;  // e2e samples are split at random on their own (not tied to runs)
+  std::size_t end_to_end_samples = 0;  // e2e samples: split by their runs when a metric has 4 or more, else
+                                       // at random within one process (NoiseFloor::within_process)
   std::size_t splits = 0;
   std::uint64_t seed = 0;
   double alpha = 0.05;

@@ -23,6 +23,10 @@ GateFinding gate_finding(const Judgement& judgement, const RuleSet& rules) {
   });
   gate.correction = rules.correction;
   gate.alpha = rules.alpha;
+  gate.material = judgement.decision.material;
+  gate.per_op_gates = std::any_of(gate.gating_classes.begin(), gate.gating_classes.end(), [](MetricClass c) {
+    return c == MetricClass::self_cpu || c == MetricClass::device;
+  });
   return gate;
 }
 

@@ -31,6 +31,8 @@ struct GateFinding {
   bool have_end_to_end = false;  // gating (not explanatory) end-to-end metrics are present
   Correction correction = Correction::holm;
   double alpha = 0.05;
+  MaterialSelection material;  // how many per-op metrics gate, and why the others do not
+  bool per_op_gates = false;   // a per-op class is among the gating classes
 };
 
 // Ops that appeared, disappeared or changed their calls per step (self CPU metrics), read together.

@@ -1,5 +1,6 @@
 #include "compare/judgement.hpp"
 
+#include "compare/material.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/power.hpp"
 
@@ -68,7 +69,8 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
-  for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::step_time}) {
+  for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
+                        Family::step_time}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {
@@ -112,6 +114,49 @@ bool ci_beyond(const MetricComparison& m, bool for_worse) {
   return for_worse ? low >= 1.0 + m.threshold : high <= 1.0 - m.threshold;
 }
 
+// The ratio CI's end nearest to no change, as a worse ratio (> 1 worse), in the direction of the change.
+std::optional<double> near_end(const MetricComparison& m, bool for_worse) {
+  const auto a = worse_ratio(m, m.ratio_low);
+  const auto b = worse_ratio(m, m.ratio_high);
+  if (!a || !b) {
+    return std::nullopt;
+  }
+  return for_worse ? std::min(*a, *b) : std::max(*a, *b);
+}
+
+// Per op: the change clears base's own A/A noise (issue 14 item 3): the near end of the ratio CI (widened
+// by the timer resolution) lies beyond 1 ± the noise (0 when not estimated). Checked only where the noise
+// or the resolution is known; true for other metrics.
+bool clears_noise(const MetricComparison& m, bool for_worse) {
+  if (!per_op(m) || (!m.base_noise && !m.resolution)) {
+    return true;
+  }
+  const auto end = near_end(m, for_worse);
+  const double noise = m.base_noise.value_or(0.0);
+  return end && (for_worse ? *end > 1.0 + noise : *end < 1.0 - noise);
+}
+
+// Self CPU time of one process per side: its steps share the process's state, so a difference is not
+// established across runs (issue 14 item 4). Device time is measured on the device and keeps deciding.
+bool one_process(const MetricComparison& m) {
+  return m.metric_class == MetricClass::self_cpu && (m.base_processes == 1 || m.head_processes == 1);
+}
+
+// Why a significant change beyond the threshold and floor was not called a change; nullopt when it was.
+std::optional<VerdictReason> change_blocked(const MetricComparison& m, double worse) {
+  const bool for_worse = worse >= 1.0;
+  if (one_process(m)) {
+    return VerdictReason::not_across_runs;
+  }
+  if (m.run_allowance > 0 && (for_worse ? worse < 1.0 + m.run_allowance : worse > 1.0 - m.run_allowance)) {
+    return VerdictReason::within_run_allowance;
+  }
+  if (!clears_noise(m, for_worse)) {
+    return m.base_noise ? VerdictReason::within_noise : VerdictReason::within_resolution;
+  }
+  return std::nullopt;
+}
+
 // The reason an undecided metric with enough samples is INCONCLUSIVE, the one that holds.
 VerdictReason inconclusive_reason(const MetricComparison& m, bool above_floor) {
   if (!m.ratio) {
@@ -126,10 +171,36 @@ VerdictReason inconclusive_reason(const MetricComparison& m, bool above_floor) {
   if (significant && beyond && !above_floor) {
     return VerdictReason::below_floor;
   }
+  if (significant && beyond) {
+    if (auto blocked = change_blocked(m, *worse)) {
+      return *blocked;
+    }
+  }
   if (ci_beyond(m, true) || ci_beyond(m, false)) {
     return significant ? VerdictReason::below_floor : VerdictReason::adjusted_p_not_reached;
   }
   return significant ? VerdictReason::significant_size_open : VerdictReason::threshold_straddled;
+}
+
+// Quantised data whose unwidened shift CI lies within one quantum of no change.
+bool within_one_quantum(const MetricComparison& m) {
+  if (!m.resolution || !m.shift_low || !m.shift_high) {
+    return false;
+  }
+  const double q = *m.resolution;
+  return *m.shift_low + q >= -q && *m.shift_high - q <= q;
+}
+
+// The shift CI inside ±floor: inclusive, or strictly for quantised data (an interval of exactly ±one
+// quantum cannot tell no change from a whole quantum).
+bool shift_within_floor(const MetricComparison& m) {
+  if (!per_op(m) || !m.shift_low || !m.shift_high) {
+    return false;
+  }
+  if (m.resolution) {
+    return *m.shift_low > -m.floor_us && *m.shift_high < m.floor_us;
+  }
+  return *m.shift_low >= -m.floor_us && *m.shift_high <= m.floor_us;
 }
 
 // The verdict rules of judge() (judgement.hpp), in order.
@@ -149,21 +220,25 @@ void give_verdict(MetricComparison& m) {
     m.why = VerdictReason::single_run;
     return;
   }
-  if (m.significant_worse && worse && *worse >= 1.0 + t && above_floor) {
+  const bool decidable = worse && !change_blocked(m, *worse);
+  if (m.significant_worse && worse && *worse >= 1.0 + t && above_floor && decidable) {
     m.verdict = Verdict::regressed;
     m.why = VerdictReason::worse_beyond_threshold;
   } else if (m.calls_changed) {
     m.verdict = Verdict::structural;
     m.why = VerdictReason::calls_changed;
-  } else if (m.significant_better && worse && *worse <= 1.0 - t && above_floor) {
+  } else if (m.significant_better && worse && *worse <= 1.0 - t && above_floor && decidable) {
     m.verdict = Verdict::improved;
     m.why = VerdictReason::better_beyond_threshold;
   } else if (m.ratio_low && m.ratio_high && *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t) {
     m.verdict = Verdict::equivalent;
     m.why = VerdictReason::ci_within_threshold;
-  } else if (per_op(m) && m.shift_low && m.shift_high && *m.shift_low >= -m.floor_us && *m.shift_high <= m.floor_us) {
+  } else if (shift_within_floor(m)) {
     m.verdict = Verdict::equivalent;
     m.why = VerdictReason::ci_within_floor;
+  } else if (within_one_quantum(m)) {
+    m.verdict = Verdict::inconclusive;
+    m.why = VerdictReason::within_resolution;
   } else if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size(), true) > m.needed_p) {
     m.verdict = Verdict::insufficient;
     m.why = VerdictReason::too_few_samples;
@@ -181,10 +256,21 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.needed_p = family_alpha(rules.alpha, m.family_size);
   m.threshold = rules.threshold_for(m.metric_class, unranked_name(m));
   m.floor_us = per_op(m) ? rules.floor_us : 0.0;
+  if (per_op(m)) {
+    for (const BaseNoise& noise : options.base_noise) {
+      if (noise.metric_class == m.metric_class && noise.name == m.name) {
+        m.base_noise = noise.noise_floor;
+      }
+    }
+  }
+  if (m.metric_class == MetricClass::end_to_end &&
+      (m.base_processes < k_min_runs_for_e2e_run_unit || m.head_processes < k_min_runs_for_e2e_run_unit)) {
+    m.run_allowance = rules.between_run_allowance;
+  }
   m.significant_worse = m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha;
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   m.gating = std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end() &&
-             (!m.explanatory || rules.end_to_end.gate == GateMode::always);
+             (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material;
   give_verdict(m);
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
     m.minimum_detectable_ratio = minimum_detectable_ratio(m.base_samples, m.head_samples, m.needed_p);
@@ -231,7 +317,7 @@ std::size_t samples_to_decide(const MetricComparison& m, NoDecisionCause cause) 
 // NO DECISION (issue 11, 22): a gating metric's ratio CI wholly beyond its threshold on the worse side
 // while its adjusted p cannot pass; or no gating metric decided and one undecided for lack of samples.
 std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
-  std::optional<std::size_t> beyond, lacking;
+  std::optional<std::size_t> beyond, lacking, one_run_change;
   bool any_decided = false;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const MetricComparison& m = metrics[i];
@@ -248,6 +334,16 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
     if (lack && (!lacking || log_change(m) > log_change(metrics[*lacking]))) {
       lacking = i;
     }
+    const bool one_run = m.why == VerdictReason::not_across_runs || m.why == VerdictReason::within_run_allowance;
+    if (one_run && worse_ratio(m, m.ratio).value_or(0.0) > 1.0 && (!one_run_change || log_change(m) > log_change(metrics[*one_run_change]))) {
+      one_run_change = i;
+    }
+  }
+  if (one_run_change && !beyond) {
+    // A significant change beyond the threshold that one process per side cannot establish: never a pass.
+    const bool e2e = metrics[*one_run_change].metric_class == MetricClass::end_to_end;
+    return NoDecision{NoDecisionCause::one_process, *one_run_change,
+                      e2e ? k_min_runs_for_e2e_run_unit : k_runs_to_establish};
   }
   if (beyond) {
     const NoDecisionCause cause = NoDecisionCause::adjusted_p_not_reached;
@@ -315,6 +411,8 @@ const char* family_name(Family family) {
     return "device summary";
   case Family::per_op:
     return "per-op";
+  case Family::per_op_minor:
+    return "per-op (not material)";
   case Family::step_time:
     return "step time";
   }
@@ -358,6 +456,7 @@ Judgement judge(const std::vector<MetricMeasurement>& measurements, const Condit
     m.family = family_of(measurement);
     result.metrics.push_back(std::move(m));
   }
+  result.decision.material = select_material(result.metrics, rules.material_share);
   adjust_families(result.metrics, rules.correction);
   for (MetricComparison& m : result.metrics) {
     judge_metric(m, rules, result.decision.gating_classes, options);

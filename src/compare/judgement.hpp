@@ -25,11 +25,12 @@ const char* verdict_name(Verdict verdict);
 enum class Family {
   end_to_end,      // application end-to-end metrics (and device total_time where it decides)
   device_summary,  // explanatory Neuron device summary measures
-  per_op,          // self CPU and device time of every op together
+  per_op,          // self CPU and device time of every material op together (MetricJudgement::material)
+  per_op_minor,    // the per-op metrics below rules.material_share: reported, corrected on their own, never gating
   step_time,       // profiled step time (per rank)
 };
 
-// "end-to-end", "device summary", "per-op", "step time".
+// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time".
 const char* family_name(Family family);
 
 // Why a metric got its verdict. The numbers each reason rests on are in the MetricComparison
@@ -50,6 +51,13 @@ enum class VerdictReason {
   below_floor,             // INCONCLUSIVE: beyond the threshold with adjusted p within alpha, |shift| < floor
   no_interval,             // INCONCLUSIVE: a ratio but no 95% CI of it at these sample sizes
   no_ratio,                // INCONCLUSIVE: no ratio (base median 0) and the change not within the floor
+  within_noise,            // INCONCLUSIVE (per op): significant and beyond threshold and floor, but the ratio CI
+                           // (widened by the timer resolution) does not clear base's own A/A noise (base_noise)
+  within_resolution,       // INCONCLUSIVE (per op): quantised data whose change lies within one timer quantum
+  not_across_runs,         // INCONCLUSIVE (self CPU): significant and beyond the threshold, but a side's samples come
+                           // from one process, so the change is not established across runs
+  within_run_allowance,    // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
+                           // from too few processes and the change is within the between-run allowance
 };
 
 // The one per-test level of a family: the p a single metric must reach when it is tested alone against
@@ -62,7 +70,12 @@ double family_alpha(double alpha, std::size_t family_size);
 struct MetricJudgement {
   Family family = Family::per_op;
   std::size_t family_size = 0;   // members with both sides present
-  bool gating = false;           // the metric's class decides pass/fail
+  bool gating = false;           // the metric's class decides pass/fail, and (per op) it is material
+  // Per op: base's median per step >= rules.material_share x its reference (base's median step time for
+  // self CPU, base's device time per step for device time; same rank). Chosen from base's data alone,
+  // before any test. Always true for other metrics, and for every op when no reference exists.
+  bool material = true;
+  std::optional<double> base_share;  // per op: base median / reference, when both exist
   std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)
   std::optional<double> q_value;                              // Benjamini–Hochberg of p_two_sided
   double threshold = 0.05;       // relative threshold t of the rules for this metric
@@ -79,6 +92,13 @@ struct MetricJudgement {
   std::optional<double> minimum_detectable_ratio;  // at the observed noise, needed_p, power 0.8
   std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT or undecided for lack of samples
   std::optional<std::string> waiver;               // reason of a waiver that covers a regression
+  // Per op: base's own A/A noise, the 95th percentile of |ratio - 1| over random halvings of base's runs
+  // (calibration.hpp), when compare estimated it (DecideOptions::base_noise). A REGRESSED or IMPROVED op's
+  // ratio CI must clear it.
+  std::optional<double> base_noise;
+  // End-to-end: the between-run allowance applied (rules.between_run_allowance) because a side has fewer
+  // than k_min_runs_for_e2e_run_unit runs; 0 when the samples are per run.
+  double run_allowance = 0.0;
 };
 
 // A measured and judged metric: what every renderer draws from.
@@ -101,10 +121,18 @@ enum class Outcome {
 // no_decision 0 (4 under --strict).
 int exit_code(Outcome outcome, bool strict);
 
+// Base's A/A noise of one metric (calibration.hpp NoiseFloor::noise_floor), by class and name.
+struct BaseNoise {
+  MetricClass metric_class = MetricClass::self_cpu;
+  std::string name;
+  double noise_floor = 0.0;  // 95th percentile of |ratio - 1| between random halves of base
+};
+
 // Options of judge() that come from the command line.
 struct DecideOptions {
   bool strict = false;  // an undecided gating metric (INCONCLUSIVE, INSUFFICIENT) gives exit code 4
   std::string today;    // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
+  std::vector<BaseNoise> base_noise;  // per-op noise of base, when estimated (empty: none)
 };
 
 // Why NO DECISION, and the metric a headline names.
@@ -112,12 +140,27 @@ enum class NoDecisionCause {
   too_few_samples,        // no gating metric decided; at least one is INSUFFICIENT (or a single run)
   adjusted_p_not_reached, // a gating metric's ratio CI lies wholly beyond its threshold (worse side),
                           // but its adjusted p does not reach alpha
+  one_process,            // a gating metric changed significantly beyond its threshold, but a side's samples
+                          // come from one process (not_across_runs, within_run_allowance); samples_needed
+                          // is then runs per side (k_runs_to_establish; k_min_runs_for_e2e_run_unit end to end)
 };
+
+// Runs (processes) per side the report asks for when one process cannot establish a change.
+inline constexpr std::size_t k_runs_to_establish = 3;
 
 struct NoDecision {
   NoDecisionCause cause = NoDecisionCause::too_few_samples;
   std::size_t metric = 0;             // index into Judgement::metrics of the metric named
   std::size_t samples_needed = 0;     // per side, from stats/power.hpp (samples_needed_per_side)
+};
+
+// How the per-op family was chosen (issue 14 item 1): the material ops gate, the others do not.
+struct MaterialSelection {
+  double share = 0.01;               // rules.material_share
+  std::size_t material = 0;          // per-op metrics (both sides present) in Family::per_op
+  std::size_t not_material = 0;      // per-op metrics (both sides present) in Family::per_op_minor
+  std::optional<double> step_us;     // base's median step time (rank-less or rank 0), the self CPU reference
+  std::optional<double> device_us;   // base's device time per step (sum of the ops' base medians)
 };
 
 // The decision and what it rests on.
@@ -129,6 +172,7 @@ struct Decision {
   std::map<Verdict, std::size_t> gating_counts;  // per verdict, over gating metrics only
   std::vector<std::string> regressed;         // names of gating metrics that regressed (not waived)
   std::optional<NoDecision> no_decision;      // set when outcome is no_decision
+  MaterialSelection material;                 // how the per-op family was chosen
 };
 
 // Every metric judged, and the decision.
@@ -138,15 +182,21 @@ struct Judgement {
 };
 
 // Judges every measurement, then decides. Families: "end-to-end", "device summary", "per-op" (self CPU
-// and device together) and "step time", each corrected on its own with rules.correction (Holm by
-// default); Benjamini–Hochberg q values are added for "worth a look".
+// and device of the material ops together), "per-op (not material)" and "step time", each corrected on
+// its own with rules.correction (Holm by default); Benjamini–Hochberg q values are added for "worth a
+// look". Only material per-op metrics gate (MetricJudgement::material).
 // Verdict rules per metric, in order (t = threshold, f = floor for per-op metrics):
 //   STRUCTURAL   the op is on one side only
 //   INCONCLUSIVE step time where a side has a single run
-//   REGRESSED    adjusted one-sided p <= alpha, ratio >= 1 + t (worse direction), |shift| >= f
+//   REGRESSED    adjusted one-sided p <= alpha, ratio >= 1 + t (worse direction), |shift| >= f; per op, the
+//                worse end of the ratio CI (widened by the timer resolution) beyond 1 + base's A/A noise (0
+//                when not estimated; checked when either is known); self CPU only when both sides come from
+//                more than one process; end-to-end ratio also >= 1 + between_run_allowance while a side has
+//                fewer than k_min_runs_for_e2e_run_unit runs
 //   STRUCTURAL   its median calls per step differ (and it did not regress)
 //   IMPROVED     the same as REGRESSED in the better direction (ratio <= 1 - t)
-//   EQUIVALENT   ratio CI inside [1 - t, 1 + t], or the shift CI inside ±f
+//   EQUIVALENT   ratio CI inside [1 - t, 1 + t], or the shift CI inside ±f (strictly, for quantised data)
+//   INCONCLUSIVE quantised data whose unwidened shift CI lies within one quantum (within_resolution)
 //   INSUFFICIENT the smallest attainable p for (n_base, n_head) exceeds family_alpha(alpha, family size)
 //   INCONCLUSIVE otherwise, with the reason that holds (VerdictReason)
 // Outcome, in order: not_comparable (conditions differ), regression, no_decision, inconclusive

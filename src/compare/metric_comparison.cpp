@@ -88,6 +88,36 @@ void run_statistics(MetricMeasurement& metric) {
   }
 }
 
+// One quantum of the sides' timer in µs, when either side's traces are integer-µs data.
+std::optional<double> trace_resolution(const SideSamples& base, const SideSamples& head) {
+  if (integer_microsecond_data(base) || integer_microsecond_data(head)) {
+    return 1.0;
+  }
+  return std::nullopt;
+}
+
+// The sample count of every run of an end-to-end metric is known (files that list runs, or one run each).
+bool e2e_runs_known(const EndToEndMetric& m) {
+  std::size_t total = 0;
+  for (std::size_t n : m.run_sizes) {
+    total += n;
+  }
+  return m.run_sizes.size() == m.runs && total == m.samples.size();
+}
+
+// One sample per run: the median of that run's samples.
+std::vector<double> e2e_run_medians(const EndToEndMetric& m) {
+  std::vector<double> result;
+  std::size_t start = 0;
+  for (std::size_t n : m.run_sizes) {
+    const std::vector<double> run(m.samples.begin() + static_cast<std::ptrdiff_t>(start),
+                                  m.samples.begin() + static_cast<std::ptrdiff_t>(start + n));
+    result.push_back(median(run).value_or(0.0));
+    start += n;
+  }
+  return result;
+}
+
 struct OpSeries {
   std::vector<double> self_cpu_us;
   std::vector<double> device_us;
@@ -177,7 +207,7 @@ std::vector<double> unit_samples(const std::vector<double>& per_step, const Rank
 // Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
 void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps& base_steps,
                        const RankSteps& head_steps, const RuleSet& rules, bool per_rank,
-                       std::optional<unsigned> rank) {
+                       std::optional<unsigned> rank, std::optional<double> resolution) {
   std::map<std::string, OpSeries> base_ops = op_series(base_steps.steps, rules);
   std::map<std::string, OpSeries> head_ops = op_series(head_steps.steps, rules);
   std::set<std::string> names;
@@ -210,8 +240,13 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps&
         metric.head_calls = median(h.calls);
       }
       metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
+      metric.base_processes = base_steps.runs;
+      metric.head_processes = head_steps.runs;
       if (b.present && h.present) {
         run_statistics(metric);
+        if (resolution) {
+          widen_for_resolution(metric, *resolution);
+        }
       } else {
         metric.base_median = median(metric.base_samples);
         metric.head_median = median(metric.head_samples);
@@ -226,6 +261,38 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps&
 }
 
 } // namespace
+
+void widen_for_resolution(MetricMeasurement& metric, double resolution) {
+  metric.resolution = resolution;
+  if (metric.shift_low && metric.shift_high) {
+    metric.shift_low = *metric.shift_low - resolution;
+    metric.shift_high = *metric.shift_high + resolution;
+  }
+  if (metric.ratio_low && metric.ratio_high && metric.base_median && *metric.base_median > 0) {
+    const double step = resolution / *metric.base_median;
+    metric.ratio_low = std::max(0.0, *metric.ratio_low - step);
+    metric.ratio_high = *metric.ratio_high + step;
+  }
+}
+
+bool integer_microsecond_data(const SideSamples& side) {
+  if (side.traces.empty()) {
+    return false;
+  }
+  for (const TraceSamples& trace : side.traces) {
+    for (const StepSample& step : trace.steps) {
+      if (step.duration_ns % 1000 != 0) {
+        return false;
+      }
+      for (const auto& [name, values] : step.ops) {
+        if (values.self_cpu_ns % 1000 != 0 || values.device_ns % 1000 != 0) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
 
 std::vector<Run> side_runs(const SideSamples& side) {
   std::map<std::string, std::vector<std::size_t>> folders;
@@ -308,8 +375,12 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
     metric.explanatory = b.origin == EndToEndOrigin::device_summary &&
                          (application_numbers || b.name != k_device_total_time_metric);
-    metric.base_samples = b.samples;
-    metric.head_samples = h->samples;
+    const bool by_run = e2e_runs_known(b) && e2e_runs_known(*h) && b.runs >= k_min_runs_for_e2e_run_unit &&
+                        h->runs >= k_min_runs_for_e2e_run_unit;
+    metric.base_samples = by_run ? e2e_run_medians(b) : b.samples;
+    metric.head_samples = by_run ? e2e_run_medians(*h) : h->samples;
+    metric.base_processes = std::max<std::size_t>(1, b.runs);
+    metric.head_processes = std::max<std::size_t>(1, h->runs);
     run_statistics(metric);
     metrics.push_back(std::move(metric));
   }
@@ -318,6 +389,7 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
   check_sample_unit(head, rules.unit);
   // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
   const bool per_rank = compare_per_rank(base.traces, head.traces);
+  const std::optional<double> resolution = trace_resolution(base, head);
   const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
   const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head, rules.drop_first_steps, per_rank);
   std::vector<MetricMeasurement> op_metrics;
@@ -345,10 +417,15 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
       step.head_samples = unit_samples(head_us, h->second, rules.unit);
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
+      step.base_processes = b.runs;
+      step.head_processes = h->second.runs;
       run_statistics(step);
+      if (resolution) {
+        widen_for_resolution(step, *resolution);
+      }
       metrics.push_back(std::move(step));
     }
-    append_op_metrics(op_metrics, b, h->second, rules, per_rank, rank);
+    append_op_metrics(op_metrics, b, h->second, rules, per_rank, rank, resolution);
   }
   // Ops by name, then rank (ranks were visited in order; the sort is stable).
   std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {

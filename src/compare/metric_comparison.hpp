@@ -36,6 +36,14 @@ struct MetricMeasurement {
   // end-to-end numbers. Its own family ("device summary"); gates only under metrics.end_to_end.gate "always".
   bool explanatory = false;
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
+  // Processes the samples come from: runs (folders of traces, side_runs) for ops and step time; for an
+  // end-to-end metric its runs (EndToEndMetric::runs, at least 1). Samples of one process are not
+  // independent (README "Statistics and verdicts", issue 14 item 4).
+  std::size_t base_processes = 0, head_processes = 0;
+  // The timer's resolution in `unit` when the data are quantised: 1 µs when every duration of a side's
+  // traces is a multiple of 1000 ns (integer-µs timers, e.g. legacy traces). The shift and ratio CIs
+  // below are then already widened by one quantum on each side (widen_for_resolution).
+  std::optional<double> resolution;
   std::vector<double> base_samples;  // one per step (ops absent from a step count 0), per run (median
                                      // of its steps, under SampleUnit::run) or per e2e measurement
   std::vector<double> head_samples;
@@ -58,6 +66,16 @@ struct MetricMeasurement {
   bool calls_changed = false;
   bool present_in_base = true, present_in_head = true;
 };
+
+// Widens the CIs of a measured metric by one timer quantum `resolution` on each side: the shift CI by
+// the quantum, the ratio CI by the quantum over the base median (base median > 0; the low end stays
+// >= 0). A quantised measurement can show a collapsed interval ([1.000, 1.000]) that says nothing about
+// changes smaller than a quantum (issue 14 item 3). Sets metric.resolution.
+void widen_for_resolution(MetricMeasurement& metric, double resolution);
+
+// True when every step duration and every op's self CPU and device time in `side`'s traces is a
+// multiple of 1000 ns (an integer-µs timer); false for a side without traces.
+bool integer_microsecond_data(const SideSamples& side);
 
 // Builds every metric of base vs head and runs the statistics on each: end-to-end metrics (matched
 // by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
@@ -92,6 +110,11 @@ std::vector<Run> side_runs(const SideSamples& side);
 // Smallest number of runs a side needs for SampleUnit::run: 3 vs 3 runs reach a one-sided p of 1/20 =
 // 0.05 at best, so fewer can never pass alpha (see README "Statistics and verdicts").
 inline constexpr std::size_t k_min_runs_for_run_unit = 3;
+
+// End-to-end samples are taken per run (the median of each run's samples) when both sides have at least
+// this many runs (EndToEndMetric::runs); with fewer they are pooled and the judgement applies the rules'
+// between-run allowance (README "Statistics and verdicts", issue 14 item 4).
+inline constexpr std::size_t k_min_runs_for_e2e_run_unit = 5;
 
 // Checks that `side` can be sampled per `unit`: under SampleUnit::run a side with traces needs at
 // least k_min_runs_for_run_unit runs. Throws UsageError naming the side, its profile and its run count.

@@ -175,8 +175,9 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   if (!doc.is_object()) {
     parser.fail("rules must be a JSON object");
   }
-  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "ignore", "ops",
-                              "drop_first_steps", "unit", "allow_mismatch", "waivers", "max_waiver_days"});
+  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
+                              "between_run_allowance", "ignore", "ops", "drop_first_steps", "unit",
+                              "allow_mismatch", "waivers", "max_waiver_days"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -216,6 +217,12 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   }
   if (doc.contains("floor_us")) {
     rules.floor_us = parser.number(doc["floor_us"], "floor_us", 0.0, 1e12);
+  }
+  if (doc.contains("material_share")) {
+    rules.material_share = parser.number(doc["material_share"], "material_share", 0.0, 1.0);
+  }
+  if (doc.contains("between_run_allowance")) {
+    rules.between_run_allowance = parser.number(doc["between_run_allowance"], "between_run_allowance", 0.0, 100.0);
   }
   if (doc.contains("ignore")) {
     rules.ignore = parser.strings(doc["ignore"], "ignore");
@@ -347,6 +354,8 @@ std::string applied_rules_json(const RuleSet& rules) {
   }
   j["metrics"] = metrics;
   j["floor_us"] = rules.floor_us;
+  j["material_share"] = rules.material_share;
+  j["between_run_allowance"] = rules.between_run_allowance;
   j["ignore"] = rules.ignore;
   j["ops"] = nlohmann::ordered_json::array();
   for (const OpRule& op : rules.ops) {

@@ -73,6 +73,13 @@ struct RuleSet {
   MetricClassRule self_cpu{0.05, GateMode::automatic};
   MetricClassRule step_time{0.05, GateMode::never};
   double floor_us = 1.0;                  // µs per step
+  // Per-op metrics form the correction family and gate only when material: base's median per step is at
+  // least this share of base's median step time (self CPU) or of base's device time per step (device
+  // time). 0 makes every op material. README "Statistics and verdicts" (issue 14 item 1).
+  double material_share = 0.01;
+  // End-to-end samples of too few processes (a side with fewer than 5 runs, judgement.hpp) gate only when
+  // the change also exceeds this: the same code re-measured in another process differs by up to ~8%.
+  double between_run_allowance = 0.10;
   std::vector<std::string> ignore{"ProfilerStep*"};
   std::vector<OpRule> ops;
   std::size_t drop_first_steps = 0;

@@ -51,16 +51,36 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
       throw InputError(path, "metric \"" + metric.name + "\": \"better\" must be \"lower\" or \"higher\", not \"" +
                                  better + "\"");
     }
-    if (!entry.contains("samples") || !entry["samples"].is_array() || entry["samples"].empty()) {
-      throw InputError(path, "metric \"" + metric.name + "\" needs a non-empty \"samples\" array");
+    const bool has_samples = entry.contains("samples"), has_runs = entry.contains("runs");
+    if (has_samples == has_runs) {
+      throw InputError(path, "metric \"" + metric.name + "\" needs either a non-empty \"samples\" array or \"runs\" " +
+                                 "(a list of sample lists, one per process), " + (has_runs ? "not both" : "found neither"));
     }
-    for (const auto& value : entry["samples"]) {
-      if (!value.is_number() || !std::isfinite(value.get<double>())) {
-        throw InputError(path, "metric \"" + metric.name + "\": sample " + JsonFields::shown(value) +
-                                   " is not a finite number");
+    std::vector<const nlohmann::json*> lists;
+    if (has_samples) {
+      lists.push_back(&entry["samples"]);
+    } else if (!entry["runs"].is_array() || entry["runs"].empty()) {
+      throw InputError(path, "metric \"" + metric.name + "\": \"runs\" must be a non-empty array of sample lists");
+    } else {
+      for (const auto& run : entry["runs"]) {
+        lists.push_back(&run);
       }
-      metric.samples.push_back(value.get<double>());
     }
+    for (const nlohmann::json* list : lists) {
+      if (!list->is_array() || list->empty()) {
+        throw InputError(path, "metric \"" + metric.name + "\" needs non-empty sample arrays" +
+                                   (has_runs ? " in \"runs\"" : " (\"samples\")"));
+      }
+      for (const auto& value : *list) {
+        if (!value.is_number() || !std::isfinite(value.get<double>())) {
+          throw InputError(path, "metric \"" + metric.name + "\": sample " + JsonFields::shown(value) +
+                                     " is not a finite number");
+        }
+        metric.samples.push_back(value.get<double>());
+      }
+      metric.run_sizes.push_back(list->size());
+    }
+    metric.runs = metric.run_sizes.size();
     metrics.push_back(std::move(metric));
   }
   return metrics;

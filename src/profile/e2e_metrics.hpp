@@ -22,7 +22,13 @@ struct EndToEndMetric {
   std::string name;             // "latency"
   std::string unit;             // "ms"
   Better better = Better::lower;
-  std::vector<double> samples;  // one value per measurement, finite
+  std::vector<double> samples;  // one value per measurement, finite (every run's samples, in order)
+  // Runs (processes) the samples come from: 1 for a plain `samples` list, the number of lists under
+  // `runs`, and summed when e2e files of several run folders are merged (read_side.cpp). Samples of one
+  // process are not independent: the gate applies a between-run allowance while a side has one run.
+  std::size_t runs = 1;
+  // Samples per run, in order (sums to samples.size()); one entry for a plain `samples` list.
+  std::vector<std::size_t> run_sizes;
   std::string source_path;      // the file they came from (the first one, once merged across files)
   EndToEndOrigin origin = EndToEndOrigin::application;
   bool operator==(const EndToEndMetric&) const = default;
@@ -31,9 +37,11 @@ struct EndToEndMetric {
 // True when a JSON text (first bytes suffice) declares the schema "neuron-gate.e2e/1".
 bool looks_like_e2e_json(std::string_view head);
 
-// Reads an e2e.json file. Keys other than the schema's are ignored. Throws InputError naming the
-// path (and the byte offset for malformed JSON) for a wrong schema, a missing or empty `samples`,
-// a non-numeric sample, an unknown `better`, or two metrics of the same name.
+// Reads an e2e.json file. Keys other than the schema's are ignored. A metric gives either `samples`
+// (one process) or `runs`: a list of non-empty sample lists, one per process (run). Throws InputError
+// naming the path (and the byte offset for malformed JSON) for a wrong schema, neither or both of
+// `samples` and `runs`, an empty list, a non-numeric sample, an unknown `better`, or two metrics of the
+// same name.
 std::vector<EndToEndMetric> read_e2e_json(const std::string& path);
 
 // The same from text already in memory; `path` is used in error messages.

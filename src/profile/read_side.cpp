@@ -41,6 +41,8 @@ void merge_end_to_end(SideSamples& side, const DiscoveredFile& file, std::vector
                                       direction_text(*existing) + " in " + existing->source_path);
     }
     existing->samples.insert(existing->samples.end(), metric.samples.begin(), metric.samples.end());
+    existing->runs += metric.runs;  // each file is a process of its own (several run folders: several runs)
+    existing->run_sizes.insert(existing->run_sizes.end(), metric.run_sizes.begin(), metric.run_sizes.end());
   }
 }
 

@@ -80,8 +80,15 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
   text += "Gating: " + (gating_text.empty() ? std::string("no metric class") : gating_text) + " · rules: " +
           code(rules.source) + ", " + correction_name(rules.correction) + ", floor " + format_number(rules.floor_us) +
           " µs per op per step";
-  if (c.end_to_end_samples > 0) {
-    text += " · end-to-end samples are split at random on their own (they carry no run)";
+  const bool within_process = std::any_of(c.metrics.begin(), c.metrics.end(), [](const NoiseFloor& m) {
+    return m.within_process;
+  });
+  if (within_process) {
+    text += " · end-to-end samples of one process are split at random within it: their spread is not run-to-run "
+            "noise, so no noise floor is given for them (list each process's samples under `runs` in e2e.json, "
+            "4 or more runs, to split them by run)";
+  } else if (c.end_to_end_samples > 0) {
+    text += " · end-to-end samples are split by run";
   }
   text += "\n\n";
 
@@ -116,7 +123,8 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
           "in | |\n|---|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const NoiseFloor* m : ranked(c)) {
     text += "| " + code(m->name) + " | " + class_label(m->metric_class) + " | " + (m->gating ? "yes" : "no") + " | " +
-            percent(m->threshold) + " | " + percent(m->noise_floor) + " | " + format_significant(m->median_abs_log_ratio) +
+            percent(m->threshold) + " | " + (m->within_process ? std::string("n/a (one process)") : percent(m->noise_floor)) +
+            " | " + format_significant(m->median_abs_log_ratio) +
             " | " + format_value(m->p95_abs_shift, m->unit) + " | " + std::to_string(m->regressed) + " of " +
             std::to_string(c.splits) + " | " + (m->threshold_below_noise ? "⚠️ threshold below noise" : "") + " |\n";
   }
@@ -167,6 +175,7 @@ std::string render_calibration_json(const Calibration& c, const RuleSet& rules) 
     row["noise_floor"] = number(m.noise_floor);
     row["p95_abs_shift"] = number(m.p95_abs_shift);
     row["threshold_below_noise"] = m.threshold_below_noise;
+    row["within_process"] = m.within_process;
     metrics.push_back(row);
   }
   j["metrics"] = metrics;

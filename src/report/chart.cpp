@@ -358,8 +358,8 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     const double mid = y + row / 2;
     svg += "<g>\n<title>" + escape_markup(bar.label + ": " + verdict_name(bar.metric->verdict) + ", ratio " +
                                           format_ratio(bar.ratio) + ", base " +
-                                          format_value(bar.metric->base_median, bar.metric->unit) + ", head " +
-                                          format_value(bar.metric->head_median, bar.metric->unit)) +
+                                          format_value(bar.metric->base_median, bar.metric->unit, bar.metric->resolution) + ", head " +
+                                          format_value(bar.metric->head_median, bar.metric->unit, bar.metric->resolution)) +
            "</title>\n";
     svg += text_at(label_width, mid + 4, cut_text(bar.label, 44), "end", k_ink);
     const char* colour = verdict_colour(bar.metric->verdict);

@@ -128,7 +128,7 @@ std::string metric_table(const std::vector<const MetricComparison*>& metrics, bo
   for (std::size_t i = 0; i < metrics.size() && i < most; ++i) {
     const MetricComparison& m = *metrics[i];
     html += "<tr" + row_class(m) + "><td class=\"name\">" + code(m.name) + "</td><td class=\"num\">" +
-            esc(format_value(m.base_median, m.unit)) + "</td><td class=\"num\">" + esc(format_value(m.head_median, m.unit)) +
+            esc(format_value(m.base_median, m.unit, m.resolution)) + "</td><td class=\"num\">" + esc(format_value(m.head_median, m.unit, m.resolution)) +
             "</td><td class=\"num\">" + format_ratio(m.ratio) + "</td><td class=\"num\">" +
             format_ratio_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" + adjusted_p(m) + "</td>" +
             (ops ? "<td class=\"num\">" + calls(m) + "</td>" : "") + "<td class=\"num\">" +

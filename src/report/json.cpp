@@ -45,6 +45,8 @@ ordered metric_json(const MetricComparison& m) {
   j["gating"] = m.gating;
   j["family"] = family_name(m.family);
   j["family_size"] = m.family_size;
+  j["material"] = m.material;
+  j["base_share"] = optional_number(m.base_share);
   j["threshold"] = m.threshold;
   j["base"] = summary(m.base_samples);
   j["head"] = summary(m.head_samples);
@@ -103,6 +105,8 @@ ordered rules_json(const Report& report) {
   rules["alpha"] = report.rules.alpha;
   rules["correction"] = correction_name(report.rules.correction);
   rules["floor_us"] = report.rules.floor_us;
+  rules["material_share"] = report.rules.material_share;
+  rules["between_run_allowance"] = report.rules.between_run_allowance;
   rules["thresholds"] = {{"end_to_end", report.rules.end_to_end.threshold},
                          {"device", report.rules.device.threshold},
                          {"self_cpu", report.rules.self_cpu.threshold},
@@ -147,6 +151,9 @@ std::string render_json(const Report& report) {
     gating.push_back(metric_class_key(c));
   }
   j["gating_classes"] = gating;
+  const MaterialSelection& material = report.decision.material;
+  j["material"] = {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
+                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}};
   ordered conditions = ordered::array();
   for (const ConditionRow& row : report.conditions.rows) {
     conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},

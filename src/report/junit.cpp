@@ -31,8 +31,8 @@ struct Case {
 // The numbers behind a verdict, one per line, for the case's text.
 std::string metric_details(const MetricComparison& m) {
   return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + m.reason +
-         "\nbase median: " + format_value(m.base_median, m.unit) + " (n " + std::to_string(m.base_samples.size()) +
-         ")\nhead median: " + format_value(m.head_median, m.unit) + " (n " + std::to_string(m.head_samples.size()) +
+         "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) +
+         ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.head_samples.size()) +
          ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
          "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
          " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) + "\nthreshold: " +

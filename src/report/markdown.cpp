@@ -82,8 +82,8 @@ const char* const k_metric_header =
     "|---|--:|--:|--:|--:|--:|--:|---|\n";
 
 std::string metric_row(const MetricComparison& m) {
-  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
-         format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
+  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit, m.resolution) + " | " +
+         format_value(m.head_median, m.unit, m.resolution) + " | " + format_ratio(m.ratio) + " | " +
          format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " + n_cell(m) +
          " | " + verdict_cell(m) + " |\n";
 }
@@ -93,8 +93,8 @@ const char* const k_op_header =
     "|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
 
 std::string op_row(const MetricComparison& m) {
-  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit) + " | " +
-         format_value(m.head_median, m.unit) + " | " + format_ratio(m.ratio) + " | " +
+  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit, m.resolution) + " | " +
+         format_value(m.head_median, m.unit, m.resolution) + " | " + format_ratio(m.ratio) + " | " +
          format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " +
          calls_cell(m) + " | " + n_cell(m) + " | " + verdict_cell(m) + " |\n";
 }

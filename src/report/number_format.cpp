@@ -111,4 +111,11 @@ std::string format_p(std::optional<double> p) {
   return buffer;
 }
 
+std::string format_value(std::optional<double> value, const std::string& unit, std::optional<double> resolution) {
+  if (value && resolution && *value < *resolution) {
+    return "< " + format_number(resolution) + " " + (unit == "us" ? std::string("µs") : unit);
+  }
+  return format_value(value, unit);
+}
+
 } // namespace neuron_gate

@@ -20,6 +20,10 @@ std::string format_duration_us(std::optional<double> microseconds);
 // A value in a metric's unit: "us" values go through format_duration_us, others get the unit appended.
 std::string format_value(std::optional<double> value, const std::string& unit);
 
+// The same for a value measured with a timer of `resolution` (in `unit`): a value below one quantum
+// prints as "< 1 µs" (quantised data cannot tell it from 0 or from one quantum; issue 14 item 3).
+std::string format_value(std::optional<double> value, const std::string& unit, std::optional<double> resolution);
+
 // A ratio head/base: 1.4234 -> "1.42x". nullopt -> "–".
 std::string format_ratio(std::optional<double> ratio);
 

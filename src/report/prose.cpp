@@ -47,6 +47,24 @@ std::string inconclusive_text(const MetricComparison& m) {
     return "no 95% CI of the ratio at these sample sizes, so the change cannot be placed against the threshold";
   case VerdictReason::no_ratio:
     return "no ratio (base median is 0) and the change is not within the floor";
+  case VerdictReason::within_noise:
+    return "significant and beyond the threshold, but the 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
+           " does not clear base's own A/A noise of ±" + format_number(m.base_noise.value_or(0.0) * 100.0) +
+           "% (random halvings of base's runs)";
+  case VerdictReason::within_resolution:
+    return "the change is within the timer's resolution (" + format_duration_us(m.resolution) +
+           "): neither a change nor its absence can be shown" +
+           (m.ratio_low && m.ratio_high
+                ? "; the 95% CI, widened by one quantum each side, is " + format_ratio_interval(m.ratio_low, m.ratio_high)
+                : std::string());
+  case VerdictReason::not_across_runs:
+    return "significant and beyond the threshold, but a side's steps come from one process: not established across "
+           "runs (capture 3 or more runs per side)";
+  case VerdictReason::within_run_allowance:
+    return "significant and beyond the threshold, but the samples come from too few processes (" +
+           std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
+           " runs) and the change is within the between-run allowance of ±" +
+           format_number(m.run_allowance * 100.0) + "%";
   default:
     break;
   }
@@ -167,6 +185,15 @@ std::string no_decision_text(const Judgement& judgement) {
                      " (" + metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
     text += " (95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
+  }
+  if (nd.cause == NoDecisionCause::one_process) {
+    return text + ": significant and beyond the " + format_change(1.0 + m.threshold) +
+           " threshold, but " + (m.metric_class == MetricClass::end_to_end
+                                     ? "within the between-run allowance (±" + format_number(m.run_allowance * 100.0) +
+                                           "%) for samples of " + std::to_string(m.base_processes) + " / " +
+                                           std::to_string(m.head_processes) + " processes"
+                                     : std::string("a side's samples come from one process")) +
+           "; capture at least " + std::to_string(nd.samples_needed) + " runs per side (separate processes)";
   }
   if (nd.cause == NoDecisionCause::adjusted_p_not_reached) {
     text += " lies beyond the " + format_change(1.0 + m.threshold) + " threshold, but adjusted p " +

@@ -39,6 +39,24 @@ std::string not_comparable_text(const std::vector<ConditionDifference>& differin
          "`--allow-mismatch NAME` if it is intended.";
 }
 
+// The per-op family as chosen from base's data (issue 14 item 1); empty when no per-op class gates or
+// every op is material.
+std::string material_text(const GateFinding& gate) {
+  const MaterialSelection& m = gate.material;
+  if (!gate.per_op_gates || m.not_material == 0) {
+    return "";
+  }
+  const std::string share = format_number(m.share * 100.0) + "%";
+  std::string references = "base's median step time" +
+                           (m.step_us ? " (" + format_duration_us(*m.step_us) + ")" : std::string()) + " for self CPU";
+  if (m.device_us) {
+    references += ", of base's device time per step (" + format_duration_us(*m.device_us) + ") for device time";
+  }
+  return " Per-op family: " + count_of(m.material, "op metric is", "op metrics are") + " material (base median per step at least " +
+         share + " of " + references + ") gate; the other " + std::to_string(m.not_material) +
+         " are reported with a correction of their own and never fail the gate (rules key `material_share`).";
+}
+
 std::string gate_text(const GateFinding& gate) {
   std::vector<std::string> gating;
   for (MetricClass c : gate.gating_classes) {
@@ -47,7 +65,8 @@ std::string gate_text(const GateFinding& gate) {
   return "Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) + " decide" +
          (gate.have_end_to_end ? " (end-to-end numbers are present; per-op findings explain them)"
                                : " (no end-to-end numbers in the profiles)") +
-         ", " + correction_name(gate.correction) + " correction at alpha " + format_number(gate.alpha) + ".";
+         ", " + correction_name(gate.correction) + " correction at alpha " + format_number(gate.alpha) + "." +
+         material_text(gate);
 }
 
 std::string gating_metric_text(const MetricComparison& m) {

@@ -1,0 +1,67 @@
+#include "compare/material.hpp"
+
+#include <map>
+
+namespace neuron_gate {
+namespace {
+
+// Base's reference times of one rank, in µs per step.
+struct References {
+  std::optional<double> step_us;
+  double cpu_us = 0, device_us = 0;
+};
+
+bool per_op(const MetricComparison& m) {
+  return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
+}
+
+std::optional<double> positive(std::optional<double> value) {
+  return value && *value > 0 ? value : std::nullopt;
+}
+
+std::optional<double> reference_for(const MetricComparison& m, const References& r) {
+  if (m.metric_class == MetricClass::self_cpu) {
+    return positive(r.step_us) ? r.step_us : positive(r.cpu_us);
+  }
+  return r.device_us > 0 ? std::optional<double>(r.device_us) : positive(r.step_us);
+}
+
+} // namespace
+
+MaterialSelection select_material(std::vector<MetricComparison>& metrics, double share) {
+  std::map<std::optional<unsigned>, References> by_rank;
+  for (const MetricComparison& m : metrics) {
+    References& r = by_rank[m.rank];
+    if (m.metric_class == MetricClass::step_time) {
+      r.step_us = m.base_median;
+    } else if (per_op(m) && m.present_in_base && m.base_median) {
+      (m.metric_class == MetricClass::self_cpu ? r.cpu_us : r.device_us) += *m.base_median;
+    }
+  }
+  MaterialSelection selection;
+  selection.share = share;
+  if (!by_rank.empty()) {
+    const References& first = by_rank.begin()->second;
+    selection.step_us = first.step_us;
+    selection.device_us = first.device_us > 0 ? std::optional<double>(first.device_us) : std::nullopt;
+  }
+  for (MetricComparison& m : metrics) {
+    if (!per_op(m)) {
+      continue;
+    }
+    const std::optional<double> reference = reference_for(m, by_rank[m.rank]);
+    if (reference && m.base_median) {
+      m.base_share = *m.base_median / *reference;
+    }
+    m.material = !m.present_in_base ? false : !reference || share <= 0 || (m.base_share && *m.base_share >= share);
+    if (!m.material) {
+      m.family = Family::per_op_minor;
+    }
+    if (m.present_in_base && m.present_in_head) {
+      ++(m.material ? selection.material : selection.not_material);
+    }
+  }
+  return selection;
+}
+
+} // namespace neuron_gate

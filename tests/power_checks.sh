@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Issue 14 checks on real profiles, with the copies made at test time (standard-library Python only):
+#   resnet-slowed   the ResNet50 pair tests/data/corpus/K1 vs K2 (6 vs 6 steps) with aten::cudnn_convolution's
+#                   device time doubled in a copy of K2 exits 1 (4 under --strict would also do) and the
+#                   report names the op and its change; the unmodified pair exits 0.
+#   traces-only     traces-only copies of examples/rmsnorm-4x512 (e2e.json and tables left out):
+#                   A->C 0, A->A2 0, A->Areg as stated below; calibrate A false-alarm rate <= alpha.
+# usage: power_checks.sh BINARY CASE
+set -euo pipefail
+binary=$1
+case_name=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/neuron-gate-power-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+python=$(command -v python3)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_exit() {  # expect_exit CODE ARGS...
+  local want=$1; shift
+  set +e
+  "$binary" "$@" > "$work/out.md" 2> "$work/err.txt"
+  local got=$?
+  set -e
+  [ "$got" = "$want" ] || { head -3 "$work/out.md" >&2; cat "$work/err.txt" >&2; fail "neuron-gate $* exited $got, expected $want"; }
+}
+
+traces_only() {  # traces_only VARIANT: copies the variant's traces only, keeping the run folders
+  local dest="$work/$1"
+  for run in "$root/examples/rmsnorm-4x512/$1"/run-*; do
+    mkdir -p "$dest/$(basename "$run")"
+    cp "$run"/*.pt.trace.json "$dest/$(basename "$run")/"
+  done
+}
+
+case "$case_name" in
+resnet-slowed)
+  mkdir -p "$work/K2slow"
+  head_trace=$(ls "$root"/tests/data/corpus/K2/*.pt.trace.json.gz)
+  "$python" "$root/tests/tools/inject_slowdown.py" "$head_trace" "$work/K2slow/$(basename "$head_trace")" \
+    --op aten::cudnn_convolution --factor 2 --metric device > /dev/null
+  expect_exit 0 compare "$root/tests/data/corpus/K1" "$root/tests/data/corpus/K2" --no-git
+  expect_exit 1 compare "$root/tests/data/corpus/K1" "$work/K2slow" --no-git --json "$work/r.json"
+  grep -q '^## ❌ REGRESSION' "$work/out.md" || fail "no REGRESSION headline"
+  grep -q '`aten::cudnn_convolution` (device time) REGRESSED: 1.998x of base' "$work/out.md" ||
+    fail "the report does not name aten::cudnn_convolution with its change"
+  "$python" - "$work/r.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+conv = [m for m in report["metrics"] if m["name"] == "aten::cudnn_convolution" and m["class"] == "device"][0]
+assert conv["verdict"] == "REGRESSED", conv["verdict"]
+assert conv["material"] and conv["family"] == "per-op", conv["family"]
+assert abs(conv["ratio"] - 1.998) < 0.002, conv["ratio"]
+assert report["material"]["material"] < 46, report["material"]  # 6 vs 6 steps decide a family of up to 46
+print("conv", conv["ratio"], conv["ratio_ci95"], "family", conv["family_size"], report["material"])
+PY
+  ;;
+traces-only)
+  for v in A A2 C Areg; do traces_only "$v"; done
+  expect_exit 0 compare "$work/A" "$work/C" --no-git --json "$work/c.json"
+  expect_exit 0 compare "$work/A" "$work/A2" --no-git
+  # A->Areg from traces alone: the change is in ops that run more often per step (STRUCTURAL) and in
+  # aten::div_ 3 -> 5 µs per step, inside base's own A/A noise once the 1-µs timer quantum is counted;
+  # replacement groups (issue 12 item 2) are what would fail it.
+  expect_exit 0 compare "$work/A" "$work/Areg" --no-git
+  "$python" - "$work/c.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+add = [m for m in report["metrics"] if m["name"] == "aten::add" and m["class"] == "self_cpu"][0]
+assert add["verdict"] == "INCONCLUSIVE", add["verdict"]
+assert "A/A noise" in add["reason"], add["reason"]
+rsqrt = [m for m in report["metrics"] if m["name"] == "aten::rsqrt" and m["class"] == "self_cpu"][0]
+assert rsqrt["verdict"] != "EQUIVALENT", rsqrt
+PY
+  expect_exit 0 calibrate "$work/A" --json "$work/cal.json"
+  "$python" - "$work/cal.json" <<'PY'
+import json, sys
+cal = json.load(open(sys.argv[1]))
+rate = cal["false_alarm_rate"]["estimate"]
+assert rate <= cal["alpha"], (rate, cal["alpha"])
+print("calibrate A: false-alarm rate", rate, "of", cal["splits"], "splits")
+PY
+  ;;
+*)
+  fail "unknown case $case_name"
+  ;;
+esac
+echo "ok: $case_name"

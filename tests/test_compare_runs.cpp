@@ -1,0 +1,140 @@
+// Samples of one process (issue 14 item 4, issue 22 item 2): e2e.json `runs`, the between-run allowance,
+// end-to-end samples per run from 5 runs a side, and self CPU of one process not established across runs.
+#include "compare/judgement.hpp"
+#include "compare/metric_comparison.hpp"
+#include "profile/e2e_metrics.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+namespace ng = neuron_gate;
+
+namespace {
+
+// A latency (ms) with `per_run` samples in each of `runs` runs a side; head is `ratio` times base, with
+// a tiny spread so the test is decisive.
+std::pair<ng::SideSamples, ng::SideSamples> latency_sides(std::size_t runs, std::size_t per_run, double ratio) {
+  ng::SideSamples base, head;
+  base.label = "base";
+  head.label = "head";
+  ng::EndToEndMetric b;
+  b.name = "latency";
+  b.unit = "ms";
+  ng::EndToEndMetric h = b;
+  b.runs = h.runs = runs;
+  for (std::size_t r = 0; r < runs; ++r) {
+    for (std::size_t i = 0; i < per_run; ++i) {
+      const double jitter = 0.001 * static_cast<double>((i * 7 + r * 3) % 11);
+      b.samples.push_back(10.0 + jitter);
+      h.samples.push_back((10.0 + jitter) * ratio);
+    }
+    b.run_sizes.push_back(per_run);
+    h.run_sizes.push_back(per_run);
+  }
+  base.end_to_end.push_back(b);
+  head.end_to_end.push_back(h);
+  return {base, head};
+}
+
+ng::Judgement judge_sides(const std::pair<ng::SideSamples, ng::SideSamples>& sides, bool strict = false) {
+  ng::DecideOptions options;
+  options.strict = strict;
+  return ng::judge(ng::compare_metrics(sides.first, sides.second, ng::default_rules()), ng::ConditionsDiff{},
+                   ng::default_rules(), options);
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("compare::runs");
+
+TEST_CASE("e2e.json runs: one sample list per process, flattened in order") {
+  const auto metrics = ng::parse_e2e_json(
+      R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "latency", "unit": "ms", "runs": [[1, 2], [3], [4, 5, 6]]}]})",
+      "e2e.json");
+  REQUIRE(metrics.size() == 1);
+  CHECK(metrics[0].samples == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(metrics[0].runs == 3);
+  CHECK(metrics[0].run_sizes == std::vector<std::size_t>{2, 1, 3});
+  const auto plain = ng::parse_e2e_json(
+      R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "latency", "unit": "ms", "samples": [1, 2]}]})", "e2e.json");
+  CHECK(plain[0].runs == 1);
+  CHECK_THROWS_WITH_AS(ng::parse_e2e_json(R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "l", "unit": "ms",
+                           "samples": [1], "runs": [[1]]}]})", "x/e2e.json"),
+                       doctest::Contains("x/e2e.json"), ng::InputError);
+  CHECK_THROWS_WITH_AS(ng::parse_e2e_json(R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "l", "unit": "ms",
+                           "runs": [[1], []]}]})", "x/e2e.json"),
+                       doctest::Contains("non-empty"), ng::InputError);
+}
+
+TEST_CASE("one process a side: +8% with 200 samples each is within the 10% allowance, NO DECISION, never a fail") {
+  const ng::Judgement j = judge_sides(latency_sides(1, 200, 1.08));
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(m.significant_worse);
+  CHECK(m.run_allowance == doctest::Approx(0.10));
+  CHECK(m.verdict == ng::Verdict::inconclusive);
+  CHECK(m.why == ng::VerdictReason::within_run_allowance);
+  CHECK(j.decision.outcome == ng::Outcome::no_decision);
+  REQUIRE(j.decision.no_decision);
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::one_process);
+  CHECK(j.decision.exit_code == 0);
+  CHECK(judge_sides(latency_sides(1, 200, 1.08), true).decision.exit_code == 4);
+}
+
+TEST_CASE("one process a side: +42% (the bundled A->Areg) still fails") {
+  const ng::Judgement j = judge_sides(latency_sides(1, 200, 1.42));
+  CHECK(j.metrics[0].verdict == ng::Verdict::regressed);
+  CHECK(j.decision.exit_code == 1);
+}
+
+TEST_CASE("5 runs a side: samples are the runs' medians, no allowance, +8% regresses") {
+  const ng::Judgement j = judge_sides(latency_sides(5, 40, 1.08));
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(m.base_samples.size() == 5);
+  CHECK(m.base_processes == 5);
+  CHECK(m.run_allowance == 0.0);
+  CHECK(m.verdict == ng::Verdict::regressed);
+  // 4 runs a side: pooled, and the allowance applies.
+  const ng::Judgement pooled = judge_sides(latency_sides(4, 40, 1.08));
+  CHECK(pooled.metrics[0].base_samples.size() == 160);
+  CHECK(pooled.metrics[0].why == ng::VerdictReason::within_run_allowance);
+}
+
+TEST_CASE("self CPU of one process a side is not established across runs; device time still decides") {
+  ng::MetricMeasurement cpu;
+  cpu.metric_class = ng::MetricClass::self_cpu;
+  cpu.name = "aten::mul_";
+  cpu.unit = "us";
+  for (int i = 0; i < 12; ++i) {
+    cpu.base_samples.push_back(1000.0 + static_cast<double>(i));
+    cpu.head_samples.push_back(1300.0 + static_cast<double>(i));
+  }
+  cpu.base_median = 1006;
+  cpu.head_median = 1306;
+  cpu.ratio = 1.3;
+  cpu.ratio_low = 1.29;
+  cpu.ratio_high = 1.31;
+  cpu.shift = 300;
+  cpu.shift_low = 299;
+  cpu.shift_high = 301;
+  cpu.p_worse = 1e-6;
+  cpu.p_better = 1.0;
+  cpu.p_two_sided = 2e-6;
+  cpu.base_processes = cpu.head_processes = 1;
+  ng::MetricMeasurement device = cpu;
+  device.metric_class = ng::MetricClass::device;
+  const ng::Judgement j = ng::judge({cpu, device}, ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
+  CHECK(j.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(j.metrics[0].why == ng::VerdictReason::not_across_runs);
+  CHECK(j.metrics[1].verdict == ng::Verdict::regressed);
+  CHECK(j.decision.outcome == ng::Outcome::regression);
+  // With 3 runs a side the self CPU change is decided.
+  cpu.base_processes = cpu.head_processes = 3;
+  const ng::Judgement runs = ng::judge({cpu}, ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
+  CHECK(runs.metrics[0].verdict == ng::Verdict::regressed);
+  // Alone and of one process, it is NO DECISION, not a pass.
+  cpu.base_processes = 1;
+  const ng::Judgement alone = ng::judge({cpu}, ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
+  CHECK(alone.decision.outcome == ng::Outcome::no_decision);
+}
+
+TEST_SUITE_END();
