@@ -125,9 +125,8 @@ TEST_CASE("the A/A noise blocks a significant change whose CI does not clear it,
   const auto measurements = ng::compare_metrics(base, head, ng::default_rules());
   ng::DecideOptions quiet, noisy;
   noisy.base_noise.push_back(ng::BaseNoise{ng::MetricClass::self_cpu, "op", 0.5});
-  const ng::MetricComparison& decided =
-      op_of(ng::judge(measurements, ng::ConditionsDiff{}, ng::default_rules(), quiet));
-  CHECK(decided.verdict == ng::Verdict::regressed);  // +30% on 20 µs, CI clear of 1
+  const ng::Judgement decided = ng::judge(measurements, ng::ConditionsDiff{}, ng::default_rules(), quiet);
+  CHECK(op_of(decided).verdict == ng::Verdict::regressed);  // +30% on 20 µs, CI clear of 1
   const ng::Judgement blocked = ng::judge(measurements, ng::ConditionsDiff{}, ng::default_rules(), noisy);
   CHECK(op_of(blocked).verdict == ng::Verdict::inconclusive);
   CHECK(op_of(blocked).why == ng::VerdictReason::within_noise);
