@@ -9,6 +9,7 @@
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
 #include "report/calibration_report.hpp"
+#include "report/escape.hpp"
 #include "report/html.hpp"
 #include "report/json.hpp"
 #include "report/junit.hpp"
@@ -79,22 +80,22 @@ void write_ranks_and_captures(const SideSamples& side, std::ostream& out) {
       for (const DiscoveredFile& file : side.inventory.files) {
         shown = file.path == trace.path ? file.relative_path : shown;
       }
-      out << "- `" << shown << "`: " << rank_name(trace.rank)
-          << (trace.rank_source.empty() ? std::string() : " (from " + trace.rank_source + ")") << "\n";
+      out << "- " << markdown_code(shown, false) << ": " << rank_name(trace.rank)
+          << (trace.rank_source.empty() ? std::string() : " (from " + escape_markdown(trace.rank_source) + ")") << "\n";
     }
   }
   if (!side.neuron.captures.empty()) {
     out << "\n## Neuron captures\n\n";
     for (const NeuronCapture& capture : side.neuron.captures) {
-      out << "- `" << capture.folder << "`";
+      out << "- " << markdown_code(capture.folder, false);
       if (capture.rank) {
-        out << " (process " << capture.rank->pid << " on " << capture.rank->instance_id << ")";
+        out << " (process " << capture.rank->pid << " on " << escape_markdown(capture.rank->instance_id) << ")";
       }
       out << ": " << capture.neffs.size() << " NEFF, " << capture.ntffs.size() << " NTFF, "
           << capture.framework_traces.size() << " framework trace" << (capture.framework_traces.size() == 1 ? "" : "s")
           << (capture.problems.empty() ? ", complete" : "") << "\n";
       for (const std::string& problem : capture.problems) {
-        out << "  - problem: " << problem << "\n";
+        out << "  - problem: " << markdown_spans(problem, false) << "\n";
       }
     }
   }
@@ -110,7 +111,7 @@ void write_ranks_and_captures(const SideSamples& side, std::ostream& out) {
   if (!assumptions.empty()) {
     out << "\n## Assumptions\n\nNeuron details that NEURON-FORMATS.md marks unverified, and how they were read:\n\n";
     for (const std::string& assumption : assumptions) {
-      out << "- " << assumption << "\n";
+      out << "- " << markdown_spans(assumption, false) << "\n";
     }
   }
 }
@@ -262,20 +263,21 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   read_options.by_shape = options.by_shape;
   const SideSamples side = read_side("profile", inventory, read_options);
 
-  out << "# neuron-gate inspect " << options.profile << "\n\n## Files\n\n";
+  out << "# neuron-gate inspect " << escape_markdown(options.profile) << "\n\n## Files\n\n";
   for (const DiscoveredFile& file : inventory.files) {
-    out << "- `" << file.relative_path << "` (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
+    out << "- " << markdown_code(file.relative_path, false) << " (" << file.size_bytes
+        << " bytes): " << file_kind_name(file.kind);
     if (!file.ignored_reason.empty()) {
-      out << " — " << file.ignored_reason;
+      out << " — " << markdown_spans(file.ignored_reason, false);
     }
     if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
-      out << " (" << detail->second << ")";
+      out << " (" << markdown_spans(detail->second, false) << ")";
     }
     out << "\n";
   }
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint_side(side).values) {
-    out << "- " << name << ": " << value << "\n";
+    out << "- " << escape_markdown(name) << ": " << markdown_spans(value, false) << "\n";
   }
   write_ranks_and_captures(side, out);
 
@@ -289,17 +291,17 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
     const TraceDataProblems& p = trace.problems;
     if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
       any_problem = true;
-      out << "- `" << trace.path << "`: " << p.negative_duration_events << " negative-duration events excluded, "
+      out << "- " << markdown_code(trace.path, false) << ": " << p.negative_duration_events << " negative-duration events excluded, "
           << p.unfinished_events << " unfinished events (dur -1) excluded";
       for (const auto& [name, ns] : p.negative_self_time) {
-        out << "; negative self time " << name << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+        out << "; negative self time " << markdown_code(name, false) << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
       }
       out << "\n";
     }
   }
   for (const std::string& warning : side.read_warnings) {
     any_problem = true;
-    out << "- " << warning << "\n";
+    out << "- " << markdown_spans(warning, false) << "\n";
   }
   if (!any_problem) {
     out << "None found.\n";
@@ -307,8 +309,8 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   out << "\n" << outside << " op calls started outside every ProfilerStep window (counted, never compared).\n";
 
   for (const EndToEndMetric& metric : side.end_to_end) {
-    out << "\nEnd-to-end `" << metric.name << "`: " << metric.samples.size() << " samples, median "
-        << format_significant(median(metric.samples), 4) << " " << metric.unit << " ("
+    out << "\nEnd-to-end " << markdown_code(metric.name, false) << ": " << metric.samples.size() << " samples, median "
+        << format_significant(median(metric.samples), 4) << " " << escape_markdown(metric.unit) << " ("
         << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
   }
 
@@ -332,7 +334,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
       device.push_back(static_cast<double>(values.device_ns) / 1000.0);
       calls.push_back(static_cast<double>(values.calls));
     }
-    out << "| `" << name << "` | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
+    out << "| " << markdown_code(name, true) << " | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
         << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
   }
   return 0;

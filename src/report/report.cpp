@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 
 #include "profile/ranks.hpp"
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -11,11 +12,10 @@
 namespace neuron_gate {
 namespace {
 
-std::string code(const std::string& name) {
-  std::string safe = name;
-  std::replace(safe.begin(), safe.end(), '`', '\'');
-  return "`" + safe + "`";
-}
+// A data string in the report's prose: escaped by each renderer (escape.hpp prose_*).
+std::string code(const std::string& name) { return prose_code(name); }
+
+std::string data(const std::string& value) { return prose_text(value); }
 
 std::string class_label(MetricClass metric_class) {
   return metric_class_label(metric_class);
@@ -57,6 +57,9 @@ double absolute_change(const MetricComparison& m) {
 }
 
 std::string signed_us(double us) {
+  if (std::fabs(us) < k_timer_resolution_us) {
+    return format_duration_us(std::fabs(us));  // "0 µs" or "< 1 µs": no sign below the resolution
+  }
   return (us >= 0 ? "+" : "-") + format_duration_us(std::fabs(us));
 }
 
@@ -144,7 +147,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
     std::vector<std::string> differing;
     for (const ConditionRow& row : report.conditions.rows) {
       if (!row.matches && !row.accepted) {
-        differing.push_back(row.name + " (base: " + row.base + "; head: " + row.head + ")");
+        differing.push_back(data(row.name) + " (base: " + data(row.base) + "; head: " + data(row.head) + ")");
       }
     }
     lines.push_back("NOT COMPARABLE: the conditions held fixed differ in " + join(differing, 10, "; ") +
@@ -174,7 +177,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
       lines.push_back(what + " REGRESSED: " + format_ratio(m.ratio) + " of base, 95% CI " +
                       format_ratio_interval(m.ratio_low, m.ratio_high) + ", beyond the " +
                       format_change(1.0 + m.threshold) + " threshold; adjusted p " + format_p(m.p_worse_adjusted) +
-                      (m.waiver ? "; waived: " + *m.waiver : std::string()) + ". [Measurements: " + code(m.name) + "]");
+                      (m.waiver ? "; waived: " + data(*m.waiver) : std::string()) + ". [Measurements: " + code(m.name) + "]");
     } else if (m.verdict == Verdict::improved) {
       lines.push_back(what + " IMPROVED: " + format_ratio(m.ratio) + " of base, 95% CI " +
                       format_ratio_interval(m.ratio_low, m.ratio_high) + ". [Measurements: " + code(m.name) + "]");
@@ -217,7 +220,7 @@ void interpret(Report& report, const SideSamples& base, const SideSamples& head)
   for (const MetricComparison& m : report.metrics) {
     if (m.explanatory && !m.gating && (m.verdict == Verdict::regressed || m.verdict == Verdict::improved)) {
       device_changes.push_back(code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) +
-                               " → " + format_number(m.head_median) + " " + m.unit + " (" + format_ratio(m.ratio) + ")");
+                               " → " + format_number(m.head_median) + " " + data(m.unit) + " (" + format_ratio(m.ratio) + ")");
     }
   }
   if (!device_changes.empty()) {
@@ -338,9 +341,9 @@ void hypothesize(Report& report, const SideSamples& base, const SideSamples& hea
   // Differences accepted with --allow-mismatch or the rules' allow_mismatch: the verdicts rest on them.
   for (const ConditionRow& row : report.conditions.rows) {
     if (!row.matches && row.accepted) {
-      lines.push_back("Accepted difference in " + code(row.name) + " (base: " + row.base + "; head: " + row.head +
-                      "): the verdicts assume it does not change what is measured. Test: profile both sides with "
-                      "the same " + row.name + " and see whether the verdicts hold.");
+      lines.push_back("Accepted difference in " + code(row.name) + " (base: " + data(row.base) + "; head: " +
+                      data(row.head) + "): the verdicts assume it does not change what is measured. Test: profile "
+                      "both sides with the same " + data(row.name) + " and see whether the verdicts hold.");
     }
   }
   // Undecided gating metrics.
