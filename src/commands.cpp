@@ -8,6 +8,7 @@
 #include "profile/discover.hpp"
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
+#include "report/annotations.hpp"
 #include "report/calibration_report.hpp"
 #include "report/escape.hpp"
 #include "report/html.hpp"
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -146,15 +148,12 @@ std::optional<std::string> base_noise_warning(const SideSamples& base, const Rul
   return noise_floor_hypothesis(calibrate(base, rules, calibration_options), metrics);
 }
 
-} // namespace
 
-int run_compare(const CompareOptions& options, std::ostream& out) {
-  RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
-  apply_unit(rules, options.unit);
-  const ProfileInventory base_inventory = discover_profile(options.base);
-  const ProfileInventory head_inventory = discover_profile(options.head);
+// Refuses output paths that are inputs, unwritable, or one file twice.
+void check_output_paths(const CompareOptions& options, const ProfileInventory& base_inventory,
+                        const ProfileInventory& head_inventory) {
   const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
-                                              options.junit_path};
+                                              options.junit_path, options.annotations_path};
   for (std::size_t i = 0; i < output_paths.size(); ++i) {
     check_output_path(output_paths[i], {&base_inventory, &head_inventory}, options.rules_path);
     if (!output_paths[i].empty()) {
@@ -166,7 +165,11 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
       }
     }
   }
+}
 
+// The comparison once the output paths are checked: read, compare, decide, render, write.
+int compare_checked(const CompareOptions& options, const RuleSet& rules, const ProfileInventory& base_inventory,
+                    const ProfileInventory& head_inventory, std::ostream& out) {
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideSamples base = read_side("base", base_inventory, read_options);
@@ -227,6 +230,9 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   if (!options.junit_path.empty()) {
     outputs.push_back({options.junit_path, render_junit(report)});
   }
+  if (!options.annotations_path.empty()) {
+    outputs.push_back({options.annotations_path, render_annotations(report)});
+  }
   for (const Output& output : outputs) {
     write_file_atomically(output.path, output.text);
   }
@@ -236,6 +242,39 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     out << markdown;
   }
   return static_cast<int>(report.outcome);
+}
+
+// On a usage or input error, the one ::error annotation, where writing it cannot replace an input:
+// the path was checked, or nothing was there. A failure to write it leaves the error as it is.
+void annotate_error(const CompareOptions& options, bool checked, const char* message) {
+  if (options.annotations_path.empty() || (!checked && std::filesystem::exists(options.annotations_path))) {
+    return;
+  }
+  try {
+    write_file_atomically(options.annotations_path, error_annotation(message));
+  } catch (const std::exception&) {
+  }
+}
+
+} // namespace
+
+int run_compare(const CompareOptions& options, std::ostream& out) {
+  bool checked = false;
+  try {
+    RuleSet rules = options.rules_path.empty() ? default_rules() : load_rules(options.rules_path);
+    apply_unit(rules, options.unit);
+    const ProfileInventory base_inventory = discover_profile(options.base);
+    const ProfileInventory head_inventory = discover_profile(options.head);
+    check_output_paths(options, base_inventory, head_inventory);
+    checked = true;
+    return compare_checked(options, rules, base_inventory, head_inventory, out);
+  } catch (const InputError& error) {
+    annotate_error(options, checked, error.what());
+    throw;
+  } catch (const UsageError& error) {
+    annotate_error(options, checked, error.what());
+    throw;
+  }
 }
 
 int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
