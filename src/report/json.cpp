@@ -89,6 +89,16 @@ ordered facts_json(const SideFacts& facts) {
   j["negative_duration_events_excluded"] = facts.negative_duration_events;
   j["unfinished_events_excluded"] = facts.unfinished_events;
   j["negative_self_time"] = facts.negative_self_time;
+  j["data_problems"] = ordered::array();
+  for (const DataProblem& problem : facts.data_problems) {
+    ordered p;
+    p["kind"] = data_problem_id(problem.kind);
+    p["file"] = problem.file;
+    p["count"] = problem.count;
+    p["byte"] = problem.byte ? ordered(*problem.byte) : ordered(nullptr);
+    p["example"] = problem.example;
+    j["data_problems"].push_back(std::move(p));
+  }
   return j;
 }
 
