@@ -105,6 +105,22 @@ void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file) {
 
 } // namespace
 
+std::string unattributed_row_name(const std::string& category) {
+  return std::string(k_unattributed_row) + " (" + category + ")";
+}
+
+void add_unattributed_rows(TraceSamples& trace) {
+  const auto add = [](StepSample& step) {
+    for (const auto& [category, ns] : step.unattributed_by_category) {
+      step.ops[unattributed_row_name(category)].device_ns += ns;
+    }
+  };
+  for (StepSample& step : trace.steps) {
+    add(step);
+  }
+  add(trace.outside_steps);
+}
+
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
   SideSamples side;
   side.label = label;
@@ -164,6 +180,9 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
     }
   }
   assign_ranks(side.traces);
+  for (TraceSamples& trace : side.traces) {
+    add_unattributed_rows(trace);
+  }
   std::filesystem::path root(inventory.spec);
   if (std::filesystem::is_directory(root)) {
     side.neuron = find_neuron_artifacts(list_artifact_files(inventory.spec));

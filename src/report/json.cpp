@@ -91,6 +91,10 @@ ordered facts_json(const SideFacts& facts) {
   j["negative_duration_events_excluded"] = facts.negative_duration_events;
   j["unfinished_events_excluded"] = facts.unfinished_events;
   j["negative_self_time"] = facts.negative_self_time;
+  if (facts.device_ns > 0) {  // only with device time, so CPU-only reports keep their shape
+    j["device_ns"] = facts.device_ns;
+    j["attributed_device_ns"] = facts.attributed_device_ns;
+  }
   return j;
 }
 
