@@ -2,6 +2,7 @@
 
 #include "report/chart.hpp"
 #include "report/number_format.hpp"
+#include "report/prose.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -304,22 +305,6 @@ std::string provenance_section(const Report& report) {
   return html + "</tbody>\n</table></div>\n</details>\n</section>\n";
 }
 
-const char* outcome_class(Outcome outcome) {
-  switch (outcome) {
-  case Outcome::pass:
-    return "pass";
-  case Outcome::regression:
-    return "regression";
-  case Outcome::not_comparable:
-    return "not-comparable";
-  case Outcome::inconclusive:
-    return "inconclusive";
-  case Outcome::no_decision:
-    return "no-decision";
-  }
-  return "pass";
-}
-
 // The verdict line without its leading emoji: the page draws its own icon, so the header does not
 // depend on an emoji font being installed.
 std::string verdict_text(const Report& report) {
@@ -372,7 +357,7 @@ std::string render_html(const Report& report) {
   html += "<title>neuron-gate: " + esc(outcome_name(report.outcome)) + " · " + esc(p.base_spec) + " → " +
           esc(p.head_spec) + "</title>\n";
   html += std::string("<style>") + k_style + "</style>\n</head>\n<body>\n";
-  html += std::string("<header class=\"verdict ") + outcome_class(report.outcome) + "\"><div class=\"inner\">\n<h1>" +
+  html += std::string("<header class=\"verdict ") + outcome_key(report.outcome) + "\"><div class=\"inner\">\n<h1>" +
           outcome_icon(report.outcome) + esc(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · base " + code(p.base_spec) +
           " → head " + code(p.head_spec) + "</p>\n</div></header>\n<main>\n";
   html += conditions_section(report);
