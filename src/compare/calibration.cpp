@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <tuple>
+#include <utility>
 
 namespace neuron_gate {
 namespace {
@@ -111,22 +113,14 @@ std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric&
 
 } // namespace
 
-Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options) {
+namespace {
+
+// The groups of traces that are split (runs where there are enough, else single traces), after checking
+// that the side can be split at all; fills result's split_by, half sizes and e2e sample count.
+std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, const RuleSet& rules, Calibration& result) {
   const std::string& spec = side.inventory.spec;
-  Calibration result;
-  result.spec = spec;
-  result.unit = rules.unit;
-  result.splits = options.splits;
-  result.seed = options.seed;
-  result.alpha = rules.alpha;
-  result.traces = side.traces.size();
   const std::vector<Run> runs = side_runs(side);
   result.runs = runs.size();
-  if (options.splits == 0) {
-    throw UsageError(spec + ": the number of splits must be at least 1");
-  }
-
-  // The groups that are split: runs where there are enough, else single traces.
   std::vector<std::vector<std::size_t>> groups;
   if (runs.size() >= 4) {
     result.split_by = SplitBy::runs;
@@ -161,66 +155,93 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
   }
   result.half_a = groups.size() / 2;
   result.half_b = groups.size() - result.half_a;
+  return groups;
+}
+
+// One random split of `side` into halves A (half_a groups) and B; end-to-end samples are split at
+// random on their own. Draws from `rng` in a fixed order: the groups, then each e2e metric's samples.
+std::pair<SideSamples, SideSamples> split_side(const SideSamples& side, const std::vector<std::vector<std::size_t>>& groups,
+                                               std::size_t half_a, std::mt19937_64& rng) {
+  SideSamples a, b;
+  a.label = "half A";
+  b.label = "half B";
+  a.inventory.spec = b.inventory.spec = side.inventory.spec;
+  a.samples_from_tables = b.samples_from_tables = side.samples_from_tables;
+  std::vector<std::size_t> order = identity(groups.size());
+  shuffle(order, rng);
+  std::vector<bool> in_a(side.traces.size(), false);
+  for (std::size_t i = 0; i < half_a; ++i) {
+    for (std::size_t t : groups[order[i]]) {
+      in_a[t] = true;
+    }
+  }
+  for (std::size_t t = 0; t < side.traces.size(); ++t) {
+    (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
+  }
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    auto [metric_a, metric_b] = split_end_to_end(metric, rng);
+    a.end_to_end.push_back(std::move(metric_a));
+    b.end_to_end.push_back(std::move(metric_b));
+  }
+  return {std::move(a), std::move(b)};
+}
+
+// Adds one split's judged metrics to the per-metric accumulators and the per-class counts.
+void accumulate(const Judgement& judgement, std::map<MetricKey, Accumulator>& accumulators, Calibration& result) {
+  std::map<MetricClass, bool> class_regressed;
+  for (const MetricComparison& m : judgement.metrics) {
+    class_regressed[m.metric_class] = class_regressed[m.metric_class] || m.verdict == Verdict::regressed;
+    Accumulator& acc = accumulators[key_of(m)];
+    acc.floor.metric_class = m.metric_class;
+    acc.floor.name = m.name;
+    acc.floor.unit = m.unit;
+    acc.floor.gating = m.gating;
+    acc.floor.threshold = m.threshold;
+    acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
+    if (m.present_in_base && m.present_in_head &&
+        smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p) {
+      ++acc.floor.unreachable;
+    }
+    if (m.present_in_base && m.present_in_head && m.ratio && *m.ratio > 0) {
+      ++acc.floor.splits;
+      acc.abs_change.push_back(std::fabs(*m.ratio - 1.0));
+      acc.abs_log.push_back(std::fabs(std::log(*m.ratio)));
+      if (m.shift) {
+        acc.abs_shift.push_back(std::fabs(*m.shift));
+      }
+    }
+  }
+  result.failing_splits += judgement.decision.outcome == Outcome::regression ? 1 : 0;
+  for (const auto& [metric_class, regressed] : class_regressed) {
+    result.regressed_splits_by_class[metric_class] += regressed ? 1 : 0;
+  }
+}
+
+} // namespace
+
+Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options) {
+  Calibration result;
+  result.spec = side.inventory.spec;
+  result.unit = rules.unit;
+  result.splits = options.splits;
+  result.seed = options.seed;
+  result.alpha = rules.alpha;
+  result.traces = side.traces.size();
+  if (options.splits == 0) {
+    result.runs = side_runs(side).size();
+    throw UsageError(result.spec + ": the number of splits must be at least 1");
+  }
+  const std::vector<std::vector<std::size_t>> groups = split_groups(side, rules, result);
 
   std::mt19937_64 rng(options.seed);
   std::map<MetricKey, Accumulator> accumulators;
   for (std::size_t split = 0; split < options.splits; ++split) {
-    SideSamples a, b;
-    a.label = "half A";
-    b.label = "half B";
-    a.inventory.spec = b.inventory.spec = spec;
-    a.samples_from_tables = b.samples_from_tables = side.samples_from_tables;
-    std::vector<std::size_t> order = identity(groups.size());
-    shuffle(order, rng);
-    std::vector<bool> in_a(side.traces.size(), false);
-    for (std::size_t i = 0; i < result.half_a; ++i) {
-      for (std::size_t t : groups[order[i]]) {
-        in_a[t] = true;
-      }
-    }
-    for (std::size_t t = 0; t < side.traces.size(); ++t) {
-      (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
-    }
-    for (const EndToEndMetric& metric : side.end_to_end) {
-      auto [half_a, half_b] = split_end_to_end(metric, rng);
-      a.end_to_end.push_back(std::move(half_a));
-      b.end_to_end.push_back(std::move(half_b));
-    }
-
+    const auto [a, b] = split_side(side, groups, result.half_a, rng);
     const Judgement judgement = judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{});
-    const Decision& decision = judgement.decision;
-    const std::vector<MetricComparison>& metrics = judgement.metrics;
     if (split == 0) {
-      result.gating_classes = decision.gating_classes;
+      result.gating_classes = judgement.decision.gating_classes;
     }
-    result.failing_splits += decision.outcome == Outcome::regression ? 1 : 0;
-    std::map<MetricClass, bool> class_regressed;
-    for (const MetricComparison& m : metrics) {
-      class_regressed[m.metric_class] = class_regressed[m.metric_class] || m.verdict == Verdict::regressed;
-      Accumulator& acc = accumulators[key_of(m)];
-      acc.floor.metric_class = m.metric_class;
-      acc.floor.name = m.name;
-      acc.floor.unit = m.unit;
-      acc.floor.gating = m.gating;
-      acc.floor.threshold = m.threshold;
-      acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
-      if (m.present_in_base && m.present_in_head) {
-        if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p) {
-          ++acc.floor.unreachable;
-        }
-      }
-      if (m.present_in_base && m.present_in_head && m.ratio && *m.ratio > 0) {
-        ++acc.floor.splits;
-        acc.abs_change.push_back(std::fabs(*m.ratio - 1.0));
-        acc.abs_log.push_back(std::fabs(std::log(*m.ratio)));
-        if (m.shift) {
-          acc.abs_shift.push_back(std::fabs(*m.shift));
-        }
-      }
-    }
-    for (const auto& [metric_class, regressed] : class_regressed) {
-      result.regressed_splits_by_class[metric_class] += regressed ? 1 : 0;
-    }
+    accumulate(judgement, accumulators, result);
   }
 
   for (auto& [key, acc] : accumulators) {
