@@ -141,6 +141,7 @@ def capture_variants(variants: Sequence[Variant], settings: Optional[Settings] =
     settings.timing.check()
     if not variants:
         raise CaptureError("nothing to capture")
+    e2e_document([1.0], settings.work_per_step, settings.work_unit)  # bad work settings fail before any work
     device = detect_device(settings.device)
     prepared = [_prepare(variant, settings, device) for variant in variants]
     if len({p["out"] for p in prepared}) != len(prepared):
