@@ -72,6 +72,21 @@ check "installed examples A vs Areg: regression (exit 1)" equals "$(exit_code "$
 check "with the installed rules file: pass, JSON report written" contains "$tmp/cwd/report.json" '"schema": "neuron-gate.report/1"'
 check "the Markdown report says PASS" matches "$(head -n 1 "$tmp/cwd/report.md")" "PASS"
 
+echo "# the commit --version reports, as cmake/BuildInfo.cmake computes it at build time"
+build_info() { # build_info SOURCE [COMMIT]: the commit BuildInfo.cmake writes
+  rm -f "$tmp/build_info.cpp"
+  cmake -DSRC="$1" -DOUT="$tmp/build_info.cpp" -DCOMMIT="${2:-}" -P "$source/cmake/BuildInfo.cmake" &&
+    sed -n 's/.*return "\(.*\)";.*/\1/p' "$tmp/build_info.cpp"
+}
+mkdir -p "$tmp/tarball"
+cp "$source/CMakeLists.txt" "$tmp/tarball/" # a source tree without .git, as a release tarball unpacks
+check "a source tree without .git: unknown" equals "$(build_info "$tmp/tarball")" unknown
+check "-DNEURON_GATE_GIT_COMMIT wins" equals "$(build_info "$tmp/tarball" 1234567890ab)" 1234567890ab
+check "a hostile override cannot break the C++ literal" equals "$(build_info "$tmp/tarball" 'a"b;c\d')" a_b_c_d
+if git -C "$source" rev-parse HEAD > /dev/null 2>&1; then
+  check "in the git checkout: HEAD's 12-digit commit" matches "$(build_info "$source")" "^$commit_re\$"
+fi
+
 echo "# the release bundle (scripts/release/bundle.sh): shared libraries beside the binary, found by RPATH"
 if ! command -v patchelf > /dev/null; then
   check "patchelf is installed (scripts/install-deps.sh --test)" false
