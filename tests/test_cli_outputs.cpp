@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -61,7 +62,9 @@ TEST_CASE("two reports asked into one file is a usage error and nothing is writt
 TEST_CASE("A vs A_8x512 is not comparable: the by-shape tables show aten::add on 4x1 vs 8x1") {
   const CliResult result = run({"compare", example("A"), example("A_8x512"), "--no-git"});
   CHECK(result.exit_code == 3);
-  CHECK(result.out.find("| inputs | aten::add [[4,1],[],[]] | aten::add [[8,1],[],[]] | ✗") != std::string::npos);
+  // Brackets from the data are escaped in Markdown (GFM renders them as typed; they cannot form a link).
+  CHECK(result.out.find("| inputs | aten::add \\[\\[4,1\\],\\[\\],\\[\\]\\] | aten::add \\[\\[8,1\\],\\[\\],\\[\\]\\] | ✗") !=
+        std::string::npos);
   // Accepting the difference lets the comparison run.
   const CliResult accepted = run({"compare", example("A"), example("A_8x512"), "--no-git", "--allow-mismatch", "inputs"});
   CHECK(accepted.exit_code != 3);
@@ -181,4 +184,19 @@ TEST_CASE("a number beyond double in a rules file is an input error naming the f
   CHECK(result.err.find("rules.json") != std::string::npos);
   CHECK(result.err.find("not valid JSON: number overflow parsing '1e400'") != std::string::npos);
   CHECK(result.err.find("internal error") == std::string::npos);
+}
+
+TEST_CASE("a file name with LF + ::stop-commands:: reaches stderr on one line, as text (was: echoed raw)") {
+  const auto dir = scratch("stop-commands");
+  std::filesystem::create_directories(dir / "head");
+  std::filesystem::copy_file(example("A") + "/e2e.json", dir / "head" / "e2e.json");
+  std::ofstream(dir / "head" / "bad\n::stop-commands::tok\x1b[2J.pt.trace.json")
+      << "[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 1, \"dur\"";
+  const CliResult result = run({"compare", example("A"), (dir / "head").string(), "--no-git", "--quiet"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("bad␊::stop-commands::tok␛[2J.pt.trace.json") != std::string::npos);
+  CHECK(result.err.find('\x1b') == std::string::npos);
+  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  CHECK(result.err.rfind("neuron-gate: error: ", 0) == 0);
+  std::filesystem::remove_all(dir);
 }

@@ -1,5 +1,7 @@
 #include "report/calibration_report.hpp"
 
+#include "report/escape.hpp"
+#include "report/json.hpp"
 #include "report/number_format.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,13 +25,8 @@ std::string class_label(MetricClass metric_class) {
   return metric_class_label(metric_class);
 }
 
-std::string code(const std::string& name) {
-  std::string safe;
-  for (char c : name) {
-    safe += c == '`' ? '\'' : c == '|' ? '/' : c == '\n' ? ' ' : c;
-  }
-  return "`" + safe + "`";
-}
+// A data string as code in a Markdown table cell or paragraph.
+std::string code(const std::string& name) { return markdown_code(name, true); }
 
 std::string what_was_split(const Calibration& c) {
   const std::string word = c.split_by == SplitBy::runs ? "run" : "trace";
@@ -64,7 +61,7 @@ std::vector<const NoiseFloor*> ranked(const Calibration& c) {
 
 std::string render_calibration_markdown(const Calibration& c, const RuleSet& rules) {
   std::string text = "## neuron-gate calibrate\n\n";
-  text += "Profile " + code(c.spec) + " · unit: " + sample_unit_description(c.unit) + " · " + std::to_string(c.splits) +
+  text += "Profile " + markdown_code(c.spec, false) + " · unit: " + sample_unit_description(c.unit) + " · " + std::to_string(c.splits) +
           " random A/A splits of " + what_was_split(c) + " · seed " + std::to_string(c.seed) + "\n\n";
   text += "**False-alarm rate: " + percent(c.false_alarm_rate.estimate) + "** (" + std::to_string(c.failing_splits) +
           " of " + std::to_string(c.splits) + " splits would fail the gate; 95% CI " + percent(c.false_alarm_rate.low) +
@@ -78,7 +75,7 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
     gating_text += (i == 0 ? "" : ", ") + gating[i];
   }
   text += "Gating: " + (gating_text.empty() ? std::string("no metric class") : gating_text) + " · rules: " +
-          code(rules.source) + ", " + correction_name(rules.correction) + ", floor " + format_number(rules.floor_us) +
+          markdown_code(rules.source, false) + ", " + correction_name(rules.correction) + ", floor " + format_number(rules.floor_us) +
           " µs per op per step";
   const bool within_process = std::any_of(c.metrics.begin(), c.metrics.end(), [](const NoiseFloor& m) {
     return m.within_process;
@@ -125,7 +122,7 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
     text += "| " + code(m->name) + " | " + class_label(m->metric_class) + " | " + (m->gating ? "yes" : "no") + " | " +
             percent(m->threshold) + " | " + (m->within_process ? std::string("n/a (one process)") : percent(m->noise_floor)) +
             " | " + format_significant(m->median_abs_log_ratio) +
-            " | " + format_value(m->p95_abs_shift, m->unit) + " | " + std::to_string(m->regressed) + " of " +
+            " | " + escape_markdown(format_value(m->p95_abs_shift, m->unit)) + " | " + std::to_string(m->regressed) + " of " +
             std::to_string(c.splits) + " | " + (m->threshold_below_noise ? "⚠️ threshold below noise" : "") + " |\n";
   }
   return text;
@@ -183,7 +180,7 @@ std::string render_calibration_json(const Calibration& c, const RuleSet& rules) 
                 {"correction", correction_name(rules.correction)},
                 {"floor_us", rules.floor_us},
                 {"drop_first_steps", rules.drop_first_steps}};
-  return j.dump(1) + "\n";
+  return dump_valid_json(j);
 }
 
 } // namespace neuron_gate

@@ -1,5 +1,6 @@
 #include "report/chart.hpp"
 
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -104,13 +105,13 @@ double nice_step(double span, int parts) {
 std::string svg_open(double width, double height, const std::string& label) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + num(width) + "\" height=\"" +
          num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) + "\" role=\"img\" aria-label=\"" +
-         escape_markup(label) + "\" font-family=\"" + k_font + "\" font-size=\"12\">\n";
+         escape_html(label) + "\" font-family=\"" + k_font + "\" font-size=\"12\">\n";
 }
 
 std::string text_at(double x, double y, const std::string& text, const char* anchor, const char* fill,
                     const std::string& extra = "") {
   return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\" fill=\"" + fill + "\"" +
-         extra + ">" + escape_markup(text) + "</text>\n";
+         extra + ">" + escape_html(text) + "</text>\n";
 }
 
 std::string line_at(double x1, double y1, double x2, double y2, const char* stroke, const std::string& extra = "") {
@@ -122,6 +123,9 @@ std::string line_at(double x1, double y1, double x2, double y2, const char* stro
 std::string axis_value(double value, const std::string& unit) {
   if (value == 0.0) {
     return "0";
+  }
+  if (unit == "us" && std::fabs(value) < k_timer_resolution_us) {
+    return format_number(value, 2) + " µs";  // a tick position, not a measurement
   }
   return unit == "us" ? format_duration_us(value) : format_number(value, 4) + " " + unit;
 }
@@ -146,37 +150,6 @@ const char* verdict_colour(Verdict verdict) {
     return "#57606a";
   }
   return "#57606a";
-}
-
-std::string escape_markup(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-        out += "\xEF\xBF\xBD";
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out;
 }
 
 std::vector<ChangeBar> change_bars(const Report& report, std::size_t most) {
@@ -225,9 +198,9 @@ std::vector<ChangeBar> change_bars(const Report& report, std::size_t most) {
 }
 
 std::string mermaid_label(std::string_view text, std::size_t max_chars) {
-  static const std::string_view dropped = "\"'[]{}<>\\#;`|";
+  static const std::string_view dropped = "\"'[]{}<>\\#;`|%";
   std::string clean;
-  for (char c : text) {
+  for (char c : sanitize_text(text)) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
       clean += ' ';
     } else if (dropped.find(c) == std::string_view::npos) {
@@ -255,7 +228,7 @@ std::string mermaid_change_chart(const Report& report, std::size_t most) {
     if (bar.ratio && *bar.ratio > 0) {
       drawn.push_back(&bar);
     } else {
-      (bar.ratio ? gone : appeared).push_back("`" + bar.label + "`");
+      (bar.ratio ? gone : appeared).push_back(markdown_code(bar.label, false));
     }
   }
   if (drawn.empty()) {
@@ -356,7 +329,7 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     const ChangeBar& bar = bars[i];
     const double y = top + row * static_cast<double>(i);
     const double mid = y + row / 2;
-    svg += "<g>\n<title>" + escape_markup(bar.label + ": " + verdict_name(bar.metric->verdict) + ", ratio " +
+    svg += "<g>\n<title>" + escape_html(bar.label + ": " + verdict_name(bar.metric->verdict) + ", ratio " +
                                           format_ratio(bar.ratio) + ", base " +
                                           format_value(bar.metric->base_median, bar.metric->unit, bar.metric->resolution) + ", head " +
                                           format_value(bar.metric->head_median, bar.metric->unit, bar.metric->resolution)) +
@@ -433,7 +406,7 @@ std::string svg_distribution(const MetricComparison& metric, std::size_t max_poi
     const double q1 = quantile(values, 0.25), q2 = quantile(values, 0.5), q3 = quantile(values, 0.75);
     const std::size_t shown = std::min(values.size(), std::max<std::size_t>(max_points, 2));
     svg += "<g>\n<title>" +
-           escape_markup(std::string(names[s]) + ": median " + format_value(q2, metric.unit) + ", quartiles " +
+           escape_html(std::string(names[s]) + ": median " + format_value(q2, metric.unit) + ", quartiles " +
                          format_value(q1, metric.unit) + " – " + format_value(q3, metric.unit) +
                          (shown < values.size()
                               ? ", " + std::to_string(shown) + " of " + std::to_string(values.size()) + " samples drawn"

@@ -28,8 +28,9 @@ struct ChangeBar {
 // by default and the tables show it).
 std::vector<ChangeBar> change_bars(const Report& report, std::size_t most = 10);
 
-// A label safe inside a Mermaid double-quoted string: quotes, square brackets, braces, angle brackets,
-// backslashes, '#', ';', '`', '|' dropped, control characters as spaces; cut to `max_chars` code points with "…".
+// A label safe inside a Mermaid double-quoted string: sanitized (escape.hpp: invalid UTF-8, control
+// characters and line breaks neutralised), then quotes, square brackets, braces, angle brackets,
+// backslashes, '#', ';', '`', '|', '%' dropped; cut to `max_chars` code points with "…".
 std::string mermaid_label(std::string_view text, std::size_t max_chars = 32);
 
 // A ```mermaid fenced `xychart-beta horizontal` block: one bar per metric, its length the ratio
@@ -51,9 +52,5 @@ std::string svg_distribution(const MetricComparison& metric, std::size_t max_poi
 // The colour (hex) that stands for a verdict in every chart: REGRESSED red, IMPROVED green,
 // STRUCTURAL purple, others grey (GitHub Primer palette, readable on light backgrounds).
 const char* verdict_colour(Verdict verdict);
-
-// Text escaped for XML and HTML content and attribute values: & < > " ' as entities; control
-// characters other than tab, newline and carriage return (not allowed in XML 1.0) become U+FFFD.
-std::string escape_markup(std::string_view text);
 
 } // namespace neuron_gate

@@ -1,6 +1,7 @@
 #include "report/html.hpp"
 
 #include "report/chart.hpp"
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "report/prose.hpp"
 
@@ -64,27 +65,9 @@ li { margin: 4px 0; }
 footer { text-align: center; color: #656d76; font-size: 12px; padding: 0 0 24px; }
 )css";
 
-std::string esc(const std::string& text) { return escape_markup(text); }
+std::string esc(const std::string& text) { return escape_html(text); }
 
 std::string code(const std::string& text) { return "<code>" + esc(text) + "</code>"; }
-
-// A line of the report's text (Markdown-style `code` spans) as HTML: escaped, backtick pairs to <code>.
-std::string inline_text(const std::string& text) {
-  std::string out;
-  std::size_t start = 0;
-  bool in_code = false;
-  while (true) {
-    const std::size_t tick = text.find('`', start);
-    if (tick == std::string::npos || (!in_code && text.find('`', tick + 1) == std::string::npos)) {
-      out += esc(text.substr(start));
-      return out + (in_code ? "</code>" : "");
-    }
-    out += esc(text.substr(start, tick - start));
-    out += in_code ? "</code>" : "<code>";
-    in_code = !in_code;
-    start = tick + 1;
-  }
-}
 
 std::string verdict_class(Verdict verdict) {
   std::string name = verdict_name(verdict);
@@ -209,7 +192,7 @@ std::string distributions(const Report& report) {
       continue;
     }
     html += "<figure>\n<figcaption>" + code(m->name) + " · " + esc(class_label(m->metric_class)) + " · " + badge(*m) +
-            " <span class=\"reason\">" + inline_text(m->reason) + "</span></figcaption>\n" + svg + "</figure>\n";
+            " <span class=\"reason\">" + prose_html(m->reason) + "</span></figcaption>\n" + svg + "</figure>\n";
   }
   return html;
 }
@@ -261,7 +244,7 @@ std::string list_section(const char* id, const char* title, const std::vector<st
   }
   html += "<ul>\n";
   for (const std::string& line : lines) {
-    html += "<li>" + inline_text(line) + "</li>\n";
+    html += "<li>" + prose_html(line) + "</li>\n";
   }
   return html + "</ul>\n</section>\n";
 }
@@ -285,7 +268,7 @@ std::string provenance_section(const Report& report) {
             " op calls outside every step (counted, not compared)</li>\n";
   }
   for (const std::string& warning : p.warnings) {
-    html += "<li>⚠️ " + inline_text(warning) + "</li>\n";
+    html += "<li>⚠️ " + html_spans(warning) + "</li>\n";
   }
   html += "</ul>\n";
   std::size_t read = 0, ignored = 0;
@@ -358,7 +341,7 @@ std::string render_html(const Report& report) {
           esc(p.head_spec) + "</title>\n";
   html += std::string("<style>") + k_style + "</style>\n</head>\n<body>\n";
   html += std::string("<header class=\"verdict ") + outcome_key(report.outcome) + "\"><div class=\"inner\">\n<h1>" +
-          outcome_icon(report.outcome) + esc(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · base " + code(p.base_spec) +
+          outcome_icon(report.outcome) + prose_html(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · base " + code(p.base_spec) +
           " → head " + code(p.head_spec) + "</p>\n</div></header>\n<main>\n";
   html += conditions_section(report);
   html += measurements_section(report);

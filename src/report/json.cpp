@@ -1,10 +1,12 @@
 #include "report/json.hpp"
 
+#include "report/escape.hpp"
 #include "stats/descriptive.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 
 namespace neuron_gate {
 namespace {
@@ -90,7 +92,11 @@ ordered facts_json(const SideFacts& facts) {
   j["outside_step_op_calls"] = facts.outside_step_events;
   j["negative_duration_events_excluded"] = facts.negative_duration_events;
   j["unfinished_events_excluded"] = facts.unfinished_events;
-  j["negative_self_time"] = facts.negative_self_time;
+  ordered negative = ordered::array();
+  for (const std::string& entry : facts.negative_self_time) {
+    negative.push_back(prose_plain(entry));
+  }
+  j["negative_self_time"] = negative;
   return j;
 }
 
@@ -134,13 +140,39 @@ ordered rules_json(const Report& report) {
 
 } // namespace
 
+std::string dump_valid_json(const nlohmann::ordered_json& document) {
+  // Every string and key as valid UTF-8 first (escape.hpp valid_utf8: one U+FFFD per bad byte, as in
+  // the other outputs); the replace handler only guards against a string this walk did not reach.
+  std::function<ordered(const ordered&)> clean = [&](const ordered& value) -> ordered {
+    if (value.is_string()) {
+      return valid_utf8(value.get_ref<const std::string&>());
+    }
+    if (value.is_array()) {
+      ordered out = ordered::array();
+      for (const ordered& item : value) {
+        out.push_back(clean(item));
+      }
+      return out;
+    }
+    if (value.is_object()) {
+      ordered out = ordered::object();
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        out[valid_utf8(it.key())] = clean(it.value());
+      }
+      return out;
+    }
+    return value;
+  };
+  return clean(document).dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 std::string render_json(const Report& report) {
   ordered j;
   j["schema"] = "neuron-gate.report/1";
   j["outcome"] = outcome_name(report.outcome);
   j["verdict"] = outcome_key(report.outcome);
   j["exit_code"] = report.decision.exit_code;
-  j["verdict_line"] = report.verdict_line;
+  j["verdict_line"] = prose_plain(report.verdict_line);
   ordered counts = ordered::object();
   for (const auto& [verdict, count] : report.decision.counts) {
     counts[verdict_name(verdict)] = count;
@@ -165,8 +197,15 @@ std::string render_json(const Report& report) {
     metrics.push_back(metric_json(m));
   }
   j["metrics"] = metrics;
-  j["interpretations"] = report.interpretations;
-  j["open_hypotheses"] = report.open_hypotheses;
+  ordered interpretations = ordered::array(), hypotheses = ordered::array();
+  for (const std::string& line : report.interpretations) {
+    interpretations.push_back(prose_plain(line));
+  }
+  for (const std::string& line : report.open_hypotheses) {
+    hypotheses.push_back(prose_plain(line));
+  }
+  j["interpretations"] = interpretations;
+  j["open_hypotheses"] = hypotheses;
   j["sides"] = {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}};
   j["rules"] = rules_json(report);
   const Provenance& p = report.provenance;
@@ -192,7 +231,7 @@ std::string render_json(const Report& report) {
   }
   provenance["git_commits"] = commits;
   j["provenance"] = provenance;
-  return j.dump(1) + "\n";
+  return dump_valid_json(j);
 }
 
 } // namespace neuron_gate

@@ -3,6 +3,8 @@
 
 #include "report/report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace neuron_gate {
@@ -11,5 +13,9 @@ namespace neuron_gate {
 // verdict and reason), interpretations, open hypotheses, rules and provenance. Pretty-printed,
 // keys in a fixed order; byte-identical for the same inputs.
 std::string render_json(const Report& report);
+
+// `document` pretty-printed (indent 1) with a final newline, every string and key first made valid
+// UTF-8 (escape.hpp valid_utf8), so no name from the data can make nlohmann throw type_error.316.
+std::string dump_valid_json(const nlohmann::ordered_json& document);
 
 } // namespace neuron_gate

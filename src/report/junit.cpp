@@ -1,7 +1,10 @@
 #include "report/junit.hpp"
 
 #include "report/chart.hpp"
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
+
+#include <algorithm>
 
 namespace neuron_gate {
 namespace {
@@ -30,13 +33,13 @@ struct Case {
 
 // The numbers behind a verdict, one per line, for the case's text.
 std::string metric_details(const MetricComparison& m) {
-  return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + m.reason +
+  return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + sanitize_text(m.reason) +
          "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) +
          ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.head_samples.size()) +
          ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
          "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
          " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) + "\nthreshold: " +
-         format_change(1.0 + m.threshold) + (m.waiver ? "\nwaiver: " + *m.waiver : std::string()) + "\n";
+         format_change(1.0 + m.threshold) + (m.waiver ? "\nwaiver: " + sanitize_text(*m.waiver) : std::string()) + "\n";
 }
 
 Case metric_case(const Report& report, const MetricComparison& m) {
@@ -71,7 +74,7 @@ Case conditions_case(const Report& report) {
   c.classname = "neuron-gate.conditions";
   std::string differing;
   for (const ConditionRow& row : report.conditions.rows) {
-    c.details += row.name + ": base " + row.base + "; head " + row.head +
+    c.details += sanitize_text(row.name) + ": base " + sanitize_text(row.base) + "; head " + sanitize_text(row.head) +
                  (row.matches ? "" : row.accepted ? " (differs, accepted)" : " (differs)") + "\n";
     if (!row.matches && !row.accepted) {
       differing += (differing.empty() ? "" : "; ") + row.name + " (base: " + row.base + "; head: " + row.head + ")";
@@ -86,7 +89,23 @@ Case conditions_case(const Report& report) {
 }
 
 std::string attribute(const char* name, const std::string& value) {
-  return std::string(" ") + name + "=\"" + escape_markup(value) + "\"";
+  return std::string(" ") + name + "=\"" + escape_xml(value) + "\"";
+}
+
+// Element text of several lines: each line escaped (data inside was sanitized, so every newline is ours).
+std::string xml_lines(const std::string& text) {
+  std::string xml;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    xml += escape_xml(std::string_view(text).substr(start, end - start));
+    if (end == text.size()) {
+      break;
+    }
+    xml += '\n';
+    start = end + 1;
+  }
+  return xml;
 }
 
 } // namespace
@@ -114,7 +133,7 @@ std::string render_junit(const Report& report) {
   const std::pair<const char*, std::string> properties[] = {
       {"outcome", outcome_name(report.outcome)},
       {"exit_code", std::to_string(report.decision.exit_code)},
-      {"verdict_line", report.verdict_line},
+      {"verdict_line", prose_plain(report.verdict_line)},
       {"base", report.provenance.base_spec},
       {"head", report.provenance.head_spec},
       {"tool_version", report.provenance.tool_version},
@@ -127,11 +146,11 @@ std::string render_junit(const Report& report) {
     xml += "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) + attribute("time", "0") + ">\n";
     if (c.kind == Case::Kind::failure) {
       xml += "      <failure" + attribute("message", c.message) + attribute("type", c.type) + ">" +
-             escape_markup(c.details) + "</failure>\n";
+             xml_lines(c.details) + "</failure>\n";
     } else if (c.kind == Case::Kind::skipped) {
       xml += "      <skipped" + attribute("message", c.message) + "/>\n";
     }
-    xml += "      <system-out>" + escape_markup(c.details) + "</system-out>\n";
+    xml += "      <system-out>" + xml_lines(c.details) + "</system-out>\n";
     xml += "    </testcase>\n";
   }
   xml += "  </testsuite>\n</testsuites>\n";

@@ -1,6 +1,7 @@
 #include "report/markdown.hpp"
 
 #include "report/chart.hpp"
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -9,48 +10,11 @@
 namespace neuron_gate {
 namespace {
 
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+// A table cell of data shown as text (escape.hpp: no markup, no line break, `|` escaped).
+std::string text_cell(const std::string& text) { return markdown_spans(text, true); }
 
-// Text from the data outside code spans: `<` becomes `&lt;`, so a name such as `<script>` or
-// `<img ...>` shows as text and never as raw HTML; code spans (between backticks) are left alone.
-std::string escape_outside_code(const std::string& text) {
-  std::string out;
-  bool in_code = false;
-  for (char c : text) {
-    if (c == '`') {
-      in_code = !in_code;
-    }
-    if (c == '<' && !in_code) {
-      out += "&lt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// A table cell of free text (not code).
-std::string text_cell(const std::string& text) {
-  return escape_outside_code(cell(text));
-}
-
-std::string code_cell(const std::string& name) {
-  std::string safe = name;
-  std::replace(safe.begin(), safe.end(), '`', '\'');
-  return "`" + cell(safe) + "`";
-}
+// A table cell of data shown as code.
+std::string code_cell(const std::string& name) { return markdown_code(name, true); }
 
 // The adjusted p of the one-sided test in the direction the metric moved.
 std::string adjusted_p_cell(const MetricComparison& m) {
@@ -82,8 +46,8 @@ const char* const k_metric_header =
     "|---|--:|--:|--:|--:|--:|--:|---|\n";
 
 std::string metric_row(const MetricComparison& m) {
-  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit, m.resolution) + " | " +
-         format_value(m.head_median, m.unit, m.resolution) + " | " + format_ratio(m.ratio) + " | " +
+  return "| " + code_cell(m.name) + " | " + escape_markdown(format_value(m.base_median, m.unit, m.resolution)) + " | " +
+         escape_markdown(format_value(m.head_median, m.unit, m.resolution)) + " | " + format_ratio(m.ratio) + " | " +
          format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " + n_cell(m) +
          " | " + verdict_cell(m) + " |\n";
 }
@@ -93,8 +57,8 @@ const char* const k_op_header =
     "|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
 
 std::string op_row(const MetricComparison& m) {
-  return "| " + code_cell(m.name) + " | " + format_value(m.base_median, m.unit, m.resolution) + " | " +
-         format_value(m.head_median, m.unit, m.resolution) + " | " + format_ratio(m.ratio) + " | " +
+  return "| " + code_cell(m.name) + " | " + escape_markdown(format_value(m.base_median, m.unit, m.resolution)) + " | " +
+         escape_markdown(format_value(m.head_median, m.unit, m.resolution)) + " | " + format_ratio(m.ratio) + " | " +
          format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " +
          calls_cell(m) + " | " + n_cell(m) + " | " + verdict_cell(m) + " |\n";
 }
@@ -122,13 +86,15 @@ std::string conditions_section(const Report& report) {
 std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
   std::string text = "### Provenance\n\n";
-  text += "- neuron-gate " + p.tool_version + "; base `" + cell(p.base_spec) + "`, head `" + cell(p.head_spec) + "`\n";
-  text += "- rules: " + cell(p.rules_source) + (p.rules_from.empty() ? "" : " from " + cell(p.rules_from)) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
+  text += "- neuron-gate " + p.tool_version + "; base " + markdown_code(p.base_spec, false) + ", head " +
+          markdown_code(p.head_spec, false) + "\n";
+  text += "- rules: " + escape_markdown(p.rules_source) +
+          (p.rules_from.empty() ? "" : " from " + escape_markdown(p.rules_from)) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
           format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
           ", floor " + format_number(report.rules.floor_us) + " µs per op per step; unit: " +
           sample_unit_description(report.rules.unit) + "\n";
   for (const GitCommit& commit : p.commits) {
-    text += "- " + commit.side + " git commit `" + commit.commit.substr(0, 12) + "` " + text_cell(commit.summary) +
+    text += "- " + commit.side + " git commit " + markdown_code(commit.commit.substr(0, 12), false) + " " + escape_markdown(commit.summary) +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";
   }
   std::size_t read = 0, ignored = 0;
@@ -142,15 +108,15 @@ std::string provenance_section(const Report& report) {
             std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)\n";
   }
   for (const std::string& warning : p.warnings) {
-    text += "- ⚠️ " + text_cell(warning) + "\n";
+    text += "- ⚠️ " + markdown_spans(warning, false) + "\n";
   }
   text += "\n<details><summary>" + std::to_string(read) + " files read, " + std::to_string(ignored) +
           " ignored</summary>\n\n| side | file | kind | bytes | sha256 |\n|---|---|---|--:|---|\n";
   for (const ProvenanceFile& file : p.files) {
-    text += "| " + file.side + " | `" + cell(file.relative_path) + "` | " + file.kind +
+    text += "| " + file.side + " | " + code_cell(file.relative_path) + " | " + file.kind +
             (file.ignored_reason.empty() ? "" : ": " + text_cell(file.ignored_reason)) +
             (file.detail.empty() ? "" : " (" + text_cell(file.detail) + ")") + " | " +
-            std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : "`" + file.sha256.substr(0, 16) + "…`") +
+            std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : markdown_code(file.sha256.substr(0, 16) + "…")) +
             " |\n";
   }
   return text + "\n</details>\n";
@@ -162,7 +128,7 @@ std::string bullet_section(const std::string& title, const std::vector<std::stri
     return text + none + "\n\n";
   }
   for (const std::string& line : lines) {
-    text += "- " + escape_outside_code(line) + "\n";
+    text += "- " + prose_markdown(line) + "\n";
   }
   return text + "\n";
 }
@@ -170,9 +136,9 @@ std::string bullet_section(const std::string& title, const std::vector<std::stri
 } // namespace
 
 std::string render_markdown(const Report& report, std::size_t max_chars) {
-  std::string head = "## " + report.verdict_line + "\n\n";
-  head += "**neuron-gate** · base `" + cell(report.provenance.base_spec) + "` → head `" +
-          cell(report.provenance.head_spec) + "`\n\n";
+  std::string head = "## " + prose_markdown(report.verdict_line) + "\n\n";
+  head += "**neuron-gate** · base " + markdown_code(report.provenance.base_spec, false) + " → head " +
+          markdown_code(report.provenance.head_spec, false) + "\n\n";
   head += conditions_section(report);
   head += "### Measurements\n\n";
 

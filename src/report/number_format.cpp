@@ -20,6 +20,15 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
+// An integer with thousands separators: 1100 -> "1,100".
+std::string grouped(double value) {
+  std::string digits = fixed(std::fabs(value), 0);
+  for (std::size_t i = digits.size(); i > 3; i -= 3) {
+    digits.insert(i - 3, 1, ',');
+  }
+  return (value < 0 && digits.find_first_not_of("0,") != std::string::npos ? "-" : "") + digits;
+}
+
 } // namespace
 
 std::string format_significant(std::optional<double> value, int significant) {
@@ -52,6 +61,12 @@ std::string format_duration_us(std::optional<double> microseconds) {
     return "–";
   }
   const double size = std::fabs(*microseconds);
+  if (size == 0.0) {
+    return "0 µs";
+  }
+  if (size < k_timer_resolution_us) {
+    return "< 1 µs";
+  }
   if (size >= 1e6) {
     return fixed(*microseconds / 1e6, 2) + " s";
   }
@@ -96,6 +111,9 @@ std::string format_change(std::optional<double> ratio) {
     return "–";
   }
   const double percent = (*ratio - 1.0) * 100.0;
+  if (std::fabs(percent) >= 999.95) {
+    return (percent >= 0 ? "+" : "") + grouped(percent) + "%";
+  }
   return (percent >= 0 ? "+" : "") + fixed(percent, 1) + "%";
 }
 

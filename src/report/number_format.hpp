@@ -14,7 +14,12 @@ std::string format_significant(std::optional<double> value, int significant = 3)
 // 1.0 -> "1", 0.05 -> "0.05", 2.5 -> "2.5", 1234.5 -> "1234" (never scientific). nullopt -> "–".
 std::string format_number(std::optional<double> value, int significant = 3);
 
-// A time in µs as text with a unit chosen by size: 0.8 -> "0.800 µs", 1234 -> "1.23 ms", 2.5e6 -> "2.50 s".
+// The resolution of the PyTorch profiler's trace timestamps and durations (integer µs in Kineto traces).
+constexpr double k_timer_resolution_us = 1.0;
+
+// A time in µs as text with a unit chosen by size: 0 -> "0 µs", 0.5 -> "< 1 µs" (below the timer
+// resolution no digits are claimed), 3.25 -> "3.25 µs", 12.5 -> "12.5 µs", 1234 -> "1.23 ms",
+// 2.5e6 -> "2.50 s". nullopt or non-finite -> "–".
 std::string format_duration_us(std::optional<double> microseconds);
 
 // A value in a metric's unit: "us" values go through format_duration_us, others get the unit appended.
@@ -30,7 +35,8 @@ std::string format_ratio(std::optional<double> ratio);
 // A confidence interval of a ratio: "[1.40, 1.45]"; "–" if either end is missing.
 std::string format_ratio_interval(std::optional<double> low, std::optional<double> high);
 
-// A relative change: 1.052 -> "+5.2%", 0.9 -> "-10.0%".
+// A relative change: 1.052 -> "+5.2%", 0.9 -> "-10.0%"; from ±1000% on whole percent with thousands
+// separators: 12.0 -> "+1,100%", 101 -> "+10,000%".
 std::string format_change(std::optional<double> ratio);
 
 // A p value: >= 0.001 with 3 significant digits ("0.0123"), smaller in scientific notation ("3.2e-16").

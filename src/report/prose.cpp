@@ -1,5 +1,7 @@
 #include "report/prose.hpp"
 
+#include "report/escape.hpp"
+
 #include "report/number_format.hpp"
 
 #include <algorithm>
@@ -73,11 +75,7 @@ std::string inconclusive_text(const MetricComparison& m) {
 
 } // namespace
 
-std::string prose_code(const std::string& name) {
-  std::string safe = name;
-  std::replace(safe.begin(), safe.end(), '`', '\'');
-  return "`" + safe + "`";
-}
+std::string prose_code(const std::string& name) { return prose_code(std::string_view(name)); }
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {

@@ -32,7 +32,7 @@ std::string verdict_reason_text(const MetricComparison& m);
 // (has 2 / 2) · 1 insufficient (too few samples to decide)".
 std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions);
 
-// A name from a profile as a Markdown code span: "`aten::mm`", backticks inside replaced by "'".
+// A name from a profile in prose: escape.hpp prose_code (each renderer escapes it for its format).
 std::string prose_code(const std::string& name);
 
 // The interpretations as report lines, one per finding, in the order of Interpretations' fields;
