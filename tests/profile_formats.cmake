@@ -4,3 +4,5 @@ list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_formats.cpp)
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_discover.cpp)
 # The input kit: byte source, JSON reader, limits, regular files only (byte_source, json_input).
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_input.cpp)
+# The one directory walk and its symlink policy (walk).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_walk.cpp)

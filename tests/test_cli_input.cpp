@@ -28,3 +28,33 @@ TEST_CASE("a rules file with a syntax error gives the one JSON wording, no json.
   CHECK(result.err.find((dir / "rules.json").string() + ":byte 15: not valid JSON: syntax error") != std::string::npos);
   CHECK(result.err.find("json.exception") == std::string::npos);
 }
+
+TEST_CASE("a profile whose rank folder is a symlink compares with a copy of itself (was NOT COMPARABLE)") {
+  const fs::path dir = scratch("rank-symlink");
+  fs::create_directories(dir / "base" / "i-0abc_pid_42");
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directories(dir / "head");
+  for (const std::string run : {"run-01", "run-02", "run-03", "run-04", "run-05"}) {
+    fs::copy(example("A") + "/" + run, dir / "base" / "i-0abc_pid_42" / run, fs::copy_options::recursive);
+    fs::copy(example("A") + "/" + run, dir / "elsewhere" / run, fs::copy_options::recursive);
+  }
+  fs::create_directory_symlink(dir / "elsewhere", dir / "head" / "i-0abc_pid_42");
+  const CliResult result = run({"compare", (dir / "base").string(), (dir / "head").string(), "--no-git", "--quiet",
+                                "--json", (dir / "report.json").string()});
+  CHECK(result.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(read_text((dir / "report.json").string()));
+  CHECK(report["outcome"] == "PASS");
+  const CliResult inspect = run({"inspect", (dir / "head").string()});
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.out.find("reached through a link leading outside the profile: i-0abc_pid_42 -> " +
+                         fs::canonical(dir / "elsewhere").string()) != std::string::npos);
+}
+
+TEST_CASE("head/r -> / neither walks / nor hangs") {
+  const fs::path dir = scratch("slash-link");
+  fs::copy(example("A"), dir / "head", fs::copy_options::recursive);
+  fs::create_directory_symlink("/", dir / "head" / "r");
+  const CliResult result = run({"compare", example("A"), (dir / "head").string(), "--no-git", "--quiet"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.err.find("internal error") == std::string::npos);
+}

@@ -1,13 +1,14 @@
 #include "profile/discover.hpp"
 
 #include "profile/benchmark_formats.hpp"
+#include "profile/byte_source.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/key_averages_table.hpp"
 #include "profile/manifest.hpp"
 #include "profile/neuron_summary.hpp"
+#include "profile/walk.hpp"
 #include "util/error.hpp"
-
-#include <zlib.h>
+#include "util/utf8.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,30 +20,20 @@ constexpr std::size_t k_sniff_bytes = 1 << 20;
 // Benchmark tools and Neuron summaries put the keys that tell them apart in their first few KiB.
 constexpr std::size_t k_small_sniff_bytes = 64 << 10;
 
-// First bytes of a file, gunzipped when it is gzip (zlib's gzread reads plain files as they are).
+// First bytes of a file (at most k_sniff_bytes), decompressed when it is gzip, through the one byte source.
 std::string read_head(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    throw InputError(path, "cannot open");
+  ByteSource source(path);
+  std::string head;
+  while (head.size() < k_sniff_bytes) {
+    const std::string_view chunk = source.next();
+    if (chunk.empty()) {
+      break;
+    }
+    head.append(chunk.substr(0, k_sniff_bytes - head.size()));
   }
-  std::string head(k_sniff_bytes, '\0');
-  const int got = gzread(file, head.data(), static_cast<unsigned>(head.size()));
-  int error_number = Z_OK;
-  const char* error_text = gzerror(file, &error_number);
-  std::string message = error_text != nullptr ? error_text : "";
-  if (message.starts_with(path + ": ")) {
-    message.erase(0, path.size() + 2);  // zlib prefixes its message with the path
-  }
-  const bool compressed = gzdirect(file) == 0;
-  gzclose(file);
-  // A gzip file that does not decompress is an input error, never "empty" or ignored.
-  if (compressed && (got < 0 || (error_number != Z_OK && error_number != Z_STREAM_END))) {
-    throw InputError(path, "corrupt gzip data" + (message.empty() ? std::string() : ": " + message));
-  }
-  if (compressed && got == 0) {
+  if (source.is_gzip() && head.empty()) {
     throw InputError(path, "gzip data ends early (nothing decompressed)");
   }
-  head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
   return head;
 }
 
@@ -65,12 +56,6 @@ bool is_neuron_binary_name(std::string_view path) {
          name == "cpu_util.pb" || name == "host_mem.pb";
 }
 
-bool is_hidden(const std::filesystem::path& relative) {
-  return std::any_of(relative.begin(), relative.end(), [](const auto& part) {
-    const std::string name = part.string();
-    return name.size() > 1 && name[0] == '.' && name != "..";
-  });
-}
 
 } // namespace
 
@@ -203,41 +188,39 @@ ProfileInventory discover_profile(const std::string& spec) {
   if (ec || !fs::exists(status)) {
     throw InputError(spec, "no such file or directory");
   }
-  auto add = [&](const fs::path& path, const std::string& relative) {
-    const bool opaque = is_neuron_binary_name(path.filename().string());
-    DiscoveredFile file = classify_file_head(relative, opaque ? std::string() : read_head(path.string()));
-    file.path = path.string();
-    file.size_bytes = fs::file_size(path, ec);
-    inventory.files.push_back(std::move(file));
-  };
   if (fs::is_regular_file(status)) {
-    add(fs::path(spec), fs::path(spec).filename().string());
+    const std::string name = fs::path(spec).filename().string();
+    DiscoveredFile file = classify_file_head(name, is_neuron_binary_name(name) ? std::string() : read_head(spec));
+    file.relative_path = valid_utf8(name, &inventory.names_with_invalid_utf8);
+    file.path = spec;
+    file.size_bytes = fs::file_size(spec, ec);
+    inventory.files.push_back(std::move(file));
     return inventory;
   }
   if (!fs::is_directory(status)) {
-    throw InputError(spec, "not a file or directory");
+    throw InputError(spec, "not a regular file or directory (a FIFO, device or socket is never read)");
   }
-  fs::recursive_directory_iterator it(spec, fs::directory_options::follow_directory_symlink, ec);
-  if (ec) {
-    throw InputError(spec, "cannot read directory: " + ec.message());
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      throw InputError(spec, "cannot read directory: " + ec.message());
-    }
-    const fs::path relative = fs::relative(it->path(), spec, ec);
-    if (is_hidden(relative)) {
-      if (it->is_directory()) {
-        it.disable_recursion_pending();
-      }
+  const WalkResult walk = walk_profile(spec);
+  inventory.names_with_invalid_utf8 = walk.names_with_invalid_utf8;
+  for (const WalkEntry& entry : walk.entries) {
+    if (entry.kind == WalkEntryKind::directory) {
+      inventory.folders.push_back(entry.relative_path);
       continue;
     }
-    if (it->is_regular_file()) {
-      add(it->path(), relative.generic_string());
+    DiscoveredFile file;
+    if (entry.kind == WalkEntryKind::skipped) {
+      file.ignored_reason = entry.skipped_reason;
+      file.regular = false;
+    } else {
+      const std::string name = fs::path(entry.path).filename().string();
+      file = classify_file_head(entry.relative_path, is_neuron_binary_name(name) ? std::string() : read_head(entry.path));
+      file.size_bytes = entry.size_bytes;
     }
+    file.path = entry.path;
+    file.relative_path = entry.relative_path;
+    file.outside_link = entry.outside_link;
+    inventory.files.push_back(std::move(file));
   }
-  std::sort(inventory.files.begin(), inventory.files.end(),
-            [](const DiscoveredFile& a, const DiscoveredFile& b) { return a.relative_path < b.relative_path; });
   return inventory;
 }
 

@@ -36,6 +36,13 @@ struct DiscoveredFile {
   FileKind kind = FileKind::ignored;
   std::uintmax_t size_bytes = 0;
   std::string ignored_reason;  // why it was ignored ("" unless kind == ignored)
+  // "LINK -> TARGET" when the file was reached through a symbolic link leading outside the profile
+  // (walk.hpp); "" otherwise. Shown by `inspect`.
+  std::string outside_link;
+  bool regular = true;  // false for an entry the walk listed without reading (FIFO, loop, broken link)
+  // SHA-256 of the file's bytes as stored, set by read_side() from the bytes it read ("" before, and for
+  // files read_side does not read).
+  std::string sha256;
   bool operator==(const DiscoveredFile&) const = default;
 };
 
@@ -43,12 +50,16 @@ struct DiscoveredFile {
 struct ProfileInventory {
   std::string spec;  // what the user passed
   std::vector<DiscoveredFile> files;
+  std::vector<std::string> folders;          // relative paths of the folders walked, sorted
+  std::size_t names_with_invalid_utf8 = 0;   // file and folder names whose invalid UTF-8 was replaced
   bool operator==(const ProfileInventory&) const = default;
 };
 
-// Walks `spec` (a directory or a file), skipping hidden entries such as .git, and sniffs each file's
-// first bytes (gzip is decompressed for the sniff; a UTF-8 BOM and white space are skipped).
-// Throws InputError when `spec` does not exist or cannot be read.
+// Walks `spec` (a directory, with walk_profile(): the one walk and its symlink policy, or a file), and
+// sniffs each regular file's first bytes through ByteSource (gzip is decompressed for the sniff; a UTF-8
+// BOM and white space are skipped). Entries the walk skipped (special files, loops, broken links, folders
+// not walked) are listed as ignored with the walk's reason. Throws InputError when `spec` does not exist,
+// is not a regular file or folder, or cannot be read.
 ProfileInventory discover_profile(const std::string& spec);
 
 // Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the

@@ -1,5 +1,7 @@
 #include "profile/neuron_artifacts.hpp"
 
+#include "profile/walk.hpp"
+
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -377,40 +379,12 @@ NeuronArtifacts find_neuron_artifacts(const std::vector<ArtifactFile>& files) {
 }
 
 std::vector<ArtifactFile> list_artifact_files(const std::string& root) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::is_directory(root, error)) {
-    throw InputError(root, "not a directory");
-  }
   std::vector<ArtifactFile> files;
-  fs::recursive_directory_iterator it(root, error);
-  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    const fs::path& path = it->path();
-    if (path.filename().string().front() == '.') {
-      if (it->is_directory(error)) {
-        it.disable_recursion_pending();
-      }
-      continue;
+  for (const WalkEntry& entry : walk_profile(root).entries) {
+    if (entry.kind != WalkEntryKind::skipped) {
+      files.push_back({entry.relative_path, entry.size_bytes, entry.kind == WalkEntryKind::directory});
     }
-    ArtifactFile file;
-    file.relative_path = path.lexically_relative(root).generic_string();
-    file.is_directory = it->is_directory(error);
-    if (!file.is_directory) {
-      if (!it->is_regular_file(error)) {
-        continue;
-      }
-      file.size_bytes = it->file_size(error);
-    }
-    if (error) {
-      break;
-    }
-    files.push_back(std::move(file));
   }
-  if (error) {
-    throw InputError(root, "cannot read directory: " + error.message());
-  }
-  std::sort(files.begin(), files.end(),
-            [](const ArtifactFile& a, const ArtifactFile& b) { return a.relative_path < b.relative_path; });
   return files;
 }
 

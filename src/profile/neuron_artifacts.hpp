@@ -94,9 +94,8 @@ std::vector<RankFolder> find_rank_folders(const std::vector<ArtifactFile>& files
 // separated, relative or absolute; the file name itself is not looked at). nullopt when none.
 std::optional<RankFolder> enclosing_rank_folder(const std::string& path);
 
-// Walks the directory `root` recursively (hidden entries such as .git skipped, folder symlinks not
-// followed) and lists its files and folders, sorted by relative path. Throws InputError when `root`
-// is not a readable directory.
+// The regular files and folders of walk_profile(root) (walk.hpp: the one walk, its symlink policy),
+// sorted by relative path. Throws InputError when `root` is not a readable directory.
 std::vector<ArtifactFile> list_artifact_files(const std::string& root);
 
 } // namespace neuron_gate

@@ -1,6 +1,8 @@
 #include "profile/read_side.hpp"
 
 #include "profile/benchmark_formats.hpp"
+#include "profile/byte_source.hpp"
+#include "profile/json_input.hpp"
 #include "profile/key_averages_table.hpp"
 #include "profile/neuron_summary.hpp"
 #include "profile/ranks.hpp"
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <new>
 
 namespace neuron_gate {
 namespace {
@@ -51,18 +54,18 @@ std::string count_text(std::size_t count, const char* one, const char* many) {
 }
 
 // A benchmark tool's JSON: one metric per benchmark (and measure), merged like e2e.json.
-void read_benchmark_file(SideSamples& side, const DiscoveredFile& file) {
-  std::vector<EndToEndMetric> metrics = read_benchmark_json(file.path);
+void read_benchmark_file(SideSamples& side, const DiscoveredFile& file, const std::string& text) {
+  std::vector<EndToEndMetric> metrics = parse_benchmark_json(text, file.path);
   side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
   merge_end_to_end(side, file, std::move(metrics));
 }
 
 // A Neuron summary: each summary (execution) is one sample of each device measure, in ms. Keys
 // without a value become warnings; the Explorer and schema versions go to file_details.
-void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file) {
+void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file, const std::string& text) {
   const std::vector<NeuronSummary> summaries = file.kind == FileKind::neuron_summary_json
-                                                   ? read_neuron_summary_json(file.path)
-                                                   : read_neuron_summary_text(file.path);
+                                                   ? parse_neuron_summary_json(text, file.path)
+                                                   : parse_neuron_summary_text(text, file.path);
   std::vector<std::string> versions, skipped;
   for (const NeuronSummary& summary : summaries) {
     if (std::find(versions.begin(), versions.end(), summary.version) == versions.end()) {
@@ -103,73 +106,103 @@ void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file) {
   merge_end_to_end(side, file, std::move(metrics));
 }
 
+// Tables read so far, by kind: plain ones are preferred as samples over by-shape ones.
+struct SideTables {
+  std::vector<std::pair<std::string, KeyAveragesTable>> plain, by_shape;
+};
+
+void read_table_file(SideSamples& side, const DiscoveredFile& file, const std::string& text, SideTables& tables) {
+  KeyAveragesTable table = parse_key_averages_table(text, file.path);
+  for (const KeyAveragesWarning& warning : table.warnings) {
+    side.table_warnings.push_back(file.relative_path + ":" + std::to_string(warning.line) + ": " + warning.message);
+  }
+  for (const auto& [op, shapes] : table_input_shapes(table)) {
+    side.table_input_shapes[op].insert(shapes.begin(), shapes.end());
+  }
+  const bool by_shape_table = std::any_of(table.rows.begin(), table.rows.end(),
+                                          [](const KeyAveragesRow& row) { return row.input_shapes.has_value(); });
+  (by_shape_table ? tables.by_shape : tables.plain).emplace_back(file.path, std::move(table));
+}
+
+// Reads one file of the inventory by its kind and returns the SHA-256 of the bytes read ("" for files
+// that are not read: Neuron binaries, ignored files).
+std::string read_one_file(SideSamples& side, const DiscoveredFile& file, const TraceReadOptions& options,
+                          SideTables& tables) {
+  if (file.kind == FileKind::neuron_artifact || file.kind == FileKind::ignored) {
+    return "";
+  }
+  if (file.kind == FileKind::trace) {
+    ByteSource source(file.path);
+    side.traces.push_back(read_trace_samples(source, options));
+    return source.raw_sha256();
+  }
+  const InputText input = read_input_text(file.path);
+  switch (file.kind) {
+  case FileKind::end_to_end: {
+    std::vector<EndToEndMetric> metrics = parse_e2e_json(input.text, file.path);
+    side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
+    merge_end_to_end(side, file, std::move(metrics));
+    break;
+  }
+  case FileKind::google_benchmark:
+  case FileKind::hyperfine:
+  case FileKind::pytest_benchmark:
+    read_benchmark_file(side, file, input.text);
+    break;
+  case FileKind::neuron_summary_json:
+  case FileKind::neuron_summary_text:
+    read_neuron_summary_file(side, file, input.text);
+    break;
+  case FileKind::key_averages_table:
+    read_table_file(side, file, input.text, tables);
+    break;
+  case FileKind::run_manifest:
+    if (side.manifest) {
+      throw InputError(file.path, "a second run manifest on one side (the first is " + side.manifest->source_path + ")");
+    }
+    side.manifest = parse_manifest(input.text, file.path);
+    break;
+  default:
+    break;
+  }
+  return input.sha256;
+}
+
 } // namespace
 
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
   SideSamples side;
   side.label = label;
   side.inventory = inventory;
-  std::vector<std::pair<std::string, KeyAveragesTable>> plain_tables, shape_tables;
+  SideTables tables;
   std::vector<ArtifactFile> artifacts;
-  for (const DiscoveredFile& file : inventory.files) {
-    switch (file.kind) {
-    case FileKind::trace:
-      side.traces.push_back(read_trace_samples(file.path, options));
-      break;
-    case FileKind::end_to_end: {
-      std::vector<EndToEndMetric> metrics = read_e2e_json(file.path);
-      side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
-      merge_end_to_end(side, file, std::move(metrics));
-      break;
+  for (DiscoveredFile& file : side.inventory.files) {
+    try {
+      file.sha256 = read_one_file(side, file, options, tables);
+    } catch (const std::bad_alloc&) {
+      throw InputError(file.path, "out of memory while reading this file (see README \"Limits\")");
+    } catch (const nlohmann::json::exception& error) {
+      // The readers check types themselves; this is the net under them: never an internal error.
+      throw InputError(file.path, "unexpected JSON content: " + json_exception_reason(error));
     }
-    case FileKind::google_benchmark:
-    case FileKind::hyperfine:
-    case FileKind::pytest_benchmark:
-      read_benchmark_file(side, file);
-      break;
-    case FileKind::neuron_summary_json:
-    case FileKind::neuron_summary_text:
-      read_neuron_summary_file(side, file);
-      break;
-    case FileKind::key_averages_table: {
-      KeyAveragesTable table = parse_key_averages_table(std::filesystem::path(file.path));
-      for (const KeyAveragesWarning& warning : table.warnings) {
-        side.table_warnings.push_back(file.relative_path + ":" + std::to_string(warning.line) + ": " + warning.message);
-      }
-      for (const auto& [op, shapes] : table_input_shapes(table)) {
-        side.table_input_shapes[op].insert(shapes.begin(), shapes.end());
-      }
-      const bool by_shape_table = std::any_of(table.rows.begin(), table.rows.end(),
-                                              [](const KeyAveragesRow& row) { return row.input_shapes.has_value(); });
-      (by_shape_table ? shape_tables : plain_tables).emplace_back(file.path, std::move(table));
-      break;
+    if (file.regular) {
+      artifacts.push_back({file.relative_path, file.size_bytes, false});
     }
-    case FileKind::run_manifest:
-      if (side.manifest) {
-        throw InputError(file.path, "a second run manifest on one side (the first is " + side.manifest->source_path + ")");
-      }
-      side.manifest = read_manifest(file.path);
-      break;
-    case FileKind::neuron_artifact:
-    case FileKind::ignored:
-      break;
-    }
-    artifacts.push_back({file.relative_path, file.size_bytes, false});
   }
   if (side.traces.empty()) {
-    const auto& tables = plain_tables.empty() ? shape_tables : plain_tables;
-    for (const auto& [path, table] : tables) {
+    const auto& chosen = tables.plain.empty() ? tables.by_shape : tables.plain;
+    for (const auto& [path, table] : chosen) {
       side.traces.push_back(samples_from_table(table, path, options.by_shape));
       side.samples_from_tables = true;
     }
   }
   assign_ranks(side.traces);
-  std::filesystem::path root(inventory.spec);
-  if (std::filesystem::is_directory(root)) {
-    side.neuron = find_neuron_artifacts(list_artifact_files(inventory.spec));
-  } else {
-    side.neuron = find_neuron_artifacts(artifacts);
+  for (const std::string& folder : inventory.folders) {
+    artifacts.push_back({folder, 0, true});
   }
+  std::sort(artifacts.begin(), artifacts.end(),
+            [](const ArtifactFile& a, const ArtifactFile& b) { return a.relative_path < b.relative_path; });
+  side.neuron = find_neuron_artifacts(artifacts);
   return side;
 }
 

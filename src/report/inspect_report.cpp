@@ -22,7 +22,14 @@ void files_section(const SideSamples& side, std::ostream& out) {
     if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
       out << " (" << detail->second << ")";
     }
+    if (!file.outside_link.empty()) {
+      out << " — reached through a link leading outside the profile: " << file.outside_link;
+    }
     out << "\n";
+  }
+  if (side.inventory.names_with_invalid_utf8 > 0) {
+    out << "\n" << side.inventory.names_with_invalid_utf8
+        << " file or folder name(s) hold invalid UTF-8: shown with U+FFFD in their place\n";
   }
 }
 

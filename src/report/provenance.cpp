@@ -7,6 +7,7 @@
 
 #include <array>
 #include <fstream>
+#include <map>
 #include <memory>
 
 namespace neuron_gate {
@@ -113,7 +114,11 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
       entry.kind = file_kind_name(file.kind);
       entry.size_bytes = file.size_bytes;
       entry.ignored_reason = file.ignored_reason;
-      if (file.kind != FileKind::ignored) {
+      // Files read_side() reads are hashed from the bytes it read (add_read_details); only the files it never
+      // reads (Neuron binaries) are hashed here.
+      if (!file.sha256.empty()) {
+        entry.sha256 = file.sha256;
+      } else if (file.kind == FileKind::neuron_artifact) {
         entry.sha256 = sha256_file(file.path);
       }
       provenance.files.push_back(std::move(entry));
@@ -128,12 +133,21 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
 void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head) {
   for (const SideSamples* side : {&base, &head}) {
     const std::string name = side == &base ? "base" : "head";
+    std::map<std::string, std::string> hashes;  // relative path -> sha256 of the bytes read_side() read
+    for (const DiscoveredFile& read : side->inventory.files) {
+      if (!read.sha256.empty()) {
+        hashes[read.relative_path] = read.sha256;
+      }
+    }
     for (ProvenanceFile& file : provenance.files) {
       if (file.side != name) {
         continue;
       }
       if (const auto it = side->file_details.find(file.relative_path); it != side->file_details.end()) {
         file.detail = it->second;
+      }
+      if (const auto it = hashes.find(file.relative_path); it != hashes.end()) {
+        file.sha256 = it->second;
       }
     }
     for (const std::string& warning : side->read_warnings) {

@@ -17,6 +17,10 @@ struct InputLimits {
   std::uint64_t max_name_bytes = 4096;
   // Distinct op names of one side (all its traces or tables). Default 100000; NEURON_GATE_MAX_OPS.
   std::uint64_t max_distinct_ops = 100000;
+  // Files, folders and links one profile walk may visit. Default 100000; NEURON_GATE_MAX_WALK_ENTRIES.
+  std::uint64_t max_walk_entries = 100000;
+  // Folder depth below the profile root the walk descends to. Default 64; NEURON_GATE_MAX_WALK_DEPTH.
+  std::uint64_t max_walk_depth = 64;
 };
 
 // The limits in force: the defaults, each replaced by its environment variable when that holds a
