@@ -6,3 +6,5 @@ list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_discover.cpp)
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_input.cpp)
 # The one directory walk and its symlink policy (walk).
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_walk.cpp)
+# Limits and data problems (input_limits, kineto_trace guards, read_side gates).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_limits.cpp)

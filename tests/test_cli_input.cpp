@@ -58,3 +58,29 @@ TEST_CASE("head/r -> / neither walks / nor hangs") {
   CHECK(result.exit_code == 0);
   CHECK(result.err.find("internal error") == std::string::npos);
 }
+
+TEST_CASE("nulling an op's durations in head is an input error, not a green pass (was exit 0)") {
+  const CliResult result = run({"compare", data("bad/nulled-op/base"), data("bad/nulled-op/head"), "--no-git", "--quiet"});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("op \"aten::mul\": 50 of 50 (100.0%) of its events have no usable ts or dur") !=
+        std::string::npos);
+}
+
+TEST_CASE("inspect and the JSON report show a string dur as a data problem (inspect said None found)") {
+  const std::string trace = data("bad/string-dur-one-in-201.pt.trace.json");
+  const CliResult inspect = run({"inspect", trace});
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.out.find("1 events whose dur is not a number (missing, null, a string, NaN): excluded; first: "
+                         "aten::add \"dur\": \"n/a\" near byte ") != std::string::npos);
+  const fs::path dir = scratch("data-problems-json");
+  const CliResult compare = run({"compare", trace, trace, "--no-git", "--quiet", "--json", (dir / "r.json").string(),
+                                 "--markdown", (dir / "r.md").string()});
+  CHECK(compare.exit_code != 2);
+  const nlohmann::json report = nlohmann::json::parse(read_text((dir / "r.json").string()));
+  const nlohmann::json& problem = report["sides"]["head"]["data_problems"][0];
+  CHECK(problem["kind"] == "bad_duration");
+  CHECK(problem["count"] == 1);
+  CHECK(problem["example"] == "aten::add \"dur\": \"n/a\"");
+  CHECK(problem["byte"].is_number_unsigned());
+  CHECK(read_text((dir / "r.md").string()).find("1 events whose dur is not a number") != std::string::npos);
+}

@@ -162,8 +162,8 @@ inline Report sample_report() {
       "capture at least 6 samples per side.",
       "Device time of `aten::mm` grew +10.4%: open this op's kernels in Neuron Explorer on both sides.",
   };
-  r.base_facts = {3, 24, 5120, 12, 0, 0, {}};
-  r.head_facts = {3, 24, 5004, 9, 0, 0, {}};
+  r.base_facts = {3, 24, 5120, 12, 0, 0, {}, {}};
+  r.head_facts = {3, 24, 5004, 9, 0, 0, {}, {}};
   r.rules.source = "built-in rules/default.json";
   r.provenance.tool_version = "0.1.0-test";
   r.provenance.base_spec = "profiles/base";

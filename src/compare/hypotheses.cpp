@@ -128,6 +128,7 @@ DataProblemFinding data_problems(const SideSamples& side) {
     }
   }
   found.negative_self_time.assign(negative.begin(), negative.end());
+  found.listed = side.data_problems;
   return found;
 }
 
@@ -156,7 +157,7 @@ OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, con
   for (const SideSamples* side : {&base, &head}) {
     DataProblemFinding problems = data_problems(*side);
     if (!problems.negative_self_time.empty() || problems.unfinished_events > 0 ||
-        problems.negative_duration_events > 0) {
+        problems.negative_duration_events > 0 || !problems.listed.empty()) {
       found.data_problems.push_back(std::move(problems));
     }
   }

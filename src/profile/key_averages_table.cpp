@@ -3,6 +3,7 @@
 #include "profile/json_input.hpp"
 
 #include "util/error.hpp"
+#include "util/utf8.hpp"
 
 #include <algorithm>
 #include <array>
@@ -554,7 +555,7 @@ private:
       }
       std::string& location = *table.rows.back().source_location;
       location += (location.empty() ? "" : "\n");
-      location.append(cells[*source].text);
+      location.append(valid_utf8(cells[*source].text, &table.names_with_invalid_utf8));
       return;
     }
 
@@ -593,14 +594,14 @@ private:
     };
     switch (column.kind) {
     case ColumnKind::name:
-      row.name = std::string(text);
+      row.name = valid_utf8(text, &table.names_with_invalid_utf8);
       row.name_truncated = text.size() == k_truncated_name_length && text.substr(text.size() - 3) == "...";
       return;
     case ColumnKind::overload_name:
-      row.overload_name = std::string(text);
+      row.overload_name = valid_utf8(text, &table.names_with_invalid_utf8);
       return;
     case ColumnKind::input_shapes:
-      row.input_shapes = std::string(text);
+      row.input_shapes = valid_utf8(text, &table.names_with_invalid_utf8);
       return;
     case ColumnKind::source_location:
       row.source_location = std::string(text);

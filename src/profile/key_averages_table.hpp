@@ -72,6 +72,7 @@ struct KeyAveragesTable {
   bool top_level_events_only = false; // "This report only display top-level ops statistics" shown
   std::size_t first_line = 0;         // 1-based line of the dash line opening the table
   std::vector<KeyAveragesWarning> warnings;
+  std::size_t names_with_invalid_utf8 = 0;  // invalid UTF-8 sequences replaced by U+FFFD in names
 
   bool operator==(const KeyAveragesTable&) const = default;
 };

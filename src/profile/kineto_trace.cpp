@@ -2,6 +2,8 @@
 
 #include "profile/byte_source.hpp"
 #include "util/error.hpp"
+#include "util/input_limits.hpp"
+#include "util/sha256.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -33,12 +35,14 @@ using Json = nlohmann::json;
 
 class ChunkReader {
 public:
-  explicit ChunkReader(ByteSource& source) : m_source(source) {}
+  explicit ChunkReader(ByteSource& source)
+      : m_source(source), m_max_string(input_limits().max_string_bytes) {}
 
   // Loads the next chunk; false at the end of the data.
   bool fill() {
     m_chunk_offset += static_cast<std::uint64_t>(m_end - m_begin);
     const std::string_view chunk = m_source.next();
+    guard_string_lengths(chunk);
     m_begin = chunk.data();
     m_cur = m_begin;
     m_end = m_begin + chunk.size();
@@ -59,9 +63,56 @@ public:
   const char* m_end = nullptr;
 
 private:
+  // Follows string literals across chunks and refuses one longer than the string limit before the parser
+  // holds it (a 1 GB name in a 1 MB .gz would otherwise take gigabytes). Escapes count as written.
+  void guard_string_lengths(std::string_view chunk) {
+    std::size_t at = 0;
+    while (at < chunk.size()) {
+      if (!m_in_string) {
+        const std::size_t quote = chunk.find('"', at);
+        if (quote == std::string_view::npos) {
+          return;
+        }
+        m_in_string = true;
+        m_string_bytes = 0;
+        at = quote + 1;
+        continue;
+      }
+      if (m_escaped) {
+        m_escaped = false;
+        ++at;
+        ++m_string_bytes;
+        continue;
+      }
+      const std::size_t stop = chunk.find_first_of("\"\\", at);
+      const std::size_t end = stop == std::string_view::npos ? chunk.size() : stop;
+      m_string_bytes += end - at;
+      if (m_string_bytes > m_max_string) {
+        throw InputError(m_source.path(),
+                         "a JSON string longer than the limit of " + byte_count_text(m_max_string) +
+                             " (NEURON_GATE_MAX_STRING_BYTES)",
+                         m_chunk_offset + end - (m_string_bytes - m_max_string));
+      }
+      if (stop == std::string_view::npos) {
+        return;
+      }
+      if (chunk[stop] == '"') {
+        m_in_string = false;
+      } else {
+        m_escaped = true;
+        ++m_string_bytes;
+      }
+      at = stop + 1;
+    }
+  }
+
   ByteSource& m_source;
   std::uint64_t m_chunk_offset = 0;
   bool m_at_end = false;
+  std::uint64_t m_max_string = 0;
+  bool m_in_string = false;
+  bool m_escaped = false;
+  std::uint64_t m_string_bytes = 0;
 };
 
 class ChunkIterator {
@@ -274,8 +325,14 @@ public:
   }
 
   // --- nlohmann SAX interface ---
-  bool null() { return scalar_value("null", nullptr); }
-  bool boolean(bool value) { return scalar_value(value ? "true" : "false", nullptr); }
+  bool null() {
+    note_raw_time("null");
+    return scalar_value("null", nullptr);
+  }
+  bool boolean(bool value) {
+    note_raw_time(value ? "true" : "false");
+    return scalar_value(value ? "true" : "false", nullptr);
+  }
   bool number_integer(Json::number_integer_t value) {
     if (m_depth == m_event_depth && m_in_event) {
       return event_integer(value, static_cast<std::uint64_t>(value));
@@ -518,6 +575,10 @@ private:
     m_dur.reset();
     m_ts_bad = false;
     m_dur_bad = false;
+    m_ts_raw.clear();
+    m_dur_raw.clear();
+    m_ts_raw_integer.reset();
+    m_dur_raw_integer.reset();
     m_flow_id.reset();
     m_correlation.reset();
     m_external_id = 0;
@@ -533,10 +594,12 @@ private:
     case Key::ts:
       m_ts = integer_microseconds_to_ns(value);
       m_ts_bad = !m_ts;
+      m_ts_raw_integer = value;
       break;
     case Key::dur:
       m_dur = integer_microseconds_to_ns(value);
       m_dur_bad = !m_dur;
+      m_dur_raw_integer = value;
       break;
     case Key::pid:
       m_pid = integer_text(value);
@@ -580,10 +643,12 @@ private:
     case Key::ts:
       m_ts = decimal_microseconds_to_ns(text);
       m_ts_bad = !m_ts;
+      m_ts_raw = is_string ? json_quote(text) : text;
       break;
     case Key::dur:
       m_dur = decimal_microseconds_to_ns(text);
       m_dur_bad = !m_dur;
+      m_dur_raw = is_string ? json_quote(text) : text;
       break;
     case Key::id:
       m_flow_id = id_from_text(text);
@@ -592,6 +657,56 @@ private:
       break;
     }
     return true;
+  }
+
+  // A ts or dur given as null or a boolean, remembered for the data problem's example.
+  void note_raw_time(const char* text) {
+    if (m_in_event && m_depth == m_event_depth && m_capture_depth == 0) {
+      if (m_event_key == Key::ts) {
+        m_ts_raw = text;
+      } else if (m_event_key == Key::dur) {
+        m_dur_raw = text;
+      }
+    }
+  }
+
+  // How a ts or dur was written, for an example: `"dur": null`, `"dur": "n/a"`, no "dur".
+  static std::string raw_field(const char* key, const std::string& raw, const std::optional<std::int64_t>& integer) {
+    if (!raw.empty()) {
+      return std::string("\"") + key + "\": " + raw;
+    }
+    if (integer) {
+      return std::string("\"") + key + "\": " + integer_text(*integer);
+    }
+    return std::string("no \"") + key + "\"";
+  }
+
+  // Counts a ph "X" event that has no usable name, ts or dur, by kind, with its first example.
+  void count_malformed() {
+    ++m_trace.malformed_events;
+    constexpr Nanoseconds k_max_ts = Nanoseconds{1} << 62;
+    constexpr Nanoseconds k_max_span = Nanoseconds{1} << 60;
+    DataProblemKind kind = DataProblemKind::time_out_of_range;
+    std::string detail;
+    if (!m_has_name) {
+      kind = DataProblemKind::missing_name;
+      detail = "an event without a name";
+    } else if (!m_dur || m_dur_bad || (m_dur_raw_integer && !m_dur)) {
+      kind = m_dur_bad && m_dur_raw_integer ? DataProblemKind::time_out_of_range : DataProblemKind::bad_duration;
+      detail = raw_field("dur", m_dur_raw, m_dur_raw_integer);
+    } else if (!m_ts || m_ts_bad) {
+      kind = m_ts_bad && m_ts_raw_integer ? DataProblemKind::time_out_of_range : DataProblemKind::bad_timestamp;
+      detail = raw_field("ts", m_ts_raw, m_ts_raw_integer);
+    } else if (*m_dur > k_max_span) {
+      detail = raw_field("dur", m_dur_raw, m_dur_raw_integer);
+    } else if (*m_ts > k_max_ts || *m_ts < -k_max_span) {
+      detail = raw_field("ts", m_ts_raw, m_ts_raw_integer);
+    }
+    if (m_has_name) {
+      ++m_trace.malformed_by_op[m_name.size() > m_max_name ? cut_name(m_name, m_max_name) : m_name].malformed;
+    }
+    const std::string shown_name = m_has_name ? (m_name.size() > 60 ? m_name.substr(0, 60) + "…" : m_name) + " " : "";
+    count_data_problem(m_trace.problems, kind, m_path, m_reader.offset(), shown_name + detail);
   }
 
   void args_id(std::uint64_t value) {
@@ -705,8 +820,13 @@ private:
     constexpr Nanoseconds k_max_span = Nanoseconds{1} << 60;
     if (!m_ts || !m_dur || m_ts_bad || m_dur_bad || !m_has_name || *m_ts > k_max_ts || *m_ts < -k_max_span ||
         *m_dur > k_max_span) {
-      ++m_trace.malformed_events;
+      count_malformed();
       return;
+    }
+    if (m_name.size() > m_max_name) {
+      m_name = cut_name(m_name, m_max_name);
+      count_data_problem(m_trace.problems, DataProblemKind::name_truncated, m_path, m_reader.offset(),
+                         m_name.substr(0, 60) + "…");
     }
     if (*m_dur == -1000) {
       ++m_trace.unfinished_events;
@@ -779,6 +899,11 @@ private:
   std::optional<Nanoseconds> m_dur;
   bool m_ts_bad = false;
   bool m_dur_bad = false;
+  std::string m_ts_raw;   // ts as written when not an integer (string, float, null), for examples
+  std::string m_dur_raw;
+  std::optional<std::int64_t> m_ts_raw_integer;
+  std::optional<std::int64_t> m_dur_raw_integer;
+  std::uint64_t m_max_name = input_limits().max_name_bytes;
   std::optional<std::uint64_t> m_flow_id;
   std::optional<std::uint64_t> m_correlation;
   std::uint64_t m_external_id = 0;
@@ -907,6 +1032,18 @@ void classify(RawTrace& trace, bool any_categorised_event) {
 
 } // namespace
 
+std::string cut_name(const std::string& name, std::uint64_t max_bytes) {
+  if (name.size() <= max_bytes) {
+    return name;
+  }
+  std::size_t cut = static_cast<std::size_t>(max_bytes);
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) {
+    --cut;  // never inside a UTF-8 sequence
+  }
+  return name.substr(0, cut) + "…[cut: " + std::to_string(name.size()) + " bytes, sha256 " +
+         sha256_hex(name).substr(0, 16) + "]";
+}
+
 RawTrace read_kineto_trace(ByteSource& source) {
   RawTrace trace;
   // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes):
@@ -923,6 +1060,17 @@ RawTrace read_kineto_trace(ByteSource& source) {
   Json::sax_parse(ChunkIterator(&reader), ChunkIterator(), &sax);
   sax.finish();
   classify(trace, sax.any_categorised_event());
+  if (!trace.malformed_by_op.empty()) {
+    std::vector<std::int64_t> read_by_name(trace.names.size());
+    for (const TraceEvent& event : trace.events) {
+      ++read_by_name[event.name_id];
+    }
+    for (std::size_t id = 0; id < trace.names.size(); ++id) {
+      if (const auto it = trace.malformed_by_op.find(trace.names[id]); it != trace.malformed_by_op.end()) {
+        it->second.read = read_by_name[id];
+      }
+    }
+  }
   return trace;
 }
 

@@ -3,6 +3,7 @@
 // (NEURON-FORMATS.md sections 2, 3, 6): a SAX pass that keeps each event as a compact record
 // (interned name, category, thread, times in ns, ids) and never builds a JSON document.
 
+#include "profile/data_problems.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/units.hpp"
 
@@ -89,12 +90,21 @@ struct RawTrace {
   std::int64_t negative_duration_events = 0;    // other dur < 0: not stored
   std::int64_t malformed_events = 0;            // ph "X" without a usable name, ts or dur (or times beyond
                                                 // a century, which would overflow int64 ns sums): not stored
+  std::vector<DataProblem> problems;            // the malformed events by kind, cut names; first example each
+  std::map<std::string, MalformedOp> malformed_by_op;  // name -> malformed events that had a name, and
+                                                      // the events of that name read (set at the end)
 };
 
 // Reads the whole stream. The content must start (after an optional UTF-8 BOM and white space) with
 // '{' (Kineto: {"traceEvents": [...]}) or '[' (legacy array). Throws InputError(path, problem, byte
 // offset in the (decompressed) data) for anything else, any JSON syntax error (raw quotes or control
-// characters in strings, invalid UTF-8) and truncation; a gzip fault comes from ByteSource.
+// characters in strings, invalid UTF-8) and truncation; a gzip fault comes from ByteSource. A JSON string
+// longer than input_limits().max_string_bytes is an InputError before it is held in memory; an event name
+// longer than max_name_bytes is cut (cut_name()) and counted.
 RawTrace read_kineto_trace(ByteSource& source);
+
+// A name longer than `max_bytes` cut at a UTF-8 boundary at most `max_bytes` long, followed by a marker that
+// keeps cut names apart: "…[cut: 10000 bytes, sha256 1a2b3c4d5e6f7a8b]". Shorter names are returned as they are.
+std::string cut_name(const std::string& name, std::uint64_t max_bytes);
 
 } // namespace neuron_gate

@@ -8,11 +8,14 @@
 #include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
 #include "util/error.hpp"
+#include "util/input_limits.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <cstdio>
 #include <new>
+#include <unordered_set>
 
 namespace neuron_gate {
 namespace {
@@ -106,6 +109,67 @@ void read_neuron_summary_file(SideSamples& side, const DiscoveredFile& file, con
   merge_end_to_end(side, file, std::move(metrics));
 }
 
+std::string share_text(std::int64_t part, std::int64_t whole) {
+  const double percent = whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 100.0;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", percent);
+  return std::to_string(part) + " of " + std::to_string(whole) + " (" + text + ")";
+}
+
+// The first example of the malformed events of `trace`, for messages.
+std::string first_malformed_example(const TraceSamples& trace) {
+  for (const DataProblem& problem : trace.problems.listed) {
+    if (problem.kind != DataProblemKind::name_truncated && problem.kind != DataProblemKind::invalid_utf8) {
+      return problem.example + (problem.byte ? " (near byte " + std::to_string(*problem.byte) + ")" : "");
+    }
+  }
+  return "";
+}
+
+// Past k_max_malformed_share of a trace's events, or of one op's events, the data is refused: an op whose
+// events lost their times would otherwise vanish from one side and pass silently.
+void check_malformed_share(const TraceSamples& trace) {
+  const TraceDataProblems& p = trace.problems;
+  const auto too_many = [](std::int64_t bad, std::int64_t all) {
+    return bad > 0 && static_cast<double>(bad) > k_max_malformed_share * static_cast<double>(all);
+  };
+  for (const auto& [op, counts] : p.malformed_by_op) {
+    const std::int64_t all = counts.malformed + counts.read;
+    if (too_many(counts.malformed, all)) {
+      throw InputError(trace.path, "op \"" + op + "\": " + share_text(counts.malformed, all) +
+                                       " of its events have no usable ts or dur, e.g. " +
+                                       first_malformed_example(trace) +
+                                       ": more than 1% of an op's events are malformed, so its times cannot be "
+                                       "trusted (README \"Data problems\")");
+    }
+  }
+  if (too_many(p.malformed_events, trace.event_count)) {
+    throw InputError(trace.path, share_text(p.malformed_events, trace.event_count) +
+                                     " complete events have no usable name, ts or dur, e.g. " +
+                                     first_malformed_example(trace) +
+                                     ": more than 1% of the trace's events are malformed (README \"Data problems\")");
+  }
+}
+
+// Adds the op names of `trace` to `names` and refuses a side past the distinct-op limit.
+void count_distinct_ops(const TraceSamples& trace, std::unordered_set<std::string>& names) {
+  const std::uint64_t limit = input_limits().max_distinct_ops;
+  const auto add = [&](const StepSample& step) {
+    for (const auto& [name, values] : step.ops) {
+      names.insert(name);
+    }
+    if (names.size() > limit) {
+      throw InputError(trace.path, "more than " + std::to_string(limit) +
+                                       " distinct op names on this side (the limit; raise it with NEURON_GATE_MAX_OPS "
+                                       "if the profile is genuine)");
+    }
+  };
+  for (const StepSample& step : trace.steps) {
+    add(step);
+  }
+  add(trace.outside_steps);
+}
+
 // Tables read so far, by kind: plain ones are preferred as samples over by-shape ones.
 struct SideTables {
   std::vector<std::pair<std::string, KeyAveragesTable>> plain, by_shape;
@@ -113,6 +177,11 @@ struct SideTables {
 
 void read_table_file(SideSamples& side, const DiscoveredFile& file, const std::string& text, SideTables& tables) {
   KeyAveragesTable table = parse_key_averages_table(text, file.path);
+  if (table.names_with_invalid_utf8 > 0) {
+    DataProblem problem{DataProblemKind::invalid_utf8, file.path,
+                        static_cast<std::int64_t>(table.names_with_invalid_utf8), std::nullopt, ""};
+    side.data_problems.push_back(std::move(problem));
+  }
   for (const KeyAveragesWarning& warning : table.warnings) {
     side.table_warnings.push_back(file.relative_path + ":" + std::to_string(warning.line) + ": " + warning.message);
   }
@@ -134,6 +203,9 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, const T
   if (file.kind == FileKind::trace) {
     ByteSource source(file.path);
     side.traces.push_back(read_trace_samples(source, options));
+    check_malformed_share(side.traces.back());
+    const TraceDataProblems& problems = side.traces.back().problems;
+    side.data_problems.insert(side.data_problems.end(), problems.listed.begin(), problems.listed.end());
     return source.raw_sha256();
   }
   const InputText input = read_input_text(file.path);
@@ -176,6 +248,12 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
   side.inventory = inventory;
   SideTables tables;
   std::vector<ArtifactFile> artifacts;
+  std::unordered_set<std::string> op_names;
+  if (inventory.names_with_invalid_utf8 > 0) {
+    side.data_problems.push_back({DataProblemKind::invalid_utf8, inventory.spec,
+                                  static_cast<std::int64_t>(inventory.names_with_invalid_utf8), std::nullopt,
+                                  "file or folder names"});
+  }
   for (DiscoveredFile& file : side.inventory.files) {
     try {
       file.sha256 = read_one_file(side, file, options, tables);
@@ -188,12 +266,16 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
     if (file.regular) {
       artifacts.push_back({file.relative_path, file.size_bytes, false});
     }
+    if (file.kind == FileKind::trace) {
+      count_distinct_ops(side.traces.back(), op_names);
+    }
   }
   if (side.traces.empty()) {
     const auto& chosen = tables.plain.empty() ? tables.by_shape : tables.plain;
     for (const auto& [path, table] : chosen) {
       side.traces.push_back(samples_from_table(table, path, options.by_shape));
       side.samples_from_tables = true;
+      count_distinct_ops(side.traces.back(), op_names);
     }
   }
   assign_ranks(side.traces);

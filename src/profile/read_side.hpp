@@ -2,6 +2,7 @@
 // Step 2 of the pipeline: read everything one side's inventory holds into samples. Base and head go
 // through this same code (after bloaty's ScanAndRollup), and are compared only afterwards.
 
+#include "profile/data_problems.hpp"
 #include "profile/discover.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/manifest.hpp"
@@ -42,6 +43,10 @@ struct SideSamples {
   // "relative/path: message" for values skipped or assumptions made while reading (a Neuron summary's
   // NaN fields, several summaries in one file); shown in the report.
   std::vector<std::string> read_warnings;
+  // Faults in the data, counted per kind and file with a first example (data_problems.hpp): malformed
+  // events of the traces, cut names, invalid UTF-8 in names and file names. Rendered by `inspect` and the
+  // reports' Data problems section.
+  std::vector<DataProblem> data_problems;
   bool operator==(const SideSamples&) const = default;
 };
 
@@ -49,7 +54,10 @@ struct SideSamples {
 // Neuron summary) and manifest of `inventory`, and checks Neuron artifacts. Throws InputError (file,
 // byte offset) on the first file that cannot be read (pytest-benchmark JSON saved without
 // --benchmark-save-data is one), when two end-to-end files give one metric different units or
-// directions (naming both files), or when a side has two manifests.
+// directions (naming both files), when a side has two manifests, when more than
+// k_max_malformed_share of a trace's events, or of one op's events in a trace, are malformed (naming
+// the op, the count and the first example), and when the side holds more distinct op names than
+// input_limits().max_distinct_ops (naming the file that crossed the limit).
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options);
 
 } // namespace neuron_gate

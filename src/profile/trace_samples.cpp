@@ -165,6 +165,8 @@ TraceSamples build_samples(const std::string& path, const RawTrace& trace, const
   samples.problems.unfinished_events = trace.unfinished_events;
   samples.problems.negative_duration_events = trace.negative_duration_events;
   samples.problems.malformed_events = trace.malformed_events;
+  samples.problems.listed = trace.problems;
+  samples.problems.malformed_by_op = trace.malformed_by_op;
 
   // Totals per step; the last slot holds the events outside every step.
   const std::size_t step_count = steps.empty() ? 1 : steps.windows().size();

@@ -2,6 +2,7 @@
 // What one trace file contributes to a side: per-step, per-op samples of self CPU time, device
 // time and call counts (DESIGN.md section 2). Produced by read_trace_samples(); plain values.
 
+#include "profile/data_problems.hpp"
 #include "util/units.hpp"
 
 #include <cstdint>
@@ -51,6 +52,8 @@ struct TraceDataProblems {
                                               // not a decimal number of µs, or times beyond a century
                                               // (ts outside [-2^60, 2^62] ns, dur > 2^60 ns): excluded
   std::map<std::string, Nanoseconds> negative_self_time;  // op -> most negative self time of one event
+  std::vector<DataProblem> listed;  // malformed events by kind and cut names, each with its first example
+  std::map<std::string, MalformedOp> malformed_by_op;  // op name -> its malformed and its read events
   bool operator==(const TraceDataProblems&) const = default;
 };
 

@@ -108,6 +108,10 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
       out << "\n";
     }
   }
+  for (const DataProblem& problem : side.data_problems) {
+    any_problem = true;
+    out << "- " << data_problem_line(problem) << "\n";
+  }
   for (const std::string& warning : side.read_warnings) {
     any_problem = true;
     out << "- " << warning << "\n";

@@ -97,6 +97,16 @@ ordered facts_json(const SideFacts& facts) {
     negative.push_back(prose_plain(entry));
   }
   j["negative_self_time"] = negative;
+  j["data_problems"] = ordered::array();
+  for (const DataProblem& problem : facts.data_problems) {
+    ordered p;
+    p["kind"] = data_problem_id(problem.kind);
+    p["file"] = problem.file;
+    p["count"] = problem.count;
+    p["byte"] = problem.byte ? ordered(*problem.byte) : ordered(nullptr);
+    p["example"] = problem.example;
+    j["data_problems"].push_back(std::move(p));
+  }
   return j;
 }
 

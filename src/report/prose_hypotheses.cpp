@@ -79,6 +79,13 @@ const char* const k_inputs_text =
     "each trace, or add a run manifest.";
 
 void data_problem_lines(const DataProblemFinding& f, std::vector<std::string>& lines) {
+  for (const DataProblem& problem : f.listed) {
+    // File names and examples are profile text: shown as code spans only.
+    lines.push_back(f.side + ": " + prose_code(problem.file) + ": " + std::to_string(problem.count) + " " +
+                    data_problem_text(problem.kind) +
+                    (problem.example.empty() ? std::string() : "; first: " + prose_code(problem.example)) +
+                    (problem.byte ? " near byte " + std::to_string(*problem.byte) : std::string()) + ".");
+  }
   if (!f.negative_self_time.empty()) {
     lines.push_back(f.side + ": negative self CPU times in the trace itself (" +
                     join(negative_self_time_texts(f), 5) +

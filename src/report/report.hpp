@@ -25,6 +25,7 @@ struct SideFacts {
   std::int64_t negative_duration_events = 0;   // excluded
   std::int64_t unfinished_events = 0;          // dur -1, excluded
   std::vector<std::string> negative_self_time; // "aten::div_ (-10 µs)" entries
+  std::vector<DataProblem> data_problems;      // SideSamples::data_problems (malformed events, cut names, ...)
   bool operator==(const SideFacts&) const = default;
 };
 

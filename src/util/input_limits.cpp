@@ -24,6 +24,7 @@ InputLimits from_environment() {
   InputLimits limits;
   override_from_env("NEURON_GATE_MAX_FILE_BYTES", limits.max_file_bytes);
   override_from_env("NEURON_GATE_MAX_NAME_BYTES", limits.max_name_bytes);
+  override_from_env("NEURON_GATE_MAX_STRING_BYTES", limits.max_string_bytes);
   override_from_env("NEURON_GATE_MAX_OPS", limits.max_distinct_ops);
   override_from_env("NEURON_GATE_MAX_WALK_ENTRIES", limits.max_walk_entries);
   override_from_env("NEURON_GATE_MAX_WALK_DEPTH", limits.max_walk_depth);

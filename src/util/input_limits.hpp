@@ -12,9 +12,13 @@ struct InputLimits {
   // Bytes of one input file after decompression (plain files: the file size). Default 8 GiB;
   // NEURON_GATE_MAX_FILE_BYTES.
   std::uint64_t max_file_bytes = std::uint64_t{8} << 30;
-  // Bytes of one op or event name. Default 4096; NEURON_GATE_MAX_NAME_BYTES. A longer name is an
-  // input error (two names that differ only after the cut would otherwise merge).
+  // Bytes of one op or event name. Default 4096; NEURON_GATE_MAX_NAME_BYTES. A longer name is a
+  // data problem: the name is cut at a UTF-8 boundary and a marker with its full length and a hash is
+  // added, so names that differ only after the cut stay apart (kineto_trace.hpp cut_name()).
   std::uint64_t max_name_bytes = 4096;
+  // Bytes of any one string in a trace (names, args, stacks), escapes as written. Default 1 MiB;
+  // NEURON_GATE_MAX_STRING_BYTES. A longer string is an input error, found before it is held in memory.
+  std::uint64_t max_string_bytes = std::uint64_t{1} << 20;
   // Distinct op names of one side (all its traces or tables). Default 100000; NEURON_GATE_MAX_OPS.
   std::uint64_t max_distinct_ops = 100000;
   // Files, folders and links one profile walk may visit. Default 100000; NEURON_GATE_MAX_WALK_ENTRIES.

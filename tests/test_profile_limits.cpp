@@ -1,0 +1,191 @@
+// Tests for bounded resources and data problems (issue 15 items 3 and 5): limits from the environment
+// turn into input errors naming the file and the limit; long names are cut and counted; malformed events
+// are counted per kind with an example and refused past 1% of an op's events. Fixtures: tests/data/bad/
+// and inputs made here.
+#include "profile/byte_source.hpp"
+#include "profile/discover.hpp"
+#include "profile/kineto_trace.hpp"
+#include "profile/read_side.hpp"
+#include "profile/trace_samples.hpp"
+
+#include "util/error.hpp"
+#include "util/input_limits.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <optional>
+#include <string>
+
+namespace ng = neuron_gate;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string k_bad = std::string(NEURON_GATE_TEST_DATA) + "/bad/";
+
+fs::path scratch_file(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("neuron-gate-limits-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+// Sets an environment limit for one scope.
+class LimitScope {
+public:
+  LimitScope(const char* name, const std::string& value) : m_name(name) {
+    ::setenv(name, value.c_str(), 1);
+    ng::reload_input_limits();
+  }
+  ~LimitScope() {
+    ::unsetenv(m_name);
+    ng::reload_input_limits();
+  }
+  LimitScope(const LimitScope&) = delete;
+  LimitScope& operator=(const LimitScope&) = delete;
+
+private:
+  const char* m_name;
+};
+
+std::optional<ng::InputError> input_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ng::InputError& error) {
+    return error;
+  }
+  return std::nullopt;
+}
+
+std::string event(const std::string& name, int ts) {
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
+         std::to_string(ts) + R"(, "dur": 5})";
+}
+
+ng::TraceSamples read_trace_text(const std::string& text) {
+  ng::ByteSource source("t.json", text);
+  return ng::read_trace_samples(source);
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("limits");
+
+TEST_CASE("a gzip bomb (64 MB of one repeated event) stops at the decompressed-bytes limit with a clear error") {
+  const fs::path bomb = scratch_file("bomb.pt.trace.json.gz");
+  {
+    std::FILE* gzip = ::popen(("gzip -1 > '" + bomb.string() + "'").c_str(), "w");
+    REQUIRE(gzip != nullptr);
+    const std::string head = "{\"traceEvents\": [";
+    std::fwrite(head.data(), 1, head.size(), gzip);
+    const std::string one = event("aten::bomb", 1) + ", ";
+    std::string block;
+    while (block.size() < (1 << 20)) {
+      block += one;
+    }
+    for (int i = 0; i < 64; ++i) {
+      std::fwrite(block.data(), 1, block.size(), gzip);
+    }
+    REQUIRE(::pclose(gzip) == 0);
+  }
+  CHECK(fs::file_size(bomb) < 1'000'000);
+  const LimitScope limit("NEURON_GATE_MAX_FILE_BYTES", std::to_string(16 << 20));
+  const auto error = input_error_of([&] { ng::read_trace_samples(bomb.string()); });
+  REQUIRE(error);
+  CHECK(error->path() == bomb.string());
+  CHECK(error->problem() ==
+        "larger than the input limit of 16 MiB after decompression (raise it with NEURON_GATE_MAX_FILE_BYTES if the "
+        "file is genuine)");
+  CHECK(error->byte_offset() == std::uint64_t{16} << 20);
+  fs::remove(bomb);
+}
+
+TEST_CASE("a string longer than the string limit is refused before it is held, at its byte offset") {
+  const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
+  const std::string prefix = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"";
+  const std::string text = prefix + std::string(100000, 'a') + "\", \"ts\": 1, \"dur\": 1}]}";
+  const auto error = input_error_of([&] { read_trace_text(text); });
+  REQUIRE(error);
+  CHECK(error->problem() == "a JSON string longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)");
+  CHECK(error->byte_offset() == prefix.size() + 65536);
+}
+
+TEST_CASE("a name longer than the name limit is cut with its length and hash, counted, and kept apart") {
+  const std::string long_a = std::string(5000, 'x') + "a";
+  const std::string long_b = std::string(5000, 'x') + "b";
+  const ng::TraceSamples samples =
+      read_trace_text("{\"traceEvents\": [" + event(long_a, 1) + ", " + event(long_b, 10) + "]}");
+  REQUIRE(samples.steps.size() == 1);
+  const auto& ops = samples.steps[0].ops;
+  REQUIRE(ops.size() == 2);
+  CHECK(ops.count(ng::cut_name(long_a, 4096)) == 1);
+  CHECK(ng::cut_name(long_a, 4096).rfind(std::string(4096, 'x') + "…[cut: 5001 bytes, sha256 ", 0) == 0);
+  CHECK(ng::cut_name(long_a, 4096) != ng::cut_name(long_b, 4096));
+  REQUIRE(samples.problems.listed.size() == 1);
+  CHECK(samples.problems.listed[0].kind == ng::DataProblemKind::name_truncated);
+  CHECK(samples.problems.listed[0].count == 2);
+}
+
+TEST_CASE("more distinct ops on a side than NEURON_GATE_MAX_OPS is an input error naming the file and limit") {
+  const fs::path path = scratch_file("five-ops.pt.trace.json");
+  std::ofstream(path) << "{\"traceEvents\": [" << event("a", 1) << ", " << event("b", 10) << ", " << event("c", 20)
+                      << ", " << event("d", 30) << ", " << event("e", 40) << "]}";
+  const LimitScope limit("NEURON_GATE_MAX_OPS", "3");
+  const auto error = input_error_of([&] { ng::read_side("head", ng::discover_profile(path.string()), {}); });
+  REQUIRE(error);
+  CHECK(std::string(error->what()) ==
+        path.string() + ": more than 3 distinct op names on this side (the limit; raise it with NEURON_GATE_MAX_OPS if "
+                        "the profile is genuine)");
+}
+
+TEST_CASE("malformed events are counted per kind with the first example and its byte offset") {
+  const ng::TraceSamples samples = read_trace_text(R"({"traceEvents": [)" + event("ok", 1) + R"(,
+    {"ph": "X", "name": "n", "ts": 1, "dur": null},
+    {"ph": "X", "name": "s", "ts": 1, "dur": "n/a"},
+    {"ph": "X", "name": "nan", "ts": 1, "dur": "NaN"},
+    {"ph": "X", "name": "t", "ts": "soon", "dur": 1},
+    {"ph": "X", "name": "far", "ts": 1e30, "dur": 1},
+    {"ph": "X", "ts": 1, "dur": 1}]})");
+  CHECK(samples.problems.malformed_events == 6);
+  REQUIRE(samples.problems.listed.size() == 3);
+  const ng::DataProblem& dur = samples.problems.listed[0];
+  CHECK(dur.kind == ng::DataProblemKind::bad_duration);
+  CHECK(dur.count == 3);
+  CHECK(dur.example == "n \"dur\": null");
+  REQUIRE(dur.byte);
+  CHECK(samples.problems.listed[1].kind == ng::DataProblemKind::bad_timestamp);
+  CHECK(samples.problems.listed[1].example == "t \"ts\": \"soon\"");
+  CHECK(samples.problems.listed[1].count == 2);  // "soon" and 1e30
+  CHECK(samples.problems.listed[2].kind == ng::DataProblemKind::missing_name);
+  CHECK(samples.problems.malformed_by_op.at("s").malformed == 1);
+}
+
+TEST_CASE("a string dur in one event of 201 is read around and reaches the side's data problems (was None found)") {
+  const std::string path = k_bad + "string-dur-one-in-201.pt.trace.json";
+  const ng::SideSamples side = ng::read_side("head", ng::discover_profile(path), {});
+  REQUIRE(side.data_problems.size() == 1);
+  CHECK(side.data_problems[0].kind == ng::DataProblemKind::bad_duration);
+  CHECK(side.data_problems[0].count == 1);
+  CHECK(side.data_problems[0].example == "aten::add \"dur\": \"n/a\"");
+  CHECK(ng::data_problem_line(side.data_problems[0]).find("1 events whose dur is not a number") != std::string::npos);
+  REQUIRE(side.traces.size() == 1);
+  CHECK(side.traces[0].steps[0].ops.at("aten::add").calls == 200);
+}
+
+TEST_CASE("an op whose durations are nulled past 1% of its events is an input error, never a vanished op") {
+  const std::string path = k_bad + "nulled-op/head";
+  const auto error = input_error_of([&] { ng::read_side("head", ng::discover_profile(path), {}); });
+  REQUIRE(error);
+  CHECK(error->path() == path + "/t.pt.trace.json");
+  CHECK(error->problem().rfind("op \"aten::mul\": 50 of 50 (100.0%) of its events have no usable ts or dur, e.g. "
+                               "aten::mul \"dur\": null (near byte ",
+                               0) == 0);
+}
+
+TEST_SUITE_END();
