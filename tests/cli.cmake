@@ -5,3 +5,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_input.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_usage.cpp)
 # Rules a pull request cannot loosen: waiver expiry against --today / SOURCE_DATE_EPOCH, --rules-from (issue 15).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_rules.cpp)
+# Verdicts on real code changes: new call sites, replaced ops, ranks, devices (issue 12).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_real_changes.cpp)

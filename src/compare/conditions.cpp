@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <tuple>
 #include <set>
 
@@ -85,16 +86,37 @@ std::size_t argument_count(const std::string& shapes) {
   return any || count > 0 ? count + 1 : 0;
 }
 
-// The first op whose shape lists of one argument count differ, as (base text, head text).
-std::optional<std::pair<std::string, std::string>> first_input_difference(const Fingerprint& base, const Fingerprint& head,
-                                                                          std::size_t& ops_compared) {
-  ops_compared = 0;
+// How the input-shape lists of the ops on both sides relate (DESIGN.md section 3, README "inputs").
+struct InputComparison {
+  std::size_t ops_compared = 0;
+  // The first op whose lists were replaced: (base text, head text) of its lists of that argument count.
+  std::optional<std::pair<std::string, std::string>> replaced;
+  std::vector<std::string> new_call_sites;      // "op [[4,512],[512],[]]": lists only head has
+  std::vector<std::string> removed_call_sites;  // lists only base has
+};
+
+// Appends "op list" for every list of `a` that `b` lacks.
+void append_missing(const std::set<std::string>& a, const std::set<std::string>& b, const std::string& op,
+                    std::vector<std::string>& out) {
+  for (const std::string& item : a) {
+    if (b.count(item) == 0) {
+      out.push_back(op + " " + item);
+    }
+  }
+}
+
+// Inputs differ only where an op's lists are replaced: lists of one argument count that base has and
+// head lacks while head has lists of that count that base lacks (every [4,512] became [8,512]). Lists
+// that only appear (a new call site) or only disappear (a removed one) are a structural change; lists
+// of another argument count (an out= overload) too.
+InputComparison compare_inputs(const Fingerprint& base, const Fingerprint& head) {
+  InputComparison result;
   for (const auto& [op, base_shapes] : base.input_shapes) {
     auto it = head.input_shapes.find(op);
     if (it == head.input_shapes.end()) {
       continue;
     }
-    ++ops_compared;
+    ++result.ops_compared;
     std::map<std::size_t, std::set<std::string>> base_by_count, head_by_count;
     for (const std::string& shapes : base_shapes) {
       base_by_count[argument_count(shapes)].insert(canonical_shapes(shapes));
@@ -104,12 +126,70 @@ std::optional<std::pair<std::string, std::string>> first_input_difference(const 
     }
     for (const auto& [count, shapes] : base_by_count) {
       auto other = head_by_count.find(count);
-      if (other != head_by_count.end() && other->second != shapes) {
-        return std::make_pair(op + " " + join(shapes), op + " " + join(other->second));
+      if (other == head_by_count.end()) {
+        continue;
       }
+      std::vector<std::string> removed, added;
+      append_missing(shapes, other->second, op, removed);
+      append_missing(other->second, shapes, op, added);
+      if (!removed.empty() && !added.empty()) {
+        if (!result.replaced) {
+          result.replaced = std::make_pair(op + " " + join(shapes), op + " " + join(other->second));
+        }
+        continue;
+      }
+      result.removed_call_sites.insert(result.removed_call_sites.end(), removed.begin(), removed.end());
+      result.new_call_sites.insert(result.new_call_sites.end(), added.begin(), added.end());
     }
   }
-  return std::nullopt;
+  return result;
+}
+
+// True when both sides' run manifests list the model inputs: those decide the inputs condition.
+bool manifests_state_inputs(const Fingerprint& base, const Fingerprint& head) {
+  const auto states = [](const Fingerprint& fp) {
+    return std::any_of(fp.values.begin(), fp.values.end(),
+                       [](const auto& value) { return value.first.rfind("manifest.inputs[", 0) == 0; });
+  };
+  return states(base) && states(head);
+}
+
+// The inputs row, or nullopt when no op with shapes is on both sides (reported under open hypotheses).
+std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprint& head) {
+  ConditionRow row;
+  row.name = "inputs";
+  if (manifests_state_inputs(base, head)) {
+    row.base = row.head = "decided by the run manifests' inputs (rows manifest.inputs[...])";
+    return row;
+  }
+  const InputComparison inputs = compare_inputs(base, head);
+  if (inputs.ops_compared == 0) {
+    return std::nullopt;
+  }
+  if (inputs.replaced) {
+    row.base = inputs.replaced->first;
+    row.head = inputs.replaced->second;
+    row.matches = false;
+    row.note = "input shapes were replaced for an op present on both sides (lists base ran with are missing in head, "
+               "which has lists base lacks): the model inputs differ";
+    return row;
+  }
+  row.base = row.head = "same shapes for " + plural(inputs.ops_compared, "op") + " on both sides";
+  const auto list = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size() && i < 4; ++i) {
+      text += (i == 0 ? "" : "; ") + items[i];
+    }
+    return items.size() > 4 ? text + "; and " + std::to_string(items.size() - 4) + " more" : text;
+  };
+  if (!inputs.new_call_sites.empty()) {
+    row.note = "new call sites in head (a code change, compared as ops): " + list(inputs.new_call_sites);
+  }
+  if (!inputs.removed_call_sites.empty()) {
+    row.note += std::string(row.note.empty() ? "" : "; ") +
+                "call sites removed in head (a code change, compared as ops): " + list(inputs.removed_call_sites);
+  }
+  return row;
 }
 
 // "2 (ranks 0, 1)", "1 (rank 0)", "3 (ranks 0, 1, unknown)".
@@ -274,21 +354,10 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
     ConditionRow row;
     row.name = name;
     if (name == "inputs") {
-      std::size_t ops_compared = 0;
-      const auto difference = first_input_difference(base, head, ops_compared);
-      if (ops_compared == 0) {
-        continue;  // no shapes on one side: reported under open hypotheses
+      if (std::optional<ConditionRow> inputs = inputs_row(base, head)) {
+        inputs->accepted = !inputs->matches && is_allowed(name);
+        diff.rows.push_back(std::move(*inputs));
       }
-      if (difference) {
-        row.base = difference->first;
-        row.head = difference->second;
-        row.matches = false;
-        row.note = "input shapes differ for an op present on both sides";
-      } else {
-        row.base = row.head = "same shapes for " + plural(ops_compared, "op") + " on both sides";
-      }
-      row.accepted = !row.matches && is_allowed(name);
-      diff.rows.push_back(std::move(row));
       continue;
     }
     auto b = base.values.find(name);

@@ -53,9 +53,13 @@ struct ConditionsDiff {
 
 // Compares two fingerprints row by row. A condition known on one side only is a row that does not
 // match (except manifest fields: a field present on one side only is shown, as unverified, and does
-// not block; "manifest.workload", a name, is shown and never blocks). "inputs": for each op on both sides, the input-shape lists with the same number of
-// arguments must be equal (an `out=` overload with one more argument is structural, not an input
-// change). "artifacts" matches only when both sides are complete. `allowed` (rules allow_mismatch
+// not block; "manifest.workload", a name, is shown and never blocks). "inputs" means the model's
+// inputs differ: when both sides' manifests list `inputs`, those rows decide and the inputs row only
+// says so; else, for an op on both sides and one number of arguments, lists of base missing in head
+// while head has lists base lacks (every [4,512] became [8,512]) differ; lists that only appear (a new
+// call site) or only disappear are a structural change, named in the row's note, and lists of another
+// argument count (an `out=` overload) too. "artifacts" matches only when both sides are complete.
+// `allowed` (rules allow_mismatch
 // plus --allow-mismatch) marks differing rows as accepted. Throws UsageError for an allowed name that
 // is no condition (with a did-you-mean).
 ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed);

@@ -1,0 +1,83 @@
+// Tests for compare/conditions on fingerprints built by hand: the inputs rule (replaced lists vs new
+// or removed call sites, manifest inputs decide), ranks, world size and devices.
+#include "compare/conditions.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace ng = neuron_gate;
+
+namespace {
+
+const ng::ConditionRow* find_row(const ng::ConditionsDiff& diff, const std::string& name) {
+  const auto it = std::find_if(diff.rows.begin(), diff.rows.end(), [&](const ng::ConditionRow& row) { return row.name == name; });
+  return it == diff.rows.end() ? nullptr : &*it;
+}
+
+ng::Fingerprint shapes(std::map<std::string, std::set<std::string>> lists) {
+  ng::Fingerprint fp;
+  fp.input_shapes = std::move(lists);
+  return fp;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("compare::conditions");
+
+TEST_CASE("inputs: replaced lists differ, a new call site and a removed one do not") {
+  const ng::Fingerprint base = shapes({{"aten::add", {"[[4, 1], [], []]"}}, {"aten::pow", {"[[4, 512], []]"}}});
+  const ng::Fingerprint added = shapes({{"aten::add", {"[[4, 1], [], []]", "[[4, 512], [512], []]"}},
+                                        {"aten::pow", {"[[4, 512], []]"}}});
+  const ng::Fingerprint replaced = shapes({{"aten::add", {"[[8, 1], [], []]"}}, {"aten::pow", {"[[8, 512], []]"}}});
+
+  const ng::ConditionsDiff new_site = ng::diff_conditions(base, added, {});
+  const ng::ConditionRow* row = find_row(new_site, "inputs");
+  REQUIRE(row != nullptr);
+  CHECK(row->matches);
+  CHECK(row->base == "same shapes for 2 ops on both sides");
+  CHECK(row->note == "new call sites in head (a code change, compared as ops): aten::add [[4,512],[512],[]]");
+  CHECK(new_site.comparable());
+
+  const ng::ConditionsDiff removed = ng::diff_conditions(added, base, {});
+  row = find_row(removed, "inputs");
+  REQUIRE(row != nullptr);
+  CHECK(row->matches);
+  CHECK(row->note == "call sites removed in head (a code change, compared as ops): aten::add [[4,512],[512],[]]");
+
+  const ng::ConditionsDiff different = ng::diff_conditions(base, replaced, {});
+  row = find_row(different, "inputs");
+  REQUIRE(row != nullptr);
+  CHECK_FALSE(row->matches);
+  CHECK(row->base == "aten::add [[4,1],[],[]]");
+  CHECK(row->head == "aten::add [[8,1],[],[]]");
+  CHECK_FALSE(different.comparable());
+  CHECK(ng::diff_conditions(base, replaced, {"inputs"}).comparable());
+}
+
+TEST_CASE("inputs: a replaced list next to a kept one still differs; another argument count is structural") {
+  const ng::Fingerprint base = shapes({{"aten::mul", {"[[4, 512], [512]]", "[[4, 512], [4, 1]]"}}});
+  const ng::Fingerprint head = shapes({{"aten::mul", {"[[4, 512], [512]]", "[[8, 512], [8, 1]]"}}});
+  CHECK_FALSE(ng::diff_conditions(base, head, {}).comparable());
+  const ng::Fingerprint out_overload = shapes({{"aten::mul", {"[[4, 512], [512], [4, 512]]"}}});
+  const ng::Fingerprint plain = shapes({{"aten::mul", {"[[4, 512], [512]]"}}});
+  CHECK(ng::diff_conditions(plain, out_overload, {}).comparable());
+}
+
+TEST_CASE("inputs: the run manifests' inputs decide when both sides list them") {
+  ng::Fingerprint base = shapes({{"aten::pow", {"[[4, 512], []]"}}});
+  ng::Fingerprint head = shapes({{"aten::pow", {"[[8, 512], []]"}}});
+  base.values["manifest.inputs[x].shape"] = "[4,512]";
+  head.values["manifest.inputs[x].shape"] = "[4,512]";
+  const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
+  const ng::ConditionRow* row = find_row(diff, "inputs");
+  REQUIRE(row != nullptr);
+  CHECK(row->matches);
+  CHECK(row->base == "decided by the run manifests' inputs (rows manifest.inputs[...])");
+  CHECK(diff.comparable());
+  head.values["manifest.inputs[x].shape"] = "[8,512]";
+  CHECK_FALSE(ng::diff_conditions(base, head, {}).comparable());
+}
+
+TEST_SUITE_END();
