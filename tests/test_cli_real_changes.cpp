@@ -15,6 +15,20 @@ namespace {
 
 std::string profile(const std::string& relative) { return data("profiles/" + relative); }
 
+// The first trace file (by name) in `folder` whose name starts with `prefix`.
+std::string first_trace(const std::string& folder, const std::string& prefix) {
+  std::string best;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.find(".pt.trace.json") != std::string::npos &&
+        (best.empty() || entry.path().string() < best)) {
+      best = entry.path().string();
+    }
+  }
+  REQUIRE_FALSE(best.empty());
+  return best;
+}
+
 } // namespace
 
 TEST_SUITE_BEGIN("cli real changes");
@@ -39,6 +53,49 @@ TEST_CASE("the other direction, Abias -> A (a call site removed), is comparable 
 TEST_CASE("A vs A_8x512 still exits 3: every [4, 512] list became [8, 512] (replaced, not added)") {
   const CliResult result = run({"compare", example("A"), example("A_8x512"), "--no-git", "--quiet"});
   CHECK(result.exit_code == 3);
+}
+
+TEST_CASE("two ranks (rank-0.*, rank-1.* files), head's rank 1 30% slower: compared rank to rank, exit 1 naming rank 1") {
+  const CliResult result = run({"compare", profile("two-ranks/base"), profile("two-ranks/head"), "--no-git"});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.find("| ranks | 2 (ranks 0, 1) | 2 (ranks 0, 1) | ✓") != std::string::npos);
+  CHECK(result.out.find("[rank 1]` |") != std::string::npos);
+  CHECK(result.out.find("step time [rank 1]") != std::string::npos);
+  const CliResult inspect = run({"inspect", profile("two-ranks/head")});
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.out.find(": rank 1 (from file name)") != std::string::npos);
+}
+
+TEST_CASE("a rank-0 file against a rank-1 file is not comparable and names ranks") {
+  const std::string rank0 = first_trace(profile("two-ranks/base/run-01"), "rank-0.");
+  const std::string rank1 = first_trace(profile("two-ranks/base/run-01"), "rank-1.");
+  const CliResult result = run({"compare", rank0, rank1, "--no-git"});
+  CHECK(result.exit_code == 3);
+  CHECK(result.out.find("| ranks | 1 (rank 0) | 1 (rank 1) | ✗") != std::string::npos);
+  // the same rank on both sides is comparable
+  CHECK(run({"compare", rank0, first_trace(profile("two-ranks/head/run-01"), "rank-0."), "--no-git", "--quiet"})
+            .exit_code != 3);
+}
+
+TEST_CASE("two traces whose deviceProperties name other GPUs are not comparable and name devices") {
+  // H12 (AlexNet on an A100) vs P2 (DLRM on a V100): both rank 0
+  const CliResult result =
+      run({"compare", data("corpus/H12-alexnet.json.gz"), data("corpus/P2-dlrm-rank0.pt.trace.json"), "--no-git"});
+  CHECK(result.exit_code == 3);
+  CHECK(result.out.find("| devices | 8 × NVIDIA A100-PG509-200 | 8 × Tesla V100-SXM2-32GB | ✗") != std::string::npos);
+  CHECK(result.out.find("| ranks | 1 (rank 0) | 1 (rank 0) | ✓") != std::string::npos);
+  // K1 vs K2 (same V100, worker0 both): devices and ranks match
+  const CliResult same = run({"compare", data("corpus/K1"), data("corpus/K2"), "--no-git"});
+  CHECK(same.out.find("| devices | 4 × Tesla V100-DGXS-32GB | 4 × Tesla V100-DGXS-32GB | ✓") != std::string::npos);
+  CHECK(same.out.find("| ranks | 1 (rank 0) | 1 (rank 0) | ✓") != std::string::npos);
+  CHECK(same.out.find("device time 603.56 ms, 100% attributed to an op") != std::string::npos);
+}
+
+TEST_CASE("inspect and the report show the share of device time attributed, and the rest as a row of its own") {
+  const CliResult inspect = run({"inspect", data("corpus/K5-resnet50-old-kineto.pt.trace.json.gz")});
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.out.find("% attributed to an op; not attributed (Kernel): ") != std::string::npos);
+  CHECK(inspect.out.find("`device time not attributed to an op (Kernel)`") != std::string::npos);
 }
 
 TEST_SUITE_END();

@@ -298,6 +298,7 @@ TEST_CASE("top-level scalars, distributedInfo and the deviceProperties count bec
   CHECK(samples.metadata == std::map<std::string, std::string>{
                                 {"schemaVersion", "1"},
                                 {"deviceProperties.count", "2"},
+                                {"deviceProperties.names", "\"GPU\""},
                                 {"record_shapes", "1"},
                                 {"with_stack", "false"},
                                 {"displayTimeUnit", "\"ms\""},

@@ -4,6 +4,8 @@
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iterator>
 #include <optional>
@@ -223,12 +225,48 @@ std::string artifacts_note(const Fingerprint& base, const Fingerprint& head) {
                       : note;
 }
 
+// A metadata value as text: a JSON string unquoted, anything else as written.
+std::string metadata_text(const std::string& value) {
+  if (value.size() >= 2 && value.front() == '"') {
+    try {
+      return nlohmann::json::parse(value).get<std::string>();
+    } catch (const nlohmann::json::exception&) {
+      return value;
+    }
+  }
+  return value;
+}
+
+// "world_size" from distributedInfo.world_size and "devices" from deviceProperties (count and names),
+// the distinct values of the side's traces joined; absent when no trace tells.
+void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
+  std::set<std::string> world_sizes, devices;
+  for (const TraceSamples& trace : side.traces) {
+    if (auto it = trace.metadata.find("distributedInfo.world_size"); it != trace.metadata.end()) {
+      world_sizes.insert(metadata_text(it->second));
+    }
+    const auto count = trace.metadata.find("deviceProperties.count");
+    const auto names = trace.metadata.find("deviceProperties.names");
+    if (names != trace.metadata.end()) {
+      devices.insert((count == trace.metadata.end() ? std::string("?") : count->second) + " × " +
+                     metadata_text(names->second));
+    }
+  }
+  if (!world_sizes.empty()) {
+    fp.values["world_size"] = join(world_sizes);
+  }
+  if (!devices.empty()) {
+    fp.values["devices"] = join(devices);
+  }
+}
+
 } // namespace
 
 const std::vector<std::string>& condition_names() {
   static const std::vector<std::string> names{"schedule",     "traces",      "samples_from", "activities",
                                               "device_time",  "end_to_end_metrics", "inputs", "record_shapes",
-                                              "with_stack",   "ranks",       "neuron_cores", "artifacts"};
+                                              "with_stack",   "ranks",       "world_size",   "devices",
+                                              "neuron_cores", "artifacts"};
   return names;
 }
 
@@ -308,10 +346,14 @@ Fingerprint fingerprint_side(const SideSamples& side) {
     }
     fp.values["artifacts"] = artifacts;
   }
-  // Several ranks in the traces themselves (distributedInfo.rank, _rank_<N> names), without rank folders.
-  if (fp.values.count("ranks") == 0 && distinct_ranks(side.traces).size() > 1) {
+  // Ranks the traces themselves tell (distributedInfo.rank, rank-N / _rank_N / workerN names), without
+  // rank folders: one known rank is a condition too (a rank-0 file against a rank-1 file).
+  const bool any_known_rank = std::any_of(side.traces.begin(), side.traces.end(),
+                                          [](const TraceSamples& trace) { return trace.rank.has_value(); });
+  if (fp.values.count("ranks") == 0 && (distinct_ranks(side.traces).size() > 1 || any_known_rank)) {
     fp.values["ranks"] = describe_ranks(distinct_ranks(side.traces));
   }
+  add_world_and_devices(side, fp);
   if (side.manifest) {
     fp.has_manifest = true;
     for (const auto& [field, value] : side.manifest->fields) {
@@ -385,6 +427,22 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
     }
     if (name == "artifacts" && !row.matches) {
       row.note = artifacts_note(base, head);
+    }
+    const bool one_sided = b == base.values.end() || h == head.values.end();
+    if ((name == "world_size" || name == "devices") && one_sided) {
+      row.matches = true;  // e.g. deviceProperties written by one Kineto version only: shown, not verified
+      row.note = "recorded on one side only: not verified";
+    }
+    if (name == "ranks" && one_sided && (row.base.rfind("1 (rank ", 0) == 0 || row.head.rfind("1 (rank ", 0) == 0)) {
+      row.matches = true;  // one rank known on one side, none on the other: a single process each
+      row.note = "the rank is recorded on one side only: assumed the same process";
+    }
+    if (name == "devices" && !row.matches) {
+      row.note = "the traces' deviceProperties name other accelerators (model or count): device times of different "
+                 "hardware are not a comparison of the code; profile both sides on the same instance type";
+    }
+    if (name == "world_size" && !row.matches) {
+      row.note = "distributedInfo.world_size differs: a run with another number of processes does other work per rank";
     }
     if (name == "ranks" && !row.matches) {
       row.note = "ranks are compared rank to rank (base rank k against head rank k): profile both sides with the "

@@ -1,5 +1,6 @@
 #include "profile/device_attribution.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -30,6 +31,29 @@ struct InstantKeyHash {
     return std::hash<std::int64_t>()(key.ts_ns) ^ (std::hash<std::uint32_t>()(key.thread) << 1);
   }
 };
+
+// The innermost user annotation of `thread` holding the instant `ts` ([start, end]) that is not a
+// ProfilerStep window, or k_no_event: the last CPU-side event of the thread starting at or before
+// `ts`, then up its parents.
+std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, std::uint32_t thread, Nanoseconds ts) {
+  if (thread + 1 >= nesting.thread_begin.size()) {
+    return k_no_event;
+  }
+  const auto begin = nesting.order.begin() + nesting.thread_begin[thread];
+  const auto end = nesting.order.begin() + nesting.thread_begin[thread + 1];
+  const auto after = std::upper_bound(begin, end, ts, [&](Nanoseconds t, std::uint32_t e) { return t < trace.events[e].ts_ns; });
+  if (after == begin) {
+    return k_no_event;
+  }
+  for (std::uint32_t e = *(after - 1); e != k_no_event; e = nesting.parent[e]) {
+    const TraceEvent& event = trace.events[e];
+    if (event.kind == EventKind::user_annotation && event.ts_ns <= ts && ts <= event.ts_ns + event.dur_ns &&
+        trace.names[event.name_id].rfind("ProfilerStep#", 0) != 0) {
+      return e;
+    }
+  }
+  return k_no_event;
+}
 
 } // namespace
 
@@ -74,25 +98,25 @@ std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const C
     }
     DeviceLaunch launch;
     launch.event = static_cast<std::uint32_t>(i);
+    bool has_launch = false;
+    const auto set_launch = [&](LaunchLink link, std::uint32_t thread, Nanoseconds ts) {
+      launch.link = link;
+      launch.launch_thread = thread;
+      launch.launch_ts_ns = ts;
+      has_launch = true;
+    };
+    // 1. the runtime call with the same correlation; its innermost enclosing op
     const auto runtime = event.has_correlation ? runtime_by_correlation.find(event.correlation)
                                                : runtime_by_correlation.end();
     if (runtime != runtime_by_correlation.end()) {
       // Some traces reuse the correlation number as External id: the runtime path comes first.
-      const TraceEvent& call = events[runtime->second];
-      launch.link = LaunchLink::correlation;
+      set_launch(LaunchLink::correlation, events[runtime->second].thread, events[runtime->second].ts_ns);
       launch.op = innermost_cpu_op(events, nesting, runtime->second);
-      launch.launch_thread = call.thread;
-      launch.launch_ts_ns = call.ts_ns;
-    } else if (const auto op = event.external_id != 0 ? op_by_external_id.find(event.external_id)
-                                                      : op_by_external_id.end();
-               op != op_by_external_id.end()) {
-      launch.link = LaunchLink::external_id;
-      launch.op = op->second;
-      launch.launch_thread = events[op->second].thread;
-      launch.launch_ts_ns = events[op->second].ts_ns;
-    } else {
+    }
+    // 2. a flow arrow (ac2g, async_npu, ...) ending at the event's start: the op holding its start
+    if (launch.op == k_no_event) {
       const auto [first, last] = flow_finishes.equal_range(InstantKey{event.thread, event.ts_ns});
-      for (auto finish = first; finish != last && launch.link == LaunchLink::none; ++finish) {
+      for (auto finish = first; finish != last && launch.op == k_no_event; ++finish) {
         const auto starts = flow_starts.find(finish->second);
         if (starts == flow_starts.end()) {
           continue;
@@ -100,15 +124,37 @@ std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const C
         for (const std::uint32_t s : starts->second) {
           const FlowPoint& start = trace.flows[s];
           const std::uint32_t holder = cpu_op_at(events, nesting, start.thread, start.ts_ns);
+          if (!has_launch || holder != k_no_event) {
+            set_launch(LaunchLink::flow, start.thread, start.ts_ns);
+          }
           if (holder != k_no_event) {
-            launch.link = LaunchLink::flow;
             launch.op = holder;
-            launch.launch_thread = start.thread;
-            launch.launch_ts_ns = start.ts_ns;
             break;
           }
         }
       }
+    }
+    // 3. the cpu_op with the same non-zero External id
+    if (launch.op == k_no_event && event.external_id != 0) {
+      if (const auto op = op_by_external_id.find(event.external_id); op != op_by_external_id.end()) {
+        launch.op = op->second;
+        if (!has_launch) {
+          set_launch(LaunchLink::external_id, events[op->second].thread, events[op->second].ts_ns);
+        } else {
+          launch.link = LaunchLink::external_id;
+        }
+      }
+    }
+    // 4. the innermost user annotation (not a ProfilerStep) holding the launch on its thread
+    if (launch.op == k_no_event && has_launch) {
+      launch.op = annotation_at(trace, nesting, launch.launch_thread, launch.launch_ts_ns);
+      if (launch.op != k_no_event) {
+        launch.link = LaunchLink::enclosing;
+      }
+    }
+    launch.attributed = launch.op != k_no_event;
+    if (!has_launch) {
+      launch.link = LaunchLink::none;
     }
     launches.push_back(launch);
   }

@@ -11,29 +11,34 @@
 
 namespace neuron_gate {
 
-// How a device event was tied to its launch.
+// How a device event's op was found (README "What is read", device time).
 enum class LaunchLink : std::uint8_t {
-  correlation,  // args.correlation == a runtime event's args.correlation
-  external_id,  // no such runtime event; a cpu_op with the same non-zero External id
-  flow,         // neither; a flow arrow (ac2g, async_npu, ...) ends at the event's start
-  none,         // no launch found: unattributed device time
+  correlation,  // args.correlation == a runtime event's args.correlation; the op encloses that call
+  flow,         // a flow arrow (ac2g, async_npu, ...) ends at the event's start; the op holds its start
+  external_id,  // a cpu_op with the same non-zero External id
+  enclosing,    // none of these gave an op: the innermost user annotation (not a ProfilerStep) holding the
+                // launch (runtime call or flow start) on the launching thread, e.g. "nccl:all_reduce"
+  none,         // no launch found at all: unattributed, in the step holding the event's start
 };
 
 // Where one device event came from.
 struct DeviceLaunch {
   std::uint32_t event = k_no_event;   // the device event (index into RawTrace::events)
-  std::uint32_t op = k_no_event;      // launching cpu_op, or k_no_event (unattributed)
-  LaunchLink link = LaunchLink::none;
-  std::uint32_t launch_thread = 0;    // thread of the launch (runtime event, op, or flow start)
+  std::uint32_t op = k_no_event;      // the CPU event it is attributed to, or k_no_event (unattributed)
+  LaunchLink link = LaunchLink::none; // how `op` was found; with op == k_no_event, how the launch was found
+  bool attributed = false;            // op != k_no_event
+  std::uint32_t launch_thread = 0;    // thread of the launch (runtime event, flow start, or op)
   Nanoseconds launch_ts_ns = 0;       // start of the launch; meaningful unless link == none
 };
 
-// One entry per device event, in file order. The op is PyTorch's choice: the innermost enclosing
-// event of kind cpu_op (user annotations and runtime calls are skipped, as Kineto's External id
-// stack holds ops only and record_function ranges use a separate user correlation stack).
-// Through correlation, the op encloses the runtime event (a runtime event with no enclosing op
-// leaves the device time unattributed, its step still the runtime call's); through a flow, the op
-// holds the flow's start instant on the start's thread.
+// One entry per device event, in file order, by the first rule that gives an op: (1) the runtime call
+// with the same correlation, its innermost enclosing cpu_op (user annotations and runtime calls are
+// skipped, as Kineto's External id stack holds ops only); (2) a flow ending at the event's start, the
+// innermost cpu_op holding the flow's start instant on the start's thread; (3) the cpu_op with the same
+// External id; (4) the innermost user annotation that is not a ProfilerStep holding the launch point
+// (the runtime call of 1, else the flow start of 2) on its thread. Otherwise the event is unattributed;
+// its step is still the launch point's when one was found (link correlation or flow), else the
+// step holding the event's start.
 std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const CpuNesting& nesting);
 
 } // namespace neuron_gate

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstddef>
@@ -374,6 +375,10 @@ public:
       } else if (m_args_key == Key::correlation || m_args_key == Key::external_id) {
         args_id(id_from_text(value));
       }
+    } else if (m_depth == 3 && m_top_is_object && m_top_key == "deviceProperties" && m_device_key == "name") {
+      if (std::find(m_device_names.begin(), m_device_names.end(), value) == m_device_names.end()) {
+        m_device_names.push_back(value);
+      }
     }
     return scalar_value(value, &value);
   }
@@ -459,6 +464,8 @@ public:
       m_top_key = key;
     } else if (m_depth == 2 && m_in_distributed_info) {
       m_distributed_key = key;
+    } else if (m_depth == 3 && m_top_is_object && m_top_key == "deviceProperties") {
+      m_device_key = key;
     }
     return true;
   }
@@ -492,6 +499,13 @@ public:
     }
     if (m_has_device_properties) {
       m_trace.metadata["deviceProperties.count"] = integer_text(m_device_properties);
+    }
+    if (!m_device_names.empty()) {
+      std::string names;
+      for (const std::string& name : m_device_names) {
+        names += (names.empty() ? "" : "; ") + name;
+      }
+      m_trace.metadata["deviceProperties.names"] = json_quote(names);
     }
   }
 
@@ -872,6 +886,8 @@ private:
   std::string m_distributed_key;
   bool m_has_device_properties = false;
   std::int64_t m_device_properties = 0;
+  std::string m_device_key;                 // key inside a deviceProperties element
+  std::vector<std::string> m_device_names;  // distinct deviceProperties[].name, in file order
 
   bool m_in_events = false;
   bool m_saw_events = false;
@@ -974,6 +990,7 @@ const std::unordered_map<std::string_view, EventKind>& category_kinds() {
       {"Kernel", EventKind::device},
       {"Memcpy", EventKind::device},
       {"Memset", EventKind::device},
+      {"mtia_ccp_events", EventKind::device},  // MTIA (Meta's accelerator): DMA and kernel events of the device
   };
   return kinds;
 }

@@ -22,7 +22,7 @@ enum class EventKind : std::uint8_t {
   user_annotation,  // user_annotation: record_function ranges, ProfilerStep#N
   runtime,          // cuda_runtime, cuda_driver, privateuse1_runtime, privateuse1_driver, xpu_runtime,
                     // xpu_driver, mtia_runtime, Runtime (2021): host-side calls, rows of their own
-  device,           // kernel, gpu_memcpy, gpu_memset, Kernel, Memcpy, Memset (2021); uncategorised
+  device,           // kernel, gpu_memcpy, gpu_memset, Kernel, Memcpy, Memset (2021), mtia_ccp_events; uncategorised
                     // events of torch_npu's "Ascend Hardware" process (labelled NPU)
   ignored,          // python_function, gpu_user_annotation, Trace, unknown categories, and the
                     // utility ops PyTorch's key_averages drops (profiler::_record_function_enter ...)
@@ -84,7 +84,8 @@ struct RawTrace {
   std::vector<TraceThread> threads;
   std::vector<TraceProcess> processes;
   std::map<std::string, std::string> metadata;  // top-level scalars as JSON text; "distributedInfo.rank",
-                                                // "deviceProperties.count", ...
+                                                // "deviceProperties.count", "deviceProperties.names"
+                                                // (distinct names joined by "; ", as a JSON string), ...
   std::int64_t event_count = 0;                 // ph "X" events read (stored or not)
   std::int64_t unfinished_events = 0;           // dur == -1 µs: not stored
   std::int64_t negative_duration_events = 0;    // other dur < 0: not stored

@@ -3,6 +3,7 @@
 #include "profile/neuron_artifacts.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <tuple>
@@ -32,7 +33,40 @@ std::string parent_folder(const std::string& folder) {
   return slash == std::string::npos ? std::string() : folder.substr(0, slash);
 }
 
+// The longest folder prefix ("a/b/") all trace paths share; "" for one trace in no folder.
+std::string common_folder(const std::vector<TraceSamples>& traces) {
+  if (traces.empty()) {
+    return "";
+  }
+  std::string prefix = traces.front().path.substr(0, traces.front().path.rfind('/') + 1);
+  for (const TraceSamples& trace : traces) {
+    while (!prefix.empty() && trace.path.compare(0, prefix.size(), prefix) != 0) {
+      const auto slash = prefix.rfind('/', prefix.size() - 2);
+      prefix = slash == std::string::npos ? std::string() : prefix.substr(0, slash + 1);
+    }
+  }
+  return prefix;
+}
+
 } // namespace
+
+std::optional<unsigned> rank_from_folder_names(std::string_view path, std::string_view common) {
+  if (path.substr(0, common.size()) != common) {
+    return std::nullopt;
+  }
+  std::string_view rest = path.substr(common.size());
+  for (auto slash = rest.rfind('/'); slash != std::string_view::npos; slash = rest.rfind('/')) {
+    rest = rest.substr(0, slash);  // drop the last part (the file name, then the nearest folder, ...)
+    const auto start = rest.rfind('/');
+    const std::string_view folder = start == std::string_view::npos ? rest : rest.substr(start + 1);
+    if (folder.find("_pid_") == std::string_view::npos) {
+      if (auto rank = rank_in_name(folder)) {
+        return rank;
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<unsigned> rank_from_metadata(const TraceSamples& trace) {
   auto it = trace.metadata.find("distributedInfo.rank");
@@ -46,22 +80,41 @@ std::optional<unsigned> rank_from_metadata(const TraceSamples& trace) {
   return parse_unsigned(text);
 }
 
-std::optional<unsigned> rank_from_file_name(std::string_view path) {
-  const std::string_view name = file_name_of(path);
-  const auto at = name.rfind("_rank_");
-  if (at == std::string_view::npos) {
-    return std::nullopt;
+std::optional<unsigned> rank_in_name(std::string_view name) {
+  std::optional<unsigned> found;
+  for (const std::string_view word : {std::string_view("rank"), std::string_view("worker")}) {
+    for (std::size_t at = name.find(word); at != std::string_view::npos; at = name.find(word, at + 1)) {
+      const bool boundary = at == 0 || !std::isalpha(static_cast<unsigned char>(name[at - 1]));
+      std::size_t digits_at = at + word.size();
+      if (digits_at < name.size() && (name[digits_at] == '_' || name[digits_at] == '-')) {
+        ++digits_at;
+      }
+      std::size_t end = digits_at;
+      while (end < name.size() && name[end] >= '0' && name[end] <= '9') {
+        ++end;
+      }
+      if (!boundary || end == digits_at) {
+        continue;
+      }
+      if (auto value = parse_unsigned(name.substr(digits_at, end - digits_at))) {
+        found = value;  // the last match wins (a "_rank_<N>" suffix after other words)
+      }
+    }
+    if (found) {
+      return found;
+    }
   }
-  std::string_view rest = name.substr(at + 6);
-  const auto digits = std::find_if(rest.begin(), rest.end(), [](char c) { return c < '0' || c > '9'; }) - rest.begin();
-  return parse_unsigned(rest.substr(0, static_cast<std::size_t>(digits)));
+  return found;
 }
+
+std::optional<unsigned> rank_from_file_name(std::string_view path) { return rank_in_name(file_name_of(path)); }
 
 void assign_ranks(std::vector<TraceSamples>& traces) {
   // Rank folders holding a trace that no better source places, numbered in (parent, instance, pid) order.
   using FolderKey = std::tuple<std::string, std::string, std::uint64_t, std::string>;
   std::map<FolderKey, unsigned> folder_ranks;
   std::vector<std::optional<FolderKey>> trace_folders(traces.size());
+  const std::string common = common_folder(traces);
   for (std::size_t i = 0; i < traces.size(); ++i) {
     TraceSamples& trace = traces[i];
     trace.rank.reset();
@@ -72,6 +125,9 @@ void assign_ranks(std::vector<TraceSamples>& traces) {
     } else if (auto named = rank_from_file_name(trace.path)) {
       trace.rank = named;
       trace.rank_source = "file name";
+    } else if (auto in_folder = rank_from_folder_names(trace.path, common)) {
+      trace.rank = in_folder;
+      trace.rank_source = "folder name";
     } else if (auto folder = enclosing_rank_folder(trace.path)) {
       trace_folders[i] = FolderKey{parent_folder(folder->folder), folder->instance_id, folder->pid, folder->folder};
       folder_ranks.emplace(*trace_folders[i], 0);
@@ -131,9 +187,14 @@ std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& trace
     assumptions.push_back("the N of _rank_<N> in a trace's file name (neuron_framework_trace_rank_<N>.json) is taken as "
                           "its rank (unverified for TorchNeuron)");
   }
+  const bool by_folder_name = std::any_of(traces.begin(), traces.end(),
+                                          [](const TraceSamples& trace) { return trace.rank_source == "folder name"; });
+  if (by_folder_name) {
+    assumptions.push_back("the N of rank-N, rankN or workerN in a folder name is taken as the rank of the traces in it");
+  }
   if (unknown) {
-    assumptions.push_back("some traces carry no rank (no distributedInfo.rank, no _rank_<N> name, no "
-                          "<instance-id>_pid_<pid> folder): they are kept together as \"rank unknown\"");
+    assumptions.push_back("some traces carry no rank (no distributedInfo.rank, no rank-N, rankN, _rank_N or workerN "
+                          "name, no <instance-id>_pid_<pid> folder): they are kept together as \"rank unknown\"");
   }
   return assumptions;
 }

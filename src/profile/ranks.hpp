@@ -16,13 +16,22 @@ namespace neuron_gate {
 // one, as TraceSamples::metadata keeps it). nullopt when absent or not a non-negative integer.
 std::optional<unsigned> rank_from_metadata(const TraceSamples& trace);
 
-// The N of `_rank_<N>` in a file name (the last such part; `neuron_framework_trace_rank_3.json` -> 3,
-// `profile_rank_0.ntff` -> 0); only the name after the last '/' is looked at. nullopt when none.
+// The rank a name states: the N of `rank<N>`, `rank-<N>`, `rank_<N>` or `worker<N>` (`worker-<N>`,
+// `worker_<N>`) where the word starts the name or follows a non-letter (`_rank_3`, `rank-1.123.pt.trace.json`,
+// `worker0.1623143089861.pt.trace.json`); the last `rank` match, else the last `worker` one. nullopt when none.
+std::optional<unsigned> rank_in_name(std::string_view name);
+
+// rank_in_name of the file name (the part after the last '/'): `neuron_framework_trace_rank_3.json` -> 3.
 std::optional<unsigned> rank_from_file_name(std::string_view path);
+
+// rank_in_name of the folders of `path` below `common` (a prefix ending in '/', or ""), nearest folder
+// first; `<instance-id>_pid_<pid>` folders are skipped (they number ranks by order, see assign_ranks).
+std::optional<unsigned> rank_from_folder_names(std::string_view path, std::string_view common);
 
 // Sets TraceSamples::rank and rank_source of every trace, first source that gives one:
 //   1. "distributedInfo.rank" in the trace metadata;
-//   2. "file name": `_rank_<N>` in the trace's file name;
+//   2. "file name": rank_from_file_name (`_rank_N`, `rank-N`, `rankN`, `workerN`);
+//   2b. "folder name": rank_from_folder_names below the folder all the side's traces share;
 //   3. "rank folder": the nearest enclosing `<instance-id>_pid_<pid>` folder; the folders holding traces
 //      are numbered 0, 1, ... in order of (parent folder, instance id, pid as a number). That order is an
 //      assumption (processes of a launcher usually start in rank order), listed by rank_assumptions().

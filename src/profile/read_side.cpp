@@ -242,6 +242,22 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, const T
 
 } // namespace
 
+std::string unattributed_row_name(const std::string& category) {
+  return std::string(k_unattributed_row) + " (" + category + ")";
+}
+
+void add_unattributed_rows(TraceSamples& trace) {
+  const auto add = [](StepSample& step) {
+    for (const auto& [category, ns] : step.unattributed_by_category) {
+      step.ops[unattributed_row_name(category)].device_ns += ns;
+    }
+  };
+  for (StepSample& step : trace.steps) {
+    add(step);
+  }
+  add(trace.outside_steps);
+}
+
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
   SideSamples side;
   side.label = label;
@@ -279,6 +295,9 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
     }
   }
   assign_ranks(side.traces);
+  for (TraceSamples& trace : side.traces) {
+    add_unattributed_rows(trace);
+  }
   for (const std::string& folder : inventory.folders) {
     artifacts.push_back({folder, 0, true});
   }

@@ -50,6 +50,15 @@ struct SideSamples {
   bool operator==(const SideSamples&) const = default;
 };
 
+// The row that carries device time no op was found for (device_attribution.hpp), one per event
+// category: "device time not attributed to an op (kernel)". Compared and gating like an op's device time.
+inline constexpr const char* k_unattributed_row = "device time not attributed to an op";
+std::string unattributed_row_name(const std::string& category);
+
+// Adds those rows to every step (and outside_steps) of `trace`: device_ns = the step's
+// unattributed_by_category entry, self CPU 0, calls 0. read_side calls it for every trace.
+void add_unattributed_rows(TraceSamples& trace);
+
 // Reads every trace, table, end-to-end file (e2e.json, Google Benchmark, hyperfine, pytest-benchmark,
 // Neuron summary) and manifest of `inventory`, and checks Neuron artifacts. Throws InputError (file,
 // byte offset) on the first file that cannot be read (pytest-benchmark JSON saved without

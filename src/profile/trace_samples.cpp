@@ -147,6 +147,7 @@ struct StepTotals {
   std::unordered_map<std::uint32_t, OpValues> ops;         // by op key
   std::unordered_map<std::uint32_t, Nanoseconds> kernels;  // by name id
   Nanoseconds unattributed_device_ns = 0;
+  std::unordered_map<std::uint16_t, Nanoseconds> unattributed_by_category;  // by category id
 };
 
 TraceSamples build_samples(const std::string& path, const RawTrace& trace, const TraceReadOptions& options) {
@@ -232,6 +233,7 @@ TraceSamples build_samples(const std::string& path, const RawTrace& trace, const
       target.ops[keys.key(events[launch.op])].device_ns += event.dur_ns;
     } else {
       target.unattributed_device_ns += event.dur_ns;
+      target.unattributed_by_category[event.category] += event.dur_ns;
     }
   }
 
@@ -246,6 +248,10 @@ TraceSamples build_samples(const std::string& path, const RawTrace& trace, const
       sample.device_kernels[trace.names[name]] += ns;
     }
     sample.unattributed_device_ns = step_totals.unattributed_device_ns;
+    for (const auto& [category, ns] : step_totals.unattributed_by_category) {
+      sample.unattributed_by_category[trace.categories[category].empty() ? "no category" : trace.categories[category]] +=
+          ns;
+    }
   };
 
   if (steps.empty()) {

@@ -19,7 +19,7 @@ class ByteSource;
 // One op's totals over one step (or over the events outside every step).
 struct OpValues {
   Nanoseconds self_cpu_ns = 0;  // sum of self CPU times; negative only when the trace itself is (data problem)
-  Nanoseconds device_ns = 0;    // device time (kernel, gpu_memcpy, gpu_memset) launched by this op
+  Nanoseconds device_ns = 0;    // device time (kernel, gpu_memcpy, gpu_memset, ...) attributed to this op
   std::int64_t calls = 0;       // number of CPU events of this op
   bool operator==(const OpValues&) const = default;
 };
@@ -34,7 +34,9 @@ struct StepSample {
                                                       // TraceReadOptions::by_shape); CPU-side events only:
                                                       // ops, user annotations, runtime/driver calls
   std::map<std::string, Nanoseconds> device_kernels;  // device time per kernel / memcpy / memset name
-  Nanoseconds unattributed_device_ns = 0;             // device time whose launching op was not found
+  Nanoseconds unattributed_device_ns = 0;             // device time attributed to no op (device_attribution.hpp)
+  std::map<std::string, Nanoseconds> unattributed_by_category;  // the same by event category ("kernel",
+                                                                // "mtia_ccp_events", "no category")
   bool operator==(const StepSample&) const = default;
 };
 
@@ -66,7 +68,7 @@ struct TraceSamples {
   StepSample outside_steps;       // events starting in no step window: counted and shown, never compared
   std::int64_t event_count = 0;   // ph "X" events read
   std::set<std::string> categories;  // event categories seen ("cpu_op", "kernel", ...; "" for none)
-  bool has_device_events = false;    // any kernel / gpu_memcpy / gpu_memset event
+  bool has_device_events = false;    // any device event (EventKind::device)
   std::map<std::string, std::set<std::string>> input_shapes;  // op name -> distinct "Input Dims" texts seen,
                                                               // as Python prints lists: "[[4, 512], []]"
   std::map<std::string, std::string> metadata;  // top-level scalars: schemaVersion, record_shapes, with_stack,

@@ -6,6 +6,7 @@
 #include "stats/descriptive.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -130,8 +131,34 @@ void end_to_end_lines(const SideSamples& side, std::ostream& out) {
   }
 }
 
+// Device time of the steps and the share attributed to an op, the rest by category.
+void device_share_line(const std::vector<StepSample>& steps, std::ostream& out) {
+  Nanoseconds device = 0, unattributed = 0;
+  std::map<std::string, Nanoseconds> by_category;
+  for (const StepSample& step : steps) {
+    for (const auto& [name, ns] : step.device_kernels) {
+      device += ns;
+    }
+    unattributed += step.unattributed_device_ns;
+    for (const auto& [category, ns] : step.unattributed_by_category) {
+      by_category[category] += ns;
+    }
+  }
+  if (device <= 0) {
+    return;
+  }
+  out << "\nDevice time: " << format_duration_us(static_cast<double>(device) / 1000.0) << " in " << steps.size()
+      << " steps, " << format_significant(100.0 * static_cast<double>(device - unattributed) / static_cast<double>(device), 4)
+      << "% attributed to an op";
+  for (const auto& [category, ns] : by_category) {
+    out << "; not attributed (" << category << "): " << format_duration_us(static_cast<double>(ns) / 1000.0);
+  }
+  out << "\n";
+}
+
 void ops_section(const SideSamples& side, std::ostream& out) {
   const std::vector<StepSample> steps = sample_steps(side, 0);
+  device_share_line(steps, out);
   out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
   out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
   std::set<std::string> names;

@@ -107,6 +107,10 @@ ordered facts_json(const SideFacts& facts) {
     p["example"] = problem.example;
     j["data_problems"].push_back(std::move(p));
   }
+  if (facts.device_ns > 0) {  // only with device time, so CPU-only reports keep their shape
+    j["device_ns"] = facts.device_ns;
+    j["attributed_device_ns"] = facts.attributed_device_ns;
+  }
   return j;
 }
 

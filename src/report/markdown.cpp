@@ -105,7 +105,8 @@ std::string provenance_section(const Report& report) {
     const char* side = facts == &report.base_facts ? "base" : "head";
     text += std::string("- ") + side + ": " + std::to_string(facts->traces) + " traces, " +
             std::to_string(facts->steps) + " sample steps, " + std::to_string(facts->events) + " events; " +
-            std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)\n";
+            std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)" +
+            device_share_text(*facts) + "\n";
   }
   for (const std::string& warning : p.warnings) {
     text += "- ⚠️ " + markdown_spans(warning, false) + "\n";

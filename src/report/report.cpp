@@ -1,5 +1,7 @@
 #include "report/report.hpp"
 
+#include "report/number_format.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -21,6 +23,14 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
       facts.outside_step_events += values.calls;
     }
   }
+  for (const StepSample& step : sample_steps(side, drop_first)) {
+    for (const auto& [name, ns] : step.device_kernels) {
+      facts.device_ns += ns;
+    }
+    for (const auto& [name, values] : step.ops) {
+      facts.attributed_device_ns += name.rfind(k_unattributed_row, 0) == 0 ? 0 : values.device_ns;
+    }
+  }
   const DataProblemFinding problems = data_problems(side);
   facts.negative_duration_events = problems.negative_duration_events;
   facts.unfinished_events = problems.unfinished_events;
@@ -30,6 +40,16 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
 }
 
 } // namespace
+
+std::string device_share_text(const SideFacts& facts) {
+  if (facts.device_ns <= 0) {
+    return "";
+  }
+  const double share = 100.0 * static_cast<double>(facts.attributed_device_ns) / static_cast<double>(facts.device_ns);
+  return "; device time " + format_duration_us(static_cast<double>(facts.device_ns) / 1000.0) + ", " +
+         (facts.attributed_device_ns == facts.device_ns ? std::string("100") : format_significant(share, 3)) +
+         "% attributed to an op";
+}
 
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class) {
   std::vector<const MetricComparison*> ranked;
