@@ -3,7 +3,6 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "compare/rule_set.hpp"
-#include "report/escape.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
@@ -188,13 +187,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return run_inspect(inspect, out);
     }
   } catch (const InputError& error) {
-    err << "neuron-gate: error: " << escape_terminal(error.what()) << "\n";
+    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
     return 2;
   } catch (const UsageError& error) {
-    err << "neuron-gate: error: " << escape_terminal(error.what()) << "\n";
+    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
     return 2;
   } catch (const std::exception& error) {
-    err << "neuron-gate: internal error: " << escape_terminal(error.what()) << "\n";
+    err << "neuron-gate: internal error: " << terminal_text(error.what()) << "\n";
     return 2;
   }
   return 2;

@@ -9,6 +9,7 @@
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
 #include "report/calibration_report.hpp"
+#include "report/escape.hpp"
 #include "report/html.hpp"
 #include "report/inspect_report.hpp"
 #include "report/json.hpp"
@@ -282,5 +283,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   out << render_inspect(options.profile, side, fingerprint_side(side));
   return 0;
 }
+
+std::string terminal_text(std::string_view message) { return escape_terminal(message); }
 
 } // namespace neuron_gate

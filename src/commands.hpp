@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron_gate {
@@ -60,5 +61,9 @@ struct InspectOptions {
 
 // Prints what neuron-gate understood of one profile (report/inspect_report.hpp renders it). Returns 0.
 int run_inspect(const InspectOptions& options, std::ostream& out);
+
+// An error message made safe to print on a terminal or CI log (report/escape.hpp escape_terminal):
+// valid UTF-8, one line, no control character or escape sequence from the data.
+std::string terminal_text(std::string_view message);
 
 } // namespace neuron_gate

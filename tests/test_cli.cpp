@@ -396,7 +396,7 @@ TEST_CASE("TorchNeuron layout: profiles that differ only in compilation_path are
     }
   }
   CHECK(differing == std::vector<std::string>{"manifest.compilation_path"});
-  CHECK(contains(refused.result.out, "manifest.compilation_path (base: eager; head: torch.compile)"));
+  CHECK(contains(refused.result.out, "`manifest.compilation_path` (base: eager; head: torch.compile)"));
 
   const Compared accepted = compare((dir / "base").string(), (dir / "head").string(),
                                     {"--allow-mismatch", "manifest.compilation_path"});

@@ -46,8 +46,8 @@ TEST_CASE("a profile whose rank folder is a symlink compares with a copy of itse
   CHECK(report["outcome"] == "PASS");
   const CliResult inspect = run({"inspect", (dir / "head").string()});
   CHECK(inspect.exit_code == 0);
-  CHECK(inspect.out.find("reached through a link leading outside the profile: i-0abc_pid_42 -> " +
-                         fs::canonical(dir / "elsewhere").string()) != std::string::npos);
+  CHECK(inspect.out.find("reached through a link leading outside the profile: `i-0abc_pid_42 -> " +
+                         fs::canonical(dir / "elsewhere").string() + "`") != std::string::npos);
 }
 
 TEST_CASE("head/r -> / neither walks / nor hangs") {

@@ -124,9 +124,6 @@ std::string axis_value(double value, const std::string& unit) {
   if (value == 0.0) {
     return "0";
   }
-  if (unit == "us" && std::fabs(value) < k_timer_resolution_us) {
-    return format_number(value, 2) + " µs";  // a tick position, not a measurement
-  }
   return unit == "us" ? format_duration_us(value) : format_number(value, 4) + " " + unit;
 }
 

@@ -1,5 +1,7 @@
 #include "report/escape.hpp"
 
+#include "util/utf8.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -16,88 +18,17 @@ constexpr char k_code_close = '\x02';
 constexpr char k_text_open = '\x03';
 constexpr char k_text_close = '\x04';
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// The length of the well-formed UTF-8 sequence at text[i] (Unicode table 3-7), or 0 when the byte
-// there starts none.
-std::size_t sequence_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) {
-    return 1;
-  }
-  std::size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    length = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    length = 3;
-    low = b0 == 0xE0 ? 0xA0 : 0x80;
-    high = b0 == 0xED ? 0x9F : 0xBF;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    length = 4;
-    low = b0 == 0xF0 ? 0x90 : 0x80;
-    high = b0 == 0xF4 ? 0x8F : 0xBF;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) {
-    return 0;
-  }
-  for (std::size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) {
-      return 0;
-    }
-  }
-  return length;
-}
-
-char32_t decode(std::string_view text, std::size_t i, std::size_t length) {
-  const auto byte = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(text[k])); };
-  switch (length) {
-  case 1:
-    return byte(i);
-  case 2:
-    return ((byte(i) & 0x1F) << 6) | (byte(i + 1) & 0x3F);
-  case 3:
-    return ((byte(i) & 0x0F) << 12) | ((byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
-  default:
-    return ((byte(i) & 0x07) << 18) | ((byte(i + 1) & 0x3F) << 12) | ((byte(i + 2) & 0x3F) << 6) | (byte(i + 3) & 0x3F);
-  }
-}
-
-// Calls visit(code point) for each code point of `text`, U+FFFD for each byte of no well-formed sequence.
+// Calls visit(code point) for each code point of `text`, U+FFFD for each maximal invalid subpart (util/utf8.hpp).
 template <typename Visit>
 void for_each_code_point(std::string_view text, std::size_t* replaced, Visit&& visit) {
   std::size_t i = 0;
   while (i < text.size()) {
-    const std::size_t length = sequence_length(text, i);
-    if (length == 0) {
-      if (replaced != nullptr) {
-        ++*replaced;
-      }
-      visit(k_replacement);
-      ++i;
-    } else {
-      visit(decode(text, i, length));
-      i += length;
+    const CodePointStep step = next_code_point(text, i);
+    if (!step.valid && replaced != nullptr) {
+      ++*replaced;
     }
+    visit(step.code_point);
+    i += step.length;
   }
 }
 
@@ -232,13 +163,6 @@ std::string own_text_html(std::string_view text) {
 }
 
 } // namespace
-
-std::string valid_utf8(std::string_view text, std::size_t* replaced) {
-  std::string out;
-  out.reserve(text.size());
-  for_each_code_point(text, replaced, [&](char32_t cp) { append_utf8(out, cp); });
-  return out;
-}
 
 std::string sanitize_text(std::string_view text, std::size_t* replaced) {
   std::string out;

@@ -5,7 +5,7 @@
 // a GitHub workflow command. None of these functions throws, whatever the bytes.
 //
 // Shared rules (sanitize_text): invalid UTF-8 (bad, overlong, surrogate, out of range, cut sequences)
-// becomes U+FFFD, one per bad byte; C0 controls and DEL become their visible Control Pictures (LF -> ␊,
+// becomes U+FFFD, one per maximal invalid subpart (util/utf8.hpp); C0 controls and DEL become their visible Control Pictures (LF -> ␊,
 // CR -> ␍, ESC -> ␛, tab -> ␉); C1 controls become U+FFFD except NEL (U+0085), which like U+2028 and
 // U+2029 becomes ␤ (U+2424); the noncharacters U+FFFE and U+FFFF become U+FFFD. So no data string can
 // break a line, end a table row, or carry a terminal escape sequence in any output.
@@ -14,11 +14,9 @@
 #include <string>
 #include <string_view>
 
-namespace neuron_gate {
+#include "util/utf8.hpp"  // valid_utf8: text as valid UTF-8, control characters kept (JSON)
 
-// `text` as valid UTF-8: each byte that is not part of a well-formed sequence becomes U+FFFD. Counts the
-// replacements in *replaced when given. Everything else, control characters included, is kept (JSON).
-std::string valid_utf8(std::string_view text, std::size_t* replaced = nullptr);
+namespace neuron_gate {
 
 // `text` as valid UTF-8 with control characters, Unicode line breaks and U+FFFE/U+FFFF neutralised as
 // described at the top of this file. The base of every escaper below.

@@ -2,6 +2,7 @@
 
 #include "compare/metric_comparison.hpp"
 #include "profile/ranks.hpp"
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "stats/descriptive.hpp"
 
@@ -13,18 +14,22 @@
 namespace neuron_gate {
 namespace {
 
+// Every string from the profile is hostile (escape.hpp): names as code spans, other data as one line of text.
+std::string code(const std::string& data) { return markdown_code(data, false); }
+std::string text(const std::string& data) { return sanitize_text(data); }
+
 void files_section(const SideSamples& side, std::ostream& out) {
   out << "\n## Files\n\n";
   for (const DiscoveredFile& file : side.inventory.files) {
-    out << "- `" << file.relative_path << "` (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
+    out << "- " << code(file.relative_path) << " (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
     if (!file.ignored_reason.empty()) {
-      out << " — " << file.ignored_reason;
+      out << " — " << text(file.ignored_reason);
     }
     if (const auto detail = side.file_details.find(file.relative_path); detail != side.file_details.end()) {
-      out << " (" << detail->second << ")";
+      out << " (" << text(detail->second) << ")";
     }
     if (!file.outside_link.empty()) {
-      out << " — reached through a link leading outside the profile: " << file.outside_link;
+      out << " — reached through a link leading outside the profile: " << code(file.outside_link);
     }
     out << "\n";
   }
@@ -46,8 +51,8 @@ void ranks_section(const SideSamples& side, std::ostream& out) {
     for (const DiscoveredFile& file : side.inventory.files) {
       shown = file.path == trace.path ? file.relative_path : shown;
     }
-    out << "- `" << shown << "`: " << rank_name(trace.rank)
-        << (trace.rank_source.empty() ? std::string() : " (from " + trace.rank_source + ")") << "\n";
+    out << "- " << code(shown) << ": " << text(rank_name(trace.rank))
+        << (trace.rank_source.empty() ? std::string() : " (from " + text(trace.rank_source) + ")") << "\n";
   }
 }
 
@@ -57,15 +62,15 @@ void captures_section(const SideSamples& side, std::ostream& out) {
   }
   out << "\n## Neuron captures\n\n";
   for (const NeuronCapture& capture : side.neuron.captures) {
-    out << "- `" << capture.folder << "`";
+    out << "- " << code(capture.folder);
     if (capture.rank) {
-      out << " (process " << capture.rank->pid << " on " << capture.rank->instance_id << ")";
+      out << " (process " << capture.rank->pid << " on " << text(capture.rank->instance_id) << ")";
     }
     out << ": " << capture.neffs.size() << " NEFF, " << capture.ntffs.size() << " NTFF, "
         << capture.framework_traces.size() << " framework trace" << (capture.framework_traces.size() == 1 ? "" : "s")
         << (capture.problems.empty() ? ", complete" : "") << "\n";
     for (const std::string& problem : capture.problems) {
-      out << "  - problem: " << problem << "\n";
+      out << "  - problem: " << text(problem) << "\n";
     }
   }
 }
@@ -86,7 +91,7 @@ void assumptions_section(const SideSamples& side, std::ostream& out) {
   }
   out << "\n## Assumptions\n\nNeuron details that NEURON-FORMATS.md marks unverified, and how they were read:\n\n";
   for (const std::string& assumption : assumptions) {
-    out << "- " << assumption << "\n";
+    out << "- " << text(assumption) << "\n";
   }
 }
 
@@ -101,21 +106,21 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
     const TraceDataProblems& p = trace.problems;
     if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
       any_problem = true;
-      out << "- `" << trace.path << "`: " << p.negative_duration_events << " negative-duration events excluded, "
+      out << "- " << code(trace.path) << ": " << p.negative_duration_events << " negative-duration events excluded, "
           << p.unfinished_events << " unfinished events (dur -1) excluded";
       for (const auto& [name, ns] : p.negative_self_time) {
-        out << "; negative self time " << name << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+        out << "; negative self time " << code(name) << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
       }
       out << "\n";
     }
   }
   for (const DataProblem& problem : side.data_problems) {
     any_problem = true;
-    out << "- " << data_problem_line(problem) << "\n";
+    out << "- " << text(data_problem_line(problem)) << "\n";
   }
   for (const std::string& warning : side.read_warnings) {
     any_problem = true;
-    out << "- " << warning << "\n";
+    out << "- " << text(warning) << "\n";
   }
   if (!any_problem) {
     out << "None found.\n";
@@ -125,8 +130,8 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
 
 void end_to_end_lines(const SideSamples& side, std::ostream& out) {
   for (const EndToEndMetric& metric : side.end_to_end) {
-    out << "\nEnd-to-end `" << metric.name << "`: " << metric.samples.size() << " samples, median "
-        << format_significant(median(metric.samples), 4) << " " << metric.unit << " ("
+    out << "\nEnd-to-end " << code(metric.name) << ": " << metric.samples.size() << " samples, median "
+        << format_significant(median(metric.samples), 4) << " " << text(metric.unit) << " ("
         << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
   }
 }
@@ -151,7 +156,7 @@ void device_share_line(const std::vector<StepSample>& steps, std::ostream& out) 
       << " steps, " << format_significant(100.0 * static_cast<double>(device - unattributed) / static_cast<double>(device), 4)
       << "% attributed to an op";
   for (const auto& [category, ns] : by_category) {
-    out << "; not attributed (" << category << "): " << format_duration_us(static_cast<double>(ns) / 1000.0);
+    out << "; not attributed (" << text(category) << "): " << format_duration_us(static_cast<double>(ns) / 1000.0);
   }
   out << "\n";
 }
@@ -178,7 +183,7 @@ void ops_section(const SideSamples& side, std::ostream& out) {
       device.push_back(static_cast<double>(values.device_ns) / 1000.0);
       calls.push_back(static_cast<double>(values.calls));
     }
-    out << "| `" << name << "` | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
+    out << "| " << markdown_code(name, true) << " | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
         << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
   }
 }
@@ -187,11 +192,11 @@ void ops_section(const SideSamples& side, std::ostream& out) {
 
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
   std::ostringstream out;
-  out << "# neuron-gate inspect " << profile_spec << "\n";
+  out << "# neuron-gate inspect " << text(profile_spec) << "\n";
   files_section(side, out);
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint.values) {
-    out << "- " << name << ": " << value << "\n";
+    out << "- " << text(name) << ": " << text(value) << "\n";
   }
   ranks_section(side, out);
   captures_section(side, out);

@@ -64,9 +64,6 @@ std::string format_duration_us(std::optional<double> microseconds) {
   if (size == 0.0) {
     return "0 µs";
   }
-  if (size < k_timer_resolution_us) {
-    return "< 1 µs";
-  }
   if (size >= 1e6) {
     return fixed(*microseconds / 1e6, 2) + " s";
   }

@@ -14,11 +14,7 @@ std::string format_significant(std::optional<double> value, int significant = 3)
 // 1.0 -> "1", 0.05 -> "0.05", 2.5 -> "2.5", 1234.5 -> "1234" (never scientific). nullopt -> "–".
 std::string format_number(std::optional<double> value, int significant = 3);
 
-// The resolution of the PyTorch profiler's trace timestamps and durations (integer µs in Kineto traces).
-constexpr double k_timer_resolution_us = 1.0;
-
-// A time in µs as text with a unit chosen by size: 0 -> "0 µs", 0.5 -> "< 1 µs" (below the timer
-// resolution no digits are claimed), 3.25 -> "3.25 µs", 12.5 -> "12.5 µs", 1234 -> "1.23 ms",
+// A time in µs as text with a unit chosen by size: 0 -> "0 µs", 0.5 -> "0.50 µs", 3.25 -> "3.25 µs", 12.5 -> "12.5 µs", 1234 -> "1.23 ms",
 // 2.5e6 -> "2.50 s". nullopt or non-finite -> "–".
 std::string format_duration_us(std::optional<double> microseconds);
 

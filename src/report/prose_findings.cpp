@@ -1,6 +1,7 @@
 // Findings (compare/findings.hpp) as report text: one line per interpretation or open hypothesis.
 #include "report/prose.hpp"
 
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "report/prose_parts.hpp"
 
@@ -32,7 +33,7 @@ std::string signed_us(double us) {
 std::string not_comparable_text(const std::vector<ConditionDifference>& differing) {
   std::vector<std::string> items;
   for (const ConditionDifference& d : differing) {
-    items.push_back(d.name + " (base: " + d.base + "; head: " + d.head + ")");
+    items.push_back(prose_code(d.name) + " (base: " + prose_text(d.base) + "; head: " + prose_text(d.head) + ")");
   }
   return "NOT COMPARABLE: the conditions held fixed differ in " + join(items, 10, "; ") +
          ". No metric is judged; rerun both sides with the same settings, or accept a difference with "

@@ -1,4 +1,5 @@
 // Open hypotheses (compare/findings.hpp) as report text, one line each, in the order found.
+#include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "report/prose.hpp"
 #include "report/prose_parts.hpp"
@@ -12,9 +13,9 @@ using prose::join;
 using prose::metric_label;
 
 std::string accepted_text(const ConditionDifference& d) {
-  return "Accepted difference in " + prose_code(d.name) + " (base: " + d.base + "; head: " + d.head +
-         "): the verdicts assume it does not change what is measured. Test: profile both sides with the same " +
-         d.name + " and see whether the verdicts hold.";
+  return "Accepted difference in " + prose_code(d.name) + " (base: " + prose_text(d.base) + "; head: " +
+         prose_text(d.head) + "): the verdicts assume it does not change what is measured. Test: profile both sides "
+         "with the same " + prose_code(d.name) + " and see whether the verdicts hold.";
 }
 
 std::string insufficient_text(const InsufficientFinding& f) {

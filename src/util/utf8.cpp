@@ -44,6 +44,43 @@ std::size_t sequence_length(std::string_view text, std::size_t at, std::size_t* 
 
 } // namespace
 
+CodePointStep next_code_point(std::string_view text, std::size_t at) {
+  std::size_t consumed = 1;
+  const std::size_t length = sequence_length(text, at, &consumed);
+  if (length == 0) {
+    return {0xFFFD, consumed, false};
+  }
+  const auto byte = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(text[at + k])); };
+  switch (length) {
+  case 1:
+    return {byte(0), 1, true};
+  case 2:
+    return {((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F), 2, true};
+  case 3:
+    return {((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F), 3, true};
+  default:
+    return {((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F), 4, true};
+  }
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
 std::string valid_utf8(std::string_view text, std::size_t* replaced) {
   std::string out;
   out.reserve(text.size());

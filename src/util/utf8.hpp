@@ -16,4 +16,16 @@ std::string valid_utf8(std::string_view text, std::size_t* replaced = nullptr);
 // True when `text` is valid UTF-8 (same definition).
 bool is_valid_utf8(std::string_view text);
 
+// One step of decoding `text` at byte `at` (< text.size()): the code point and its length in bytes, or
+// for a maximal invalid subpart (same definition) U+FFFD, the subpart's length and valid == false.
+struct CodePointStep {
+  char32_t code_point = 0;
+  std::size_t length = 1;  // bytes consumed, >= 1
+  bool valid = true;
+};
+CodePointStep next_code_point(std::string_view text, std::size_t at);
+
+// Appends the UTF-8 encoding of `code_point` (<= U+10FFFF, not a surrogate) to `out`.
+void append_utf8(std::string& out, char32_t code_point);
+
 } // namespace neuron_gate
