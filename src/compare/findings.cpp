@@ -2,12 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace neuron_gate {
 namespace {
 
 bool is_op(const MetricMeasurement& m) {
   return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
+}
+
+// `indices` without those in `removed` (both in metric order), order kept.
+std::vector<std::size_t> without(const std::vector<std::size_t>& indices, const std::vector<std::size_t>& removed) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i : indices) {
+    if (!std::binary_search(removed.begin(), removed.end(), i)) {
+      kept.push_back(i);
+    }
+  }
+  return kept;
 }
 
 double absolute_change(const MetricMeasurement& m) {
@@ -147,6 +159,15 @@ Interpretations interpret(const ConditionsDiff& conditions, const Judgement& jud
       found.device_summary.push_back(i);
     }
   }
+  found.whole_run_shift = whole_run_shift(metrics, rules);
+  if (found.whole_run_shift) {  // said once: the ops along it leave the one-by-one lists
+    const std::vector<std::size_t>& along = found.whole_run_shift->along;
+    const std::vector<std::size_t> others = without(found.gating_metrics, along);
+    std::set_difference(found.gating_metrics.begin(), found.gating_metrics.end(), others.begin(), others.end(),
+                        std::back_inserter(found.whole_run_shift->decided));
+    found.gating_metrics = others;
+    found.op_regressions = without(found.op_regressions, along);
+  }
   std::stable_sort(found.op_regressions.begin(), found.op_regressions.end(),
                    [&](std::size_t a, std::size_t b) { return absolute_change(metrics[a]) > absolute_change(metrics[b]); });
   found.structural = structural_finding(metrics);
@@ -162,6 +183,11 @@ Findings find_findings(const SideSamples& base, const SideSamples& head, const C
   Findings findings;
   findings.interpretations = interpret(conditions, judgement, rules);
   findings.open_hypotheses = hypothesize(base, head, conditions, judgement);
+  if (const auto& shift = findings.interpretations.whole_run_shift) {
+    OpenHypotheses& open = findings.open_hypotheses;
+    open.whole_run_shift = shift;
+    open.device_regressions = without(open.device_regressions, shift->along);
+  }
   return findings;
 }
 

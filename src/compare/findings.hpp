@@ -9,6 +9,7 @@
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/whole_run_shift.hpp"
 #include "profile/read_side.hpp"
 
 #include <cstdint>
@@ -69,7 +70,10 @@ struct Interpretations {
   std::optional<GateFinding> gate;
   // Gating metrics REGRESSED or IMPROVED, and gating end-to-end metrics EQUIVALENT, in metric order.
   std::vector<std::size_t> gating_metrics;
-  std::vector<std::size_t> op_regressions;  // non-gating per-op REGRESSED, largest absolute change first
+  // Most ops moved by one factor (whole_run_shift.hpp): said once; the ops along it leave op_regressions.
+  std::optional<WholeRunShiftFinding> whole_run_shift;
+  std::vector<std::size_t> op_regressions;  // non-gating per-op REGRESSED, largest absolute change first,
+                                            // except the ops that moved along a whole-run shift
   std::vector<std::size_t> device_summary;  // explanatory end-to-end metrics REGRESSED or IMPROVED
   StructuralFinding structural;
   std::optional<StepTimeFinding> step_time;
@@ -138,7 +142,8 @@ struct OpenHypotheses {
   std::vector<std::size_t> inconclusive;          // INCONCLUSIVE gating or step-time metrics
   std::optional<SingleTraceFinding> single_trace;
   std::vector<std::size_t> worth_a_look;          // MetricJudgement::worth_a_look
-  std::vector<std::size_t> device_regressions;    // device-time metrics REGRESSED
+  std::vector<std::size_t> device_regressions;    // device-time metrics REGRESSED, except those along a shift
+  std::optional<WholeRunShiftFinding> whole_run_shift;  // the same as Interpretations', with how to test it
   std::vector<WarmUpFinding> warm_up;             // base, then head
   bool inputs_unverified = false;                 // no shapes in traces or tables, and a trace exists
   std::vector<DataProblemFinding> data_problems;  // base, then head; only sides with a problem

@@ -13,6 +13,7 @@ namespace {
 using Metrics = std::vector<MetricComparison>;
 using prose::count_of;
 using prose::join;
+using prose::metric_label;
 
 std::string class_label(MetricClass metric_class) {
   return metric_class_label(metric_class);
@@ -104,12 +105,29 @@ std::string op_regressions_text(const Metrics& metrics, const std::vector<std::s
          join(items, 8, "; ") + ". [Measurements: per-op tables]";
 }
 
+std::string whole_run_shift_text(const Metrics& metrics, const WholeRunShiftFinding& shift) {
+  std::string line = "Whole-run shift: " + std::to_string(shift.along.size()) + " of " +
+                     std::to_string(shift.eligible) + " ops large enough to tell moved together by " +
+                     format_change(shift.factor) + " (" + format_ratio(shift.factor) +
+                     ", median of head/base): one cause moved them all, which a code change rarely does, so they "
+                     "are read as one finding, not op by op";
+  if (!shift.decided.empty()) {
+    std::vector<std::string> items;
+    for (std::size_t i : shift.decided) {
+      items.push_back(metric_label(metrics[i]) + " " + verdict_name(metrics[i].verdict) + " " +
+                      format_ratio(metrics[i].ratio));
+    }
+    line += "; the gating verdicts among them stand: " + join(items, 8, "; ");
+  }
+  return line + ". [Measurements: per-op tables]";
+}
+
 std::string device_summary_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
   std::vector<std::string> items;
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
     items.push_back(prose_code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) + " → " +
-                    format_number(m.head_median) + " " + m.unit + " (" + format_ratio(m.ratio) + ")");
+                    format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_ratio(m.ratio) + ")");
   }
   return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
 }
@@ -182,6 +200,9 @@ std::vector<std::string> interpretation_lines(const Interpretations& found, cons
   }
   if (found.gate) {
     lines.push_back(gate_text(*found.gate));
+  }
+  if (found.whole_run_shift) {
+    lines.push_back(whole_run_shift_text(metrics, *found.whole_run_shift));
   }
   for (std::size_t i : found.gating_metrics) {
     lines.push_back(gating_metric_text(metrics[i]));

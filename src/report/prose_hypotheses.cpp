@@ -39,6 +39,13 @@ std::string inconclusive_text(const Metrics& metrics, const std::vector<std::siz
   return "Not established (INCONCLUSIVE): " + join(items, 6, "; ") + ". Test: more samples per side, or a quieter machine.";
 }
 
+std::string whole_run_shift_text(const WholeRunShiftFinding& shift) {
+  return "Not established that the code moved " + std::to_string(shift.along.size()) + " ops by " +
+         format_change(shift.factor) + " together: a clock, power or environment change does that. Test: "
+         "interleave base and head runs on one instance, and compare the run manifests' environment (instance "
+         "type, driver, clocks); if the shift goes away, it was the environment.";
+}
+
 std::string single_trace_text(const SingleTraceFinding& f) {
   return "A side is a single trace (base " + count_of(f.base_traces, "trace", "traces") + ", head " +
          count_of(f.head_traces, "trace", "traces") +
@@ -143,6 +150,9 @@ std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, cons
   }
   if (!found.inconclusive.empty()) {
     lines.push_back(inconclusive_text(metrics, found.inconclusive));
+  }
+  if (found.whole_run_shift) {
+    lines.push_back(whole_run_shift_text(*found.whole_run_shift));
   }
   if (found.single_trace) {
     lines.push_back(single_trace_text(*found.single_trace));
