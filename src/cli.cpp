@@ -97,6 +97,9 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->type_name("FILE");
   compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE")
       ->type_name("FILE");
+  compare_cmd->add_option("--annotations", compare.annotations_path,
+                          "write GitHub annotations (::error/::warning workflow commands) to FILE")
+      ->type_name("FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
   compare_cmd->add_flag("--strict", compare.strict, "exit 4 when a gating metric is undecided");
   compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)")

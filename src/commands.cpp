@@ -8,6 +8,7 @@
 #include "compare/judgement.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
+#include "report/annotations.hpp"
 #include "report/calibration_report.hpp"
 #include "report/escape.hpp"
 #include "report/html.hpp"
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
@@ -94,20 +96,32 @@ RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> u
   return rules;
 }
 
-// Every report destination checked before any file is read: never an input, never two into one file.
-void check_outputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head) {
-  const std::vector<std::string> output_paths{options.markdown_path, options.json_path, options.html_path,
-                                              options.junit_path};
-  for (std::size_t i = 0; i < output_paths.size(); ++i) {
-    check_output_path(output_paths[i], {&base, &head}, options.rules_path);
-    if (!output_paths[i].empty()) {
-      check_writable_destination(output_paths[i]);
+// The report destinations of a compare, in option order ("" where not asked for).
+std::vector<std::string> output_paths(const CompareOptions& options) {
+  return {options.markdown_path, options.json_path, options.html_path, options.junit_path, options.annotations_path};
+}
+
+// Before any work (rules, walk, reads): every destination can take a file, and no two of them are one
+// file (the same path, `./` spellings, `..`, or a symbolic link to another's target).
+void check_output_destinations(const CompareOptions& options) {
+  const std::vector<std::string> paths = output_paths(options);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].empty()) {
+      continue;
     }
+    check_writable_destination(paths[i]);
     for (std::size_t j = 0; j < i; ++j) {
-      if (!output_paths[i].empty() && (output_paths[i] == output_paths[j] || same_file(output_paths[i], output_paths[j]))) {
-        throw UsageError("two reports would be written to one file: \"" + output_paths[i] + "\"");
+      if (!paths[j].empty() && (paths[i] == paths[j] || same_file(paths[i], paths[j]))) {
+        throw UsageError("two reports would be written to one file: \"" + paths[j] + "\" and \"" + paths[i] + "\"");
       }
     }
+  }
+}
+
+// Once the profiles are walked: no report is written over an input file or the rules file.
+void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head) {
+  for (const std::string& path : output_paths(options)) {
+    check_output_path(path, {&base, &head}, options.rules_path);
   }
 }
 
@@ -156,13 +170,16 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   if (!options.junit_path.empty()) {
     outputs.push_back({options.junit_path, render_junit(report)});
   }
+  if (!options.annotations_path.empty()) {
+    outputs.push_back({options.annotations_path, render_annotations(report)});
+  }
   for (const Output& output : outputs) {
     write_file_atomically(output.path, output.text);
   }
   if (!options.markdown_path.empty()) {
     write_file_atomically(options.markdown_path, markdown);
   } else if (!options.quiet) {
-    out << markdown;
+    write_stream(out, markdown, "stdout");
   }
 }
 
@@ -218,16 +235,28 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
   found.noise = noise_finding(*calibration, metrics);
 }
 
-} // namespace
 
-int run_compare(const CompareOptions& options, std::ostream& out) {
-  const RuleSet rules = applied_rules(options.rules_path, options.unit);
-  const std::string today_date = today(options.today);
-  check_waiver_expiry(rules, today_date);
-  const ProfileInventory base_inventory = discover_profile(options.base);
-  const ProfileInventory head_inventory = discover_profile(options.head);
-  check_outputs(options, base_inventory, head_inventory);
+// How far run_compare checked the report destinations when an error stopped it.
+enum class Checked { nothing, destinations, everything };
 
+// On a usage or input error, the one ::error annotation (annotations.hpp), where writing it cannot
+// replace an input or another report: the destinations were checked (distinct, writable) and the path
+// was checked against the inputs, or nothing was there. A failure to write it leaves the error as it is.
+void annotate_error(const CompareOptions& options, Checked checked, const char* message) {
+  std::error_code ec;
+  if (options.annotations_path.empty() || checked == Checked::nothing ||
+      (checked == Checked::destinations && std::filesystem::exists(options.annotations_path, ec))) {
+    return;
+  }
+  try {
+    write_file_atomically(options.annotations_path, error_annotation(message));
+  } catch (const std::exception&) {
+  }
+}
+
+// The comparison once every destination is checked: read, compare, decide, render, write.
+int compare_checked(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
+                    const ProfileInventory& base_inventory, const ProfileInventory& head_inventory, std::ostream& out) {
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideSamples base = read_side("base", base_inventory, read_options);
@@ -257,6 +286,30 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   return report.decision.exit_code;
 }
 
+} // namespace
+
+int run_compare(const CompareOptions& options, std::ostream& out) {
+  Checked checked = Checked::nothing;
+  try {
+    check_output_destinations(options);
+    checked = Checked::destinations;
+    const RuleSet rules = applied_rules(options.rules_path, options.unit);
+    const std::string today_date = today(options.today);
+    check_waiver_expiry(rules, today_date);
+    const ProfileInventory base_inventory = discover_profile(options.base);
+    const ProfileInventory head_inventory = discover_profile(options.head);
+    check_outputs_not_inputs(options, base_inventory, head_inventory);
+    checked = Checked::everything;
+    return compare_checked(options, rules, today_date, base_inventory, head_inventory, out);
+  } catch (const InputError& error) {
+    annotate_error(options, checked, error.what());
+    throw;
+  } catch (const UsageError& error) {
+    annotate_error(options, checked, error.what());
+    throw;
+  }
+}
+
 int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   const RuleSet rules = applied_rules(options.rules_path, options.unit);
   const ProfileInventory inventory = discover_profile(options.profile);
@@ -271,7 +324,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   if (!options.json_path.empty()) {
     write_file_atomically(options.json_path, render_calibration_json(calibration, rules));
   }
-  out << markdown;
+  write_stream(out, markdown, "stdout");
   return 0;
 }
 
@@ -280,7 +333,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideSamples side = read_side("profile", inventory, read_options);
-  out << render_inspect(options.profile, side, fingerprint_side(side));
+  write_stream(out, render_inspect(options.profile, side, fingerprint_side(side)), "stdout");
   return 0;
 }
 

@@ -24,6 +24,7 @@ struct CompareOptions {
   std::string json_path;              // "" = no JSON report
   std::string html_path;              // "" = no HTML report
   std::string junit_path;             // "" = no JUnit XML report
+  std::string annotations_path;       // "" = no GitHub annotations (workflow commands)
   bool by_shape = false;              // op identity includes input shapes
   bool strict = false;                // undecided gating metrics exit 4
   bool quiet = false;                 // no report on stdout
@@ -35,7 +36,12 @@ struct CompareOptions {
 };
 
 // Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad
-// input, before any report is written; reports are written whole (temp file + rename).
+// input, before any report is written; reports are written whole (temp file + rename). With
+// annotations_path, the GitHub annotations (report/annotations.hpp) go there, and on a usage or input
+// error one ::error annotation with the message (once the destinations were accepted: distinct and
+// writable; and only when the path was checked against the inputs, or did not exist before). Report
+// destinations are checked before any other work; a failed write (also of stdout) is an InputError
+// naming the path.
 int run_compare(const CompareOptions& options, std::ostream& out);
 
 // Options of `neuron-gate calibrate`.

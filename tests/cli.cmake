@@ -7,3 +7,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_usage.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_rules.cpp)
 # Verdicts on real code changes: new call sites, replaced ops, ranks, devices (issue 12).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_real_changes.cpp)
+# Where reports go: one file never twice, write errors (/dev/full, closed pipe), --annotations (issues 11, 15).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_writes.cpp)

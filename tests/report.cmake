@@ -1,5 +1,6 @@
 set(NEURON_GATE_TESTS_REPORT
   test_report.cpp
+  test_report_annotations.cpp
   test_report_chart.cpp
   test_report_escape.cpp
   test_report_hostile.cpp

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""JSON handling for the GitHub Action's shell scripts (run.sh, annotate.sh, comment.sh).
+"""JSON handling for the GitHub Action's shell scripts (run.sh, comment.sh). Event and `gh` glue only:
+verdicts, findings and annotations are neuron-gate's (compare --json, --annotations).
 
 python3 instead of jq: python3 is on GitHub's runners and on the Debian images the tests run in; jq is not
 everywhere. Standard library only. Each subcommand prints plain text for the shell (one value a line, or
@@ -10,9 +11,6 @@ NUL-separated where said), or writes the file it is given.
                                      the report's `verdict` when it has one (exit code 0 is pass or no
                                      decision, 4 inconclusive or no decision under --strict), else by code
   regressions REPORT_JSON            gating metrics REGRESSED without a waiver (0 when there is no report)
-  annotations REPORT_JSON EXIT_CODE STDERR_FILE [MAX]
-                                     ::error:: / ::warning:: workflow commands, at most MAX (10) of each,
-                                     then one ::notice:: for what was left out
   fallback-markdown STDERR_FILE EXIT_CODE OUT
                                      a short Markdown report when neuron-gate wrote none (usage/input error)
   write-meta OUT EXIT_CODE VERDICT   comment.json: what the comment job needs (PR number from the event)
@@ -35,12 +33,6 @@ COMMENT_LIMIT = 65536
 VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "inconclusive"}
 # Every verdict the Action reports; "no-decision" only comes from the JSON report's `verdict`.
 KNOWN_VERDICTS = set(VERDICTS.values()) | {"no-decision"}
-CLASS_LABEL = {
-    "end_to_end": "end-to-end",
-    "device": "device time",
-    "self_cpu": "self CPU time",
-    "step_time": "step time",
-}
 
 
 def load_json(path):
@@ -77,93 +69,6 @@ def gating_regressions(report):
 
 def cmd_regressions(path):
     print(len(gating_regressions(load_json(path))))
-
-
-# Workflow commands: data escapes % CR LF; property values also : and ,
-def esc_data(text):
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def esc_prop(text):
-    return esc_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def number(value, fmt):
-    return "n/a" if value is None else format(value, fmt)
-
-
-def describe(m):
-    label = CLASS_LABEL.get(m.get("class"), m.get("class") or "metric")
-    parts = [f"{m.get('name')} ({label})"]
-    ratio = m.get("ratio")
-    if ratio is not None:
-        ci = m.get("ratio_ci95") or [None, None]
-        ci_text = ""
-        if len(ci) == 2 and ci[0] is not None and ci[1] is not None:
-            ci_text = f" (95% CI {ci[0]:.3f}-{ci[1]:.3f})"
-        parts.append(f"head/base {ratio:.3f}{ci_text}")
-    base, head = m.get("base") or {}, m.get("head") or {}
-    if base.get("median") is not None or head.get("median") is not None:
-        unit = m.get("unit") or ""
-        unit = "us per step" if unit == "us" else unit
-        parts.append(f"median {number(base.get('median'), '.4g')} -> {number(head.get('median'), '.4g')} {unit}".rstrip())
-    text = ": ".join(parts[:1]) + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
-    if m.get("reason"):
-        text += f"; {m['reason']}"
-    if m.get("waiver"):
-        text += f"; waived: {m['waiver']}"
-    return text
-
-
-def cmd_annotations(path, code, stderr_path, limit=10):
-    code = int(code)
-    report = load_json(path)
-    errors, warnings = [], []
-    if isinstance(report, dict):
-        if report.get("verdict") == "no-decision":
-            warnings.append(("neuron-gate: no decision", str(report.get("verdict_line") or "no decision")))
-        for c in report.get("conditions") or []:
-            if not c.get("matches") and not c.get("accepted"):
-                errors.append(("neuron-gate: not comparable",
-                               f"condition {c.get('name')} differs: base {c.get('base')}, head {c.get('head')}; "
-                               f"rerun both sides with the same settings or accept it with --allow-mismatch "
-                               f"{c.get('name')}"))
-        metrics = report.get("metrics") or []
-        for m in gating_regressions(report):
-            errors.append((f"neuron-gate: {m.get('name')} regressed", describe(m)))
-        undecided = ("INCONCLUSIVE", "INSUFFICIENT")
-        if code == 4:  # --strict: undecided gating metrics are what failed the gate
-            for m in metrics:
-                if m.get("gating") and m.get("verdict") in undecided:
-                    errors.append((f"neuron-gate: {m.get('name')} {m['verdict'].lower()} (--strict)", describe(m)))
-        order = ["REGRESSED", "STRUCTURAL", "INSUFFICIENT", "INCONCLUSIVE"]
-        for verdict in order:
-            for m in metrics:
-                if m.get("verdict") != verdict:
-                    continue
-                if verdict == "REGRESSED" and m.get("gating") and not m.get("waiver"):
-                    continue  # an error above
-                if code == 4 and m.get("gating") and verdict in undecided:
-                    continue  # an error above
-                note = " (not gating)" if verdict == "REGRESSED" and not m.get("gating") else ""
-                note = " (waived)" if m.get("waiver") else note
-                warnings.append((f"neuron-gate: {m.get('name')} {verdict.lower()}{note}", describe(m)))
-    if code not in (0, 1, 3, 4) or (code != 0 and not errors):
-        message = ""
-        try:
-            with open(stderr_path, encoding="utf-8", errors="replace") as f:
-                message = f.read().strip()
-        except OSError:
-            pass
-        errors.insert(0, (f"neuron-gate: exit code {code} ({verdict_for(code)})",
-                          message[:2000] or "neuron-gate wrote no message"))
-    for kind, items in (("error", errors), ("warning", warnings)):
-        for title, message in items[:limit]:
-            print(f"::{kind} title={esc_prop(title)}::{esc_data(message)}")
-    left_errors, left_warnings = max(0, len(errors) - limit), max(0, len(warnings) - limit)
-    if left_errors or left_warnings:
-        print(f"::notice title=neuron-gate::{left_errors} more errors and {left_warnings} more warnings "
-              f"are not annotated; the full list is in the report (job summary)")
 
 
 def cmd_fallback_markdown(stderr_path, code, out):
@@ -297,7 +202,6 @@ def main(argv):
         "split-args": (cmd_split_args, 1, 1),
         "verdict": (lambda code, report=None: print(verdict_for(code, report)), 1, 2),
         "regressions": (cmd_regressions, 1, 1),
-        "annotations": (lambda p, c, s, n="10": cmd_annotations(p, c, s, int(n)), 3, 4),
         "fallback-markdown": (cmd_fallback_markdown, 3, 3),
         "write-meta": (cmd_write_meta, 3, 3),
         "comment-target": (cmd_comment_target, 1, 1),

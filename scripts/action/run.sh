@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The gate step of the GitHub Action (action.yml), also runnable locally (tests/action/test_action.sh):
 # runs `neuron-gate compare`, appends the Markdown report to $GITHUB_STEP_SUMMARY, writes the step outputs
-# to $GITHUB_OUTPUT, prints the annotations (annotate.sh), creates or updates the sticky PR comment
+# to $GITHUB_OUTPUT, prints the annotations neuron-gate wrote (compare --annotations: workflow commands,
+# rendered and escaped by the binary; README "GitHub Action"), creates or updates the sticky PR comment
 # (comment.sh), and only then exits with the step's result.
 #
 # Environment (action.yml maps its inputs to these):
@@ -55,7 +56,7 @@ dir="${NG_REPORT_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/neuron-gate-report}"
 mkdir -p "$dir" || config_error "cannot create the report folder '$dir'"
 dir="$(cd "$dir" && pwd)"
 # Only our own files: the folder may be one the user named.
-rm -f "$dir/report.md" "$dir/report.json" "$dir/comment.json" "$dir/neuron-gate.stderr"
+rm -f "$dir/report.md" "$dir/report.json" "$dir/annotations.txt" "$dir/comment.json" "$dir/neuron-gate.stderr"
 rm -rf "$dir/rules-at-ref"
 
 extra=()
@@ -96,7 +97,7 @@ elif [ -n "${NG_RULES:-}" ]; then
 fi
 
 command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}"
-              --json "$dir/report.json" --markdown "$dir/report.md")
+              --json "$dir/report.json" --markdown "$dir/report.md" --annotations "$dir/annotations.txt")
 echo "neuron-gate: ${command_line[*]}"
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
 code=$?
@@ -126,7 +127,14 @@ else
   printf '%s\n' "$outputs"
 fi
 
-bash "$here/annotate.sh" "$dir/report.json" "$code" "$dir/neuron-gate.stderr" 10
+# The annotations are neuron-gate's own file (errors for gating regressions, warnings for non-gating
+# ones, one error for a usage or input error). Without it (a command line neuron-gate refused before
+# comparing, or a crash) one error with the exit code points at the log.
+if [ -f "$dir/annotations.txt" ]; then
+  cat "$dir/annotations.txt"
+elif [ "$code" -ne 0 ]; then
+  echo "::error title=neuron-gate%3A exit code $code ($verdict)::neuron-gate wrote no annotations; its message is in the log above"
+fi
 
 json write-meta "$dir/comment.json" "$code" "$verdict"
 case "$comment" in

@@ -6,9 +6,61 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 
 namespace neuron_gate {
+namespace {
+
+// "cannot write: <why>": the system's reason when the failed call left one (ENOSPC: "No space left on
+// device", EPIPE: "Broken pipe"), else "write failed".
+std::string write_failure(int error) {
+  return std::string("cannot write: ") + (error != 0 ? std::strerror(error) : "write failed");
+}
+
+// `content` into the open stream, flushed and closed; false with errno's reason in `error` on failure.
+bool write_all(std::ofstream& out, std::string_view content, int& error) {
+  errno = 0;
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.flush();
+  if (out) {
+    out.close();  // a deferred error (full disk on close) shows here
+  }
+  error = errno;
+  return !out.fail();
+}
+
+// `path` made absolute with every symbolic link followed, also a link whose target does not exist
+// yet (weakly_canonical leaves such a link unresolved); `.` and `..` removed. Gives up after 40 links
+// (a loop), returning what it has.
+std::filesystem::path resolved_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path current = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && !ec; ++hops) {
+    const fs::path canonical = fs::weakly_canonical(current, ec);
+    if (ec) {
+      break;
+    }
+    if (!fs::is_symlink(fs::symlink_status(canonical, ec)) || ec) {
+      return canonical;
+    }
+    const fs::path target = fs::read_symlink(canonical, ec);
+    current = target.is_absolute() ? target : canonical.parent_path() / target;
+  }
+  return current.lexically_normal();
+}
+
+} // namespace
+
+void write_stream(std::ostream& out, std::string_view content, const std::string& name) {
+  errno = 0;
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.flush();
+  if (!out) {
+    throw InputError(name, write_failure(errno));
+  }
+}
 
 void check_writable_destination(const std::string& path) {
   namespace fs = std::filesystem;
@@ -35,10 +87,9 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   const fs::file_status status = fs::status(target, status_error);
   if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status)) {
     std::ofstream out(target, std::ios::binary);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      throw InputError(path, "cannot write: write failed");
+    int error = 0;
+    if (!out || !write_all(out, content, error)) {
+      throw InputError(path, write_failure(out ? error : errno));
     }
     return;
   }
@@ -50,12 +101,11 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     if (!out) {
       throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
     }
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
+    int error = 0;
+    if (!write_all(out, content, error)) {
       std::error_code ignored;
       fs::remove(temp, ignored);
-      throw InputError(path, "cannot write: write failed");
+      throw InputError(path, write_failure(error));
     }
   }
   std::error_code ec;
@@ -76,11 +126,8 @@ bool same_file(const std::string& a, const std::string& b) {
   if (!ec) {
     return same;
   }
-  // Not both existing: compare the paths with `.`, `..` and links resolved.
-  std::error_code ec_a, ec_b;
-  const auto path_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec_a), ec_a);
-  const auto path_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec_b), ec_b);
-  return !ec_a && !ec_b && path_a == path_b;
+  // Not both existing: compare the paths with `.`, `..` and links (dangling ones too) resolved.
+  return resolved_path(a) == resolved_path(b);
 }
 
 } // namespace neuron_gate

@@ -10,7 +10,7 @@
              comment or element from a name
   terminal   stdout/stderr/inspect text: no CR, no ESC or other C0 control but LF and tab, no C1
              control, no U+2028/U+2029; every stderr line is neuron-gate's own ("neuron-gate: ...")
-  annotations (when the file exists) every line is one workflow command neuron-gate wrote
+  annotations every line is one workflow command neuron-gate wrote; the input error's one ::error
              (::error / ::warning / ::notice), no CR, and the same kinds and count as the clean run
 
 Usage: check_hostile.py WORK_DIR    (reads WORK_DIR/{hostile,clean}.* written by check_hostile.sh)
@@ -165,6 +165,7 @@ def check_annotations(work):
     kinds = {}
     for variant in ("hostile", "clean"):
         path = os.path.join(work, f"{variant}.annotations")
+        check(os.path.exists(path), f"{variant}.annotations written")
         if not os.path.exists(path):
             return
         text = read_bytes(path).decode("utf-8")
@@ -179,6 +180,16 @@ def check_annotations(work):
         check(kinds["hostile"] == kinds["clean"],
               f"annotations: the same kinds in the same order as the clean run {kinds['clean']}",
               repr(kinds["hostile"]))
+    # The input error of the trace named with LF + ::stop-commands::: one ::error line that carries the
+    # name as data (its LF shown as a symbol), never a second command.
+    path = os.path.join(work, "broken.annotations")
+    check(os.path.exists(path), "broken.annotations written on the input error")
+    if os.path.exists(path):
+        lines = read_bytes(path).decode("utf-8").split("\n")
+        check(len(lines) == 2 and lines[1] == "" and COMMAND.match(lines[0]) is not None
+              and lines[0].startswith("::error "),
+              "broken.annotations: one ::error command", repr(lines[:3]))
+        check("stop-commands" in lines[0], "broken.annotations: names the file (as data)", repr(lines[0][:200]))
 
 
 def main(argv):

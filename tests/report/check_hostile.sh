@@ -6,7 +6,8 @@
 #   check_hostile.py           JSON (valid UTF-8, parses, round-trips), JUnit (Python's XML parser), HTML
 #                              (the clean report's elements, no <img>/onerror/comment), stdout, stderr,
 #                              `inspect` and `calibrate` text (no control character, no workflow command
-#                              line), annotations (one escaped workflow command a line)
+#                              line), annotations (one escaped workflow command a line; the input
+#                              error's annotation naming the broken file on one line)
 #   check_hostile_markdown.mjs the Markdown as GFM (markdown-it from npm): the clean report's headings,
 #                              table rows, links and raw HTML exactly; no @mention, no #123
 #
@@ -51,14 +52,15 @@ else
   fail "make_hostile_fixture.py"
 fi
 
-annotations=()
 if "$binary" compare --help 2>/dev/null | grep -q -- '--annotations'; then
-  annotations=(--annotations)
+  pass "compare has --annotations"
+else
+  fail "compare has --annotations"
 fi
 for variant in hostile clean; do
   args=(compare "$fixture/$variant/base" "$fixture/$variant/head" --no-git --allow-mismatch manifest.model_version
         --json "$work/$variant.json" --html "$work/$variant.html" --junit "$work/$variant.junit.xml")
-  [ ${#annotations[@]} -eq 0 ] || args+=(--annotations "$work/$variant.annotations")
+  args+=(--annotations "$work/$variant.annotations")
   "$binary" "${args[@]}" > "$work/$variant.md" 2> "$work/$variant.stderr"
   expect_code "compare on $variant names writes every report" 1 $?
   cp "$work/$variant.md" "$work/$variant.stdout"
@@ -67,7 +69,8 @@ done
 expect_code "inspect on hostile names" 0 $?
 "$binary" calibrate "$fixture/hostile/base" --splits 5 > "$work/calibrate.out" 2>> "$work/inspect.err"
 expect_code "calibrate on hostile names" 0 $?
-"$binary" compare "$fixture/clean/base" "$fixture/broken/head" --no-git > /dev/null 2> "$work/broken.stderr"
+"$binary" compare "$fixture/clean/base" "$fixture/broken/head" --no-git --annotations "$work/broken.annotations" \
+  > /dev/null 2> "$work/broken.stderr"
 expect_code "a cut trace named with LF + ::stop-commands:: is an input error" 2 $?
 if grep -q "internal error" "$work"/*.stderr "$work/inspect.err"; then
   fail "no internal error: $(grep -h "internal error" "$work"/*.stderr "$work/inspect.err" | head -n 1)"
