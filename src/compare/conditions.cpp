@@ -1,5 +1,6 @@
 #include "compare/conditions.hpp"
 
+#include "compare/inputs_condition.hpp"
 #include "profile/ranks.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
@@ -52,146 +53,6 @@ std::string describe_steps(const std::vector<TraceSamples>& traces) {
     }
   }
   return text;
-}
-
-// Shapes text without spaces, so "[[4, 512], []]" (tables) equals "[[4,512],[]]" (traces).
-std::string canonical_shapes(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c != ' ') {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// Number of arguments in a shapes list "[[4,512],[]]": top-level elements.
-std::size_t argument_count(const std::string& shapes) {
-  int depth = 0;
-  std::size_t count = 0;
-  bool any = false;
-  for (char c : shapes) {
-    if (c == '[') {
-      ++depth;
-    } else if (c == ']') {
-      --depth;
-    } else if (c == ',' && depth == 1) {
-      ++count;
-    }
-    if (depth >= 1 && c != '[' && c != ']' && c != ',' && c != ' ') {
-      any = true;
-    }
-    if (depth == 2 && c == '[') {
-      any = true;
-    }
-  }
-  return any || count > 0 ? count + 1 : 0;
-}
-
-// How the input-shape lists of the ops on both sides relate (DESIGN.md section 3, README "inputs").
-struct InputComparison {
-  std::size_t ops_compared = 0;
-  // The first op whose lists were replaced: (base text, head text) of its lists of that argument count.
-  std::optional<std::pair<std::string, std::string>> replaced;
-  std::vector<std::string> new_call_sites;      // "op [[4,512],[512],[]]": lists only head has
-  std::vector<std::string> removed_call_sites;  // lists only base has
-};
-
-// Appends "op list" for every list of `a` that `b` lacks.
-void append_missing(const std::set<std::string>& a, const std::set<std::string>& b, const std::string& op,
-                    std::vector<std::string>& out) {
-  for (const std::string& item : a) {
-    if (b.count(item) == 0) {
-      out.push_back(op + " " + item);
-    }
-  }
-}
-
-// Inputs differ only where an op's lists are replaced: lists of one argument count that base has and
-// head lacks while head has lists of that count that base lacks (every [4,512] became [8,512]). Lists
-// that only appear (a new call site) or only disappear (a removed one) are a structural change; lists
-// of another argument count (an out= overload) too.
-InputComparison compare_inputs(const Fingerprint& base, const Fingerprint& head) {
-  InputComparison result;
-  for (const auto& [op, base_shapes] : base.input_shapes) {
-    auto it = head.input_shapes.find(op);
-    if (it == head.input_shapes.end()) {
-      continue;
-    }
-    ++result.ops_compared;
-    std::map<std::size_t, std::set<std::string>> base_by_count, head_by_count;
-    for (const std::string& shapes : base_shapes) {
-      base_by_count[argument_count(shapes)].insert(canonical_shapes(shapes));
-    }
-    for (const std::string& shapes : it->second) {
-      head_by_count[argument_count(shapes)].insert(canonical_shapes(shapes));
-    }
-    for (const auto& [count, shapes] : base_by_count) {
-      auto other = head_by_count.find(count);
-      if (other == head_by_count.end()) {
-        continue;
-      }
-      std::vector<std::string> removed, added;
-      append_missing(shapes, other->second, op, removed);
-      append_missing(other->second, shapes, op, added);
-      if (!removed.empty() && !added.empty()) {
-        if (!result.replaced) {
-          result.replaced = std::make_pair(op + " " + join(shapes), op + " " + join(other->second));
-        }
-        continue;
-      }
-      result.removed_call_sites.insert(result.removed_call_sites.end(), removed.begin(), removed.end());
-      result.new_call_sites.insert(result.new_call_sites.end(), added.begin(), added.end());
-    }
-  }
-  return result;
-}
-
-// True when both sides' run manifests list the model inputs: those decide the inputs condition.
-bool manifests_state_inputs(const Fingerprint& base, const Fingerprint& head) {
-  const auto states = [](const Fingerprint& fp) {
-    return std::any_of(fp.values.begin(), fp.values.end(),
-                       [](const auto& value) { return value.first.rfind("manifest.inputs[", 0) == 0; });
-  };
-  return states(base) && states(head);
-}
-
-// The inputs row, or nullopt when no op with shapes is on both sides (reported under open hypotheses).
-std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprint& head) {
-  ConditionRow row;
-  row.name = "inputs";
-  if (manifests_state_inputs(base, head)) {
-    row.base = row.head = "decided by the run manifests' inputs (rows manifest.inputs[...])";
-    return row;
-  }
-  const InputComparison inputs = compare_inputs(base, head);
-  if (inputs.ops_compared == 0) {
-    return std::nullopt;
-  }
-  if (inputs.replaced) {
-    row.base = inputs.replaced->first;
-    row.head = inputs.replaced->second;
-    row.matches = false;
-    row.note = "input shapes were replaced for an op present on both sides (lists base ran with are missing in head, "
-               "which has lists base lacks): the model inputs differ";
-    return row;
-  }
-  row.base = row.head = "same shapes for " + plural(inputs.ops_compared, "op") + " on both sides";
-  const auto list = [](const std::vector<std::string>& items) {
-    std::string text;
-    for (std::size_t i = 0; i < items.size() && i < 4; ++i) {
-      text += (i == 0 ? "" : "; ") + items[i];
-    }
-    return items.size() > 4 ? text + "; and " + std::to_string(items.size() - 4) + " more" : text;
-  };
-  if (!inputs.new_call_sites.empty()) {
-    row.note = "new call sites in head (a code change, compared as ops): " + list(inputs.new_call_sites);
-  }
-  if (!inputs.removed_call_sites.empty()) {
-    row.note += std::string(row.note.empty() ? "" : "; ") +
-                "call sites removed in head (a code change, compared as ops): " + list(inputs.removed_call_sites);
-  }
-  return row;
 }
 
 // "2 (ranks 0, 1)", "1 (rank 0)", "3 (ranks 0, 1, unknown)".
@@ -270,37 +131,89 @@ const std::vector<std::string>& condition_names() {
   return names;
 }
 
-Fingerprint fingerprint_side(const SideSamples& side) {
-  Fingerprint fp;
-  if (!side.traces.empty()) {
-    fp.values["schedule"] = side.samples_from_tables ? "one sample per key_averages table" : describe_steps(side.traces);
-    fp.values["traces"] = std::to_string(side.traces.size());
-    fp.values["samples_from"] = side.samples_from_tables ? "key_averages tables" : "traces";
-    std::set<std::string> activities;
-    bool device = false;
-    for (const TraceSamples& trace : side.traces) {
-      activities.insert("CPU ops");
-      device = device || trace.has_device_events;
-      for (const std::string& category : trace.categories) {
-        if (category.find("runtime") != std::string::npos || category == "Runtime") {
-          activities.insert("runtime calls");
-        }
-      }
-      for (const char* key : {"record_shapes", "with_stack"}) {
-        auto it = trace.metadata.find(key);
-        if (it != trace.metadata.end()) {
-          fp.values[key] = it->second;
-        }
-      }
-      for (const auto& [op, shapes] : trace.input_shapes) {
-        fp.input_shapes[op].insert(shapes.begin(), shapes.end());
+namespace {
+
+// From the traces: schedule, traces, samples_from, activities, device_time, record_shapes, with_stack,
+// and the op input shapes (the inputs condition).
+void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
+  if (side.traces.empty()) {
+    fp.values["traces"] = "0";
+    return;
+  }
+  fp.values["schedule"] = side.samples_from_tables ? "one sample per key_averages table" : describe_steps(side.traces);
+  fp.values["traces"] = std::to_string(side.traces.size());
+  fp.values["samples_from"] = side.samples_from_tables ? "key_averages tables" : "traces";
+  std::set<std::string> activities;
+  bool device = false;
+  for (const TraceSamples& trace : side.traces) {
+    activities.insert("CPU ops");
+    device = device || trace.has_device_events;
+    for (const std::string& category : trace.categories) {
+      if (category.find("runtime") != std::string::npos || category == "Runtime") {
+        activities.insert("runtime calls");
       }
     }
-    fp.values["activities"] = join(activities);
-    fp.values["device_time"] = device ? "present" : "none";
-  } else {
-    fp.values["traces"] = "0";
+    for (const char* key : {"record_shapes", "with_stack"}) {
+      auto it = trace.metadata.find(key);
+      if (it != trace.metadata.end()) {
+        fp.values[key] = it->second;
+      }
+    }
+    for (const auto& [op, shapes] : trace.input_shapes) {
+      fp.input_shapes[op].insert(shapes.begin(), shapes.end());
+    }
   }
+  fp.values["activities"] = join(activities);
+  fp.values["device_time"] = device ? "present" : "none";
+}
+
+// From the Neuron capture folders: ranks (rank folders, with the traces' own ranks where known),
+// neuron_cores, artifacts (each capture's problems), and the NEFF names.
+void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
+  if (side.neuron.captures.empty()) {
+    return;
+  }
+  std::set<std::string> ranks;
+  std::set<std::string> cores;
+  std::vector<std::string> problems;
+  for (const NeuronCapture& capture : side.neuron.captures) {
+    if (capture.rank) {
+      ranks.insert(capture.rank->folder);
+    }
+    for (unsigned core : capture.neuron_cores) {
+      cores.insert(std::to_string(core));
+    }
+    problems.insert(problems.end(), capture.problems.begin(), capture.problems.end());
+    for (const NeffFile& neff : capture.neffs) {
+      fp.neff_names.insert(neff.name);
+    }
+  }
+  if (!ranks.empty()) {
+    fp.values["ranks"] = std::to_string(ranks.size());
+  }
+  const std::set<std::optional<unsigned>> trace_ranks = distinct_ranks(side.traces);
+  const bool any_trace_rank = std::any_of(side.traces.begin(), side.traces.end(),
+                                          [](const TraceSamples& trace) { return trace.rank.has_value(); });
+  if (!ranks.empty() && any_trace_rank && trace_ranks.size() != ranks.size()) {
+    fp.values["ranks"] = describe_ranks(trace_ranks) + " in " + plural(ranks.size(), "rank folder");
+  } else if (!ranks.empty() && any_trace_rank) {
+    fp.values["ranks"] = describe_ranks(trace_ranks);
+  }
+  if (!cores.empty()) {
+    fp.values["neuron_cores"] = join(cores);
+  }
+  std::string artifacts = problems.empty() ? "complete" : plural(problems.size(), "problem") + ": ";
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    artifacts += (i == 0 ? "" : "; ") + problems[i];
+  }
+  fp.values["artifacts"] = artifacts;
+}
+
+} // namespace
+
+Fingerprint fingerprint_side(const SideSamples& side) {
+  Fingerprint fp;
+  add_trace_conditions(side, fp);
   if (fp.input_shapes.empty()) {
     fp.input_shapes = side.table_input_shapes;
   }
@@ -309,43 +222,7 @@ Fingerprint fingerprint_side(const SideSamples& side) {
     metrics += (metrics.empty() ? "" : ", ") + metric.name + " (" + metric.unit + ")";
   }
   fp.values["end_to_end_metrics"] = metrics.empty() ? "none" : metrics;
-
-  if (!side.neuron.captures.empty()) {
-    std::set<std::string> ranks;
-    std::set<std::string> cores;
-    std::vector<std::string> problems;
-    for (const NeuronCapture& capture : side.neuron.captures) {
-      if (capture.rank) {
-        ranks.insert(capture.rank->folder);
-      }
-      for (unsigned core : capture.neuron_cores) {
-        cores.insert(std::to_string(core));
-      }
-      problems.insert(problems.end(), capture.problems.begin(), capture.problems.end());
-      for (const NeffFile& neff : capture.neffs) {
-        fp.neff_names.insert(neff.name);
-      }
-    }
-    if (!ranks.empty()) {
-      fp.values["ranks"] = std::to_string(ranks.size());
-    }
-    const std::set<std::optional<unsigned>> trace_ranks = distinct_ranks(side.traces);
-    const bool any_trace_rank = std::any_of(side.traces.begin(), side.traces.end(),
-                                            [](const TraceSamples& trace) { return trace.rank.has_value(); });
-    if (!ranks.empty() && any_trace_rank && trace_ranks.size() != ranks.size()) {
-      fp.values["ranks"] = describe_ranks(trace_ranks) + " in " + plural(ranks.size(), "rank folder");
-    } else if (!ranks.empty() && any_trace_rank) {
-      fp.values["ranks"] = describe_ranks(trace_ranks);
-    }
-    if (!cores.empty()) {
-      fp.values["neuron_cores"] = join(cores);
-    }
-    std::string artifacts = problems.empty() ? "complete" : plural(problems.size(), "problem") + ": ";
-    for (std::size_t i = 0; i < problems.size(); ++i) {
-      artifacts += (i == 0 ? "" : "; ") + problems[i];
-    }
-    fp.values["artifacts"] = artifacts;
-  }
+  add_neuron_conditions(side, fp);
   // Ranks the traces themselves tell (distributedInfo.rank, rank-N / _rank_N / workerN names), without
   // rank folders: one known rank is a condition too (a rank-0 file against a rank-1 file).
   const bool any_known_rank = std::any_of(side.traces.begin(), side.traces.end(),
@@ -367,7 +244,10 @@ bool ConditionsDiff::comparable() const {
   return std::all_of(rows.begin(), rows.end(), [](const ConditionRow& row) { return row.matches || row.accepted; });
 }
 
-ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed) {
+namespace {
+
+// Refuses an --allow-mismatch / allow_mismatch name that is no condition, suggesting the closest.
+void check_allowed_names(const std::vector<std::string>& allowed) {
   for (const std::string& name : allowed) {
     const bool known = std::find(condition_names().begin(), condition_names().end(), name) != condition_names().end() ||
                        name.rfind("manifest.", 0) == 0;
@@ -379,10 +259,10 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
       throw UsageError(message);
     }
   }
-  auto is_allowed = [&](const std::string& name) {
-    return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
-           (name.rfind("manifest.", 0) == 0 && std::find(allowed.begin(), allowed.end(), "manifest") != allowed.end());
-  };
+}
+
+// The rows' order: the fixed conditions, then each side's manifest fields in first-seen order.
+std::vector<std::string> row_names(const Fingerprint& base, const Fingerprint& head) {
   std::vector<std::string> names = condition_names();
   for (const auto* fp : {&base, &head}) {
     for (const auto& [name, value] : fp->values) {
@@ -391,69 +271,90 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
       }
     }
   }
+  return names;
+}
+
+// A value recorded on one side only: manifest fields, world_size and devices (e.g. deviceProperties
+// written by one Kineto version only) and a single known rank are shown, not verified.
+void accept_one_sided(ConditionRow& row) {
+  const std::string& name = row.name;
+  if (name.rfind("manifest.", 0) == 0 || name == "world_size" || name == "devices") {
+    row.matches = true;
+    row.note = "recorded on one side only: not verified";
+  }
+  if (name == "ranks" && (row.base.rfind("1 (rank ", 0) == 0 || row.head.rfind("1 (rank ", 0) == 0)) {
+    row.matches = true;  // one rank known on one side, none on the other: a single process each
+    row.note = "the rank is recorded on one side only: assumed the same process";
+  }
+}
+
+// Why a differing condition matters and what to do, for the row's note ("" where nothing is to add).
+std::string difference_note(const std::string& name, const Fingerprint& base, const Fingerprint& head) {
+  if (name.rfind("manifest.", 0) == 0) {
+    return "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "
+           "same way, or accept the difference with --allow-mismatch " + name;
+  }
+  if (name == "artifacts") {
+    return artifacts_note(base, head);
+  }
+  if (name == "devices") {
+    return "the traces' deviceProperties name other accelerators (model or count): device times of different "
+           "hardware are not a comparison of the code; profile both sides on the same instance type";
+  }
+  if (name == "world_size") {
+    return "distributedInfo.world_size differs: a run with another number of processes does other work per rank";
+  }
+  if (name == "ranks") {
+    return "ranks are compared rank to rank (base rank k against head rank k): profile both sides with the "
+           "same number of processes; a rank on one side only cannot be compared";
+  }
+  if (name == "device_time") {
+    return "a side without device time although the other has it: likely the device was not synchronized "
+           "before the profiler stopped, or device activity was not requested";
+  }
+  return "";
+}
+
+// The row of one condition other than inputs; nullopt when neither side records it.
+std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint& base, const Fingerprint& head) {
+  auto b = base.values.find(name);
+  auto h = head.values.find(name);
+  if (b == base.values.end() && h == head.values.end()) {
+    return std::nullopt;
+  }
+  ConditionRow row;
+  row.name = name;
+  row.base = b == base.values.end() ? "not recorded" : b->second;
+  row.head = h == head.values.end() ? "not recorded" : h->second;
+  row.matches = name == "artifacts" ? row.base == "complete" && row.head == "complete" : row.base == row.head;
+  if (b == base.values.end() || h == head.values.end()) {
+    accept_one_sided(row);
+  }
+  if (name == k_informational_field && !row.matches) {
+    row.matches = true;  // a name, not a measurement condition: the inputs are compared instead
+    row.note = "the workload's name differs: shown, not a condition (its inputs are compared)";
+  }
+  if (!row.matches) {
+    row.note = difference_note(name, base, head);
+  }
+  return row;
+}
+
+} // namespace
+
+ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed) {
+  check_allowed_names(allowed);
+  auto is_allowed = [&](const std::string& name) {
+    return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
+           (name.rfind("manifest.", 0) == 0 && std::find(allowed.begin(), allowed.end(), "manifest") != allowed.end());
+  };
   ConditionsDiff diff;
-  for (const std::string& name : names) {
-    ConditionRow row;
-    row.name = name;
-    if (name == "inputs") {
-      if (std::optional<ConditionRow> inputs = inputs_row(base, head)) {
-        inputs->accepted = !inputs->matches && is_allowed(name);
-        diff.rows.push_back(std::move(*inputs));
-      }
-      continue;
+  for (const std::string& name : row_names(base, head)) {
+    std::optional<ConditionRow> row = name == "inputs" ? inputs_row(base, head) : value_row(name, base, head);
+    if (row) {
+      row->accepted = !row->matches && is_allowed(name);
+      diff.rows.push_back(std::move(*row));
     }
-    auto b = base.values.find(name);
-    auto h = head.values.find(name);
-    if (b == base.values.end() && h == head.values.end()) {
-      continue;
-    }
-    row.base = b == base.values.end() ? "not recorded" : b->second;
-    row.head = h == head.values.end() ? "not recorded" : h->second;
-    row.matches = row.base == row.head;
-    if (name == "artifacts") {
-      row.matches = row.base == "complete" && row.head == "complete";
-    }
-    if (name.rfind("manifest.", 0) == 0 && (b == base.values.end() || h == head.values.end())) {
-      row.matches = true;  // present on one side only: shown, not verified
-      row.note = "recorded on one side only: not verified";
-    }
-    if (name == k_informational_field && !row.matches) {
-      row.matches = true;  // a name, not a measurement condition: the inputs are compared instead
-      row.note = "the workload's name differs: shown, not a condition (its inputs are compared)";
-    }
-    if (name.rfind("manifest.", 0) == 0 && !row.matches) {
-      row.note = "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "
-                 "same way, or accept the difference with --allow-mismatch " + name;
-    }
-    if (name == "artifacts" && !row.matches) {
-      row.note = artifacts_note(base, head);
-    }
-    const bool one_sided = b == base.values.end() || h == head.values.end();
-    if ((name == "world_size" || name == "devices") && one_sided) {
-      row.matches = true;  // e.g. deviceProperties written by one Kineto version only: shown, not verified
-      row.note = "recorded on one side only: not verified";
-    }
-    if (name == "ranks" && one_sided && (row.base.rfind("1 (rank ", 0) == 0 || row.head.rfind("1 (rank ", 0) == 0)) {
-      row.matches = true;  // one rank known on one side, none on the other: a single process each
-      row.note = "the rank is recorded on one side only: assumed the same process";
-    }
-    if (name == "devices" && !row.matches) {
-      row.note = "the traces' deviceProperties name other accelerators (model or count): device times of different "
-                 "hardware are not a comparison of the code; profile both sides on the same instance type";
-    }
-    if (name == "world_size" && !row.matches) {
-      row.note = "distributedInfo.world_size differs: a run with another number of processes does other work per rank";
-    }
-    if (name == "ranks" && !row.matches) {
-      row.note = "ranks are compared rank to rank (base rank k against head rank k): profile both sides with the "
-                 "same number of processes; a rank on one side only cannot be compared";
-    }
-    if (name == "device_time" && !row.matches) {
-      row.note = "a side without device time although the other has it: likely the device was not synchronized "
-                 "before the profiler stopped, or device activity was not requested";
-    }
-    row.accepted = !row.matches && is_allowed(name);
-    diff.rows.push_back(std::move(row));
   }
   return diff;
 }

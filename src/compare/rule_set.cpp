@@ -167,23 +167,11 @@ const Waiver* RuleSet::waiver_for(std::string_view name, std::string_view today)
   return nullptr;
 }
 
-RuleSet parse_rules(std::string_view text, const std::string& source) {
-  JsonReadOptions options;
-  options.comments = true;
-  const json doc = parse_json_input(text, source, options).value;
-  const RulesParser parser(source);
-  if (!doc.is_object()) {
-    parser.fail("rules must be a JSON object");
-  }
-  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
-                              "between_run_allowance", "ignore", "ops", "drop_first_steps", "unit",
-                              "allow_mismatch", "waivers", "max_waiver_days"});
-  RuleSet rules;
-  rules.source = source;
-  rules.text = std::string(text);
-  if (doc.contains("schema") && doc["schema"] != "neuron-gate.rules/1") {
-    parser.fail("\"schema\" must be \"neuron-gate.rules/1\", not " + doc["schema"].dump());
-  }
+namespace {
+
+// The statistics of the rules: alpha, correction, per-class metric rules, floor, material share and
+// between-run allowance.
+void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules) {
   if (doc.contains("alpha")) {
     rules.alpha = parser.number(doc["alpha"], "alpha", 1e-12, 0.5);
   }
@@ -224,6 +212,10 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   if (doc.contains("between_run_allowance")) {
     rules.between_run_allowance = parser.number(doc["between_run_allowance"], "between_run_allowance", 0.0, 100.0);
   }
+}
+
+// Which ops are left out (ignore) and which get their own threshold (ops).
+void parse_op_rules(const json& doc, const RulesParser& parser, RuleSet& rules) {
   if (doc.contains("ignore")) {
     rules.ignore = parser.strings(doc["ignore"], "ignore");
     for (std::size_t i = 0; i < rules.ignore.size(); ++i) {
@@ -249,6 +241,10 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
                            parser.number(op["threshold"], "ops[].threshold", 0.0, 100.0)});
     }
   }
+}
+
+// What one sample is: drop_first_steps and unit.
+void parse_sampling(const json& doc, const RulesParser& parser, RuleSet& rules) {
   if (doc.contains("drop_first_steps")) {
     rules.drop_first_steps = static_cast<std::size_t>(parser.number(doc["drop_first_steps"], "drop_first_steps", 0, 1e6));
   }
@@ -260,6 +256,10 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
     }
     rules.unit = *parsed;
   }
+}
+
+// What is accepted although it differs or regressed: allow_mismatch, waivers and their maximum length.
+void parse_acceptances(const json& doc, const RulesParser& parser, RuleSet& rules) {
   if (doc.contains("allow_mismatch")) {
     rules.allow_mismatch = parser.strings(doc["allow_mismatch"], "allow_mismatch");
   }
@@ -294,6 +294,31 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
       rules.waivers.push_back(std::move(waiver));
     }
   }
+}
+
+} // namespace
+
+RuleSet parse_rules(std::string_view text, const std::string& source) {
+  JsonReadOptions options;
+  options.comments = true;
+  const json doc = parse_json_input(text, source, options).value;
+  const RulesParser parser(source);
+  if (!doc.is_object()) {
+    parser.fail("rules must be a JSON object");
+  }
+  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
+                              "between_run_allowance", "ignore", "ops", "drop_first_steps", "unit",
+                              "allow_mismatch", "waivers", "max_waiver_days"});
+  RuleSet rules;
+  rules.source = source;
+  rules.text = std::string(text);
+  if (doc.contains("schema") && doc["schema"] != "neuron-gate.rules/1") {
+    parser.fail("\"schema\" must be \"neuron-gate.rules/1\", not " + doc["schema"].dump());
+  }
+  parse_statistics(doc, parser, rules);
+  parse_op_rules(doc, parser, rules);
+  parse_sampling(doc, parser, rules);
+  parse_acceptances(doc, parser, rules);
   return rules;
 }
 

@@ -123,6 +123,43 @@ const nlohmann::json& top_level_array(const nlohmann::json& document, const char
   return document[key];
 }
 
+// The time unit of a Google Benchmark entry (default ns); an input error unless ns, us, ms or s.
+std::string google_time_unit(const nlohmann::json& entry, const std::string& name, const std::string& path) {
+  static const std::set<std::string> k_time_units = {"ns", "us", "ms", "s"};
+  if (entry.contains("time_unit") && !entry["time_unit"].is_string()) {
+    throw InputError(path, "benchmark \"" + name + "\": \"time_unit\" is not a string: " + entry["time_unit"].dump());
+  }
+  std::string time_unit = string_field(entry, "time_unit").value_or("ns");
+  if (k_time_units.count(time_unit) == 0) {
+    throw InputError(path, "benchmark \"" + name + "\": unknown time unit \"" + time_unit +
+                               "\" (expected ns, us, ms or s)");
+  }
+  return time_unit;
+}
+
+// One repetition of a Google Benchmark entry: a sample of real_time and cpu_time (both required) and of
+// the rates where present.
+void add_repetition(const nlohmann::json& entry, const std::string& name, GoogleBenchmarkRun& run,
+                    const std::string& path) {
+  const std::pair<const char*, EndToEndMetric*> measures[] = {{"real_time", &run.real_time},
+                                                               {"cpu_time", &run.cpu_time},
+                                                               {"items_per_second", &run.items_per_second},
+                                                               {"bytes_per_second", &run.bytes_per_second}};
+  for (const auto& [key, metric] : measures) {
+    const auto value = entry.find(key);
+    if (value == entry.end()) {
+      // Rates are there only when the benchmark calls SetItemsProcessed / SetBytesProcessed.
+      if (metric == &run.real_time || metric == &run.cpu_time) {
+        throw InputError(path, "benchmark \"" + name + "\" has no \"" + key + "\"");
+      }
+      continue;
+    }
+    if (const auto sample = sample_value(*value, "benchmark \"" + name + "\": \"" + key + "\"", path)) {
+      metric->samples.push_back(*sample);
+    }
+  }
+}
+
 } // namespace
 
 std::string_view benchmark_format_name(BenchmarkFormat format) {
@@ -160,7 +197,6 @@ BenchmarkFormat sniff_benchmark_format(std::string_view head) {
 std::vector<EndToEndMetric> parse_google_benchmark_json(std::string_view text, const std::string& path) {
   const nlohmann::json document = parse_json(text, path);
   const nlohmann::json& entries = top_level_array(document, "benchmarks", "Google Benchmark", path);
-  static const std::set<std::string> k_time_units = {"ns", "us", "ms", "s"};
   std::vector<std::string> order;
   std::map<std::string, GoogleBenchmarkRun> runs;
   std::size_t aggregates = 0;
@@ -183,14 +219,7 @@ std::vector<EndToEndMetric> parse_google_benchmark_json(std::string_view text, c
     if (name.empty()) {
       throw InputError(path, "benchmark entry " + std::to_string(index) + " has no string \"name\"");
     }
-    if (entry.contains("time_unit") && !entry["time_unit"].is_string()) {
-      throw InputError(path, "benchmark \"" + name + "\": \"time_unit\" is not a string: " + entry["time_unit"].dump());
-    }
-    const std::string time_unit = string_field(entry, "time_unit").value_or("ns");
-    if (k_time_units.count(time_unit) == 0) {
-      throw InputError(path, "benchmark \"" + name + "\": unknown time unit \"" + time_unit +
-                                 "\" (expected ns, us, ms or s)");
-    }
+    const std::string time_unit = google_time_unit(entry, name, path);
     auto [it, inserted] = runs.try_emplace(name);
     GoogleBenchmarkRun& run = it->second;
     if (inserted) {
@@ -204,23 +233,7 @@ std::vector<EndToEndMetric> parse_google_benchmark_json(std::string_view text, c
       throw InputError(path, "benchmark \"" + name + "\": the time unit changes from \"" + run.time_unit + "\" to \"" +
                                  time_unit + "\" between repetitions");
     }
-    const std::pair<const char*, EndToEndMetric*> measures[] = {{"real_time", &run.real_time},
-                                                                 {"cpu_time", &run.cpu_time},
-                                                                 {"items_per_second", &run.items_per_second},
-                                                                 {"bytes_per_second", &run.bytes_per_second}};
-    for (const auto& [key, metric] : measures) {
-      const auto value = entry.find(key);
-      if (value == entry.end()) {
-        // Rates are there only when the benchmark calls SetItemsProcessed / SetBytesProcessed.
-        if (metric == &run.real_time || metric == &run.cpu_time) {
-          throw InputError(path, "benchmark \"" + name + "\" has no \"" + key + "\"");
-        }
-        continue;
-      }
-      if (const auto sample = sample_value(*value, "benchmark \"" + name + "\": \"" + key + "\"", path)) {
-        metric->samples.push_back(*sample);
-      }
-    }
+    add_repetition(entry, name, run, path);
   }
   std::vector<EndToEndMetric> metrics;
   for (const std::string& name : order) {

@@ -323,6 +323,50 @@ std::vector<NeuronSummary> read_neuron_summary_json(const std::string& path) {
   return parse_neuron_summary_json(read_input_text(path).text, path);
 }
 
+namespace {
+
+// The seconds of a summary-text time line: nullopt for "no value" words and non-finite numbers (counted
+// by the caller); an input error at `value_offset` for text that is no number or a negative time.
+std::optional<double> text_seconds(const TextLine& line, const std::string& path, std::uint64_t value_offset) {
+  if (means_no_value(line.value)) {
+    return std::nullopt;
+  }
+  std::optional<double> seconds = number_from_text(line.value);
+  if (!seconds) {
+    throw InputError(path, "\"" + std::string(line.key) + "\" is not a number of seconds: \"" +
+                               std::string(line.value) + "\"", value_offset);
+  }
+  if (*seconds < 0.0) {
+    throw InputError(path, "\"" + std::string(line.key) + "\" is a negative time: \"" + std::string(line.value) +
+                               "\"", value_offset);
+  }
+  return std::isfinite(*seconds) ? seconds : std::nullopt;
+}
+
+// The versions a summary-text file states, and how it was read, on each of its summaries.
+void add_text_provenance(std::vector<NeuronSummary>& summaries, const std::optional<std::string>& explorer_version,
+                         const std::optional<std::string>& schema_version) {
+  std::string version;
+  if (explorer_version) {
+    version = "explorer_version " + *explorer_version;
+  }
+  if (schema_version) {
+    version += (version.empty() ? "" : ", ") + std::string("profile_schema_version ") + *schema_version;
+  }
+  const std::size_t count = summaries.size();
+  for (std::size_t index = 0; index < count; ++index) {
+    NeuronSummary& summary = summaries[index];
+    summary.version = version.empty() ? "unknown" : version;
+    summary.assumptions.push_back(count == 1 ? "summary-text: one `key value` per line"
+                                             : "summary-text: one `key value` per line, a repeated key starting the "
+                                               "next execution: execution " +
+                                                   std::to_string(index) + " of " + std::to_string(count));
+    summary.assumptions.push_back("times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)");
+  }
+}
+
+} // namespace
+
 std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, const std::string& path) {
   std::vector<NeuronSummary> summaries;
   std::set<std::string, std::less<>> keys_seen;
@@ -365,21 +409,7 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
     if (!is_total && !is_engine_active_time_key(line.key)) {
       continue;
     }
-    std::optional<double> seconds;
-    if (!means_no_value(line.value)) {
-      seconds = number_from_text(line.value);
-      if (!seconds) {
-        throw InputError(path, "\"" + std::string(line.key) + "\" is not a number of seconds: \"" +
-                                   std::string(line.value) + "\"", value_offset);
-      }
-      if (*seconds < 0.0) {
-        throw InputError(path, "\"" + std::string(line.key) + "\" is a negative time: \"" + std::string(line.value) +
-                                   "\"", value_offset);
-      }
-      if (!std::isfinite(*seconds)) {
-        seconds.reset();
-      }
-    }
+    const std::optional<double> seconds = text_seconds(line, path, value_offset);
     if (!seconds) {
       summary.no_value_keys.emplace_back(line.key);
     }
@@ -395,23 +425,7 @@ std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, cons
   if (!saw_total_time) {
     throw InputError(path, "no \"total_time\" line: not a neuron-explorer summary-text file");
   }
-  std::string version;
-  if (explorer_version) {
-    version = "explorer_version " + *explorer_version;
-  }
-  if (schema_version) {
-    version += (version.empty() ? "" : ", ") + std::string("profile_schema_version ") + *schema_version;
-  }
-  const std::size_t count = summaries.size();
-  for (std::size_t index = 0; index < count; ++index) {
-    NeuronSummary& summary = summaries[index];
-    summary.version = version.empty() ? "unknown" : version;
-    summary.assumptions.push_back(count == 1 ? "summary-text: one `key value` per line"
-                                             : "summary-text: one `key value` per line, a repeated key starting the "
-                                               "next execution: execution " +
-                                                   std::to_string(index) + " of " + std::to_string(count));
-    summary.assumptions.push_back("times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)");
-  }
+  add_text_provenance(summaries, explorer_version, schema_version);
   return summaries;
 }
 

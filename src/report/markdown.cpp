@@ -134,6 +134,96 @@ std::string bullet_section(const std::string& title, const std::vector<std::stri
   return text + "\n";
 }
 
+// Per class of op metrics: its label and every metric, most changed first (the folded full tables).
+using FullTables = std::vector<std::pair<std::string, std::vector<const MetricComparison*>>>;
+
+// "#### TITLE" and a metric table of `metrics`; "" when there are none.
+std::string metric_table(const std::string& title, const std::vector<const MetricComparison*>& metrics) {
+  if (metrics.empty()) {
+    return "";
+  }
+  std::string text = "#### " + title + "\n\n" + k_metric_header;
+  for (const MetricComparison* m : metrics) {
+    text += metric_row(*m);
+  }
+  return text + "\n";
+}
+
+// The Measurements section's body: end-to-end and step-time tables, the top ops per class and the
+// chart; each op class's full list goes to `full_tables` for the folded tables.
+std::string measurements_section(const Report& report, FullTables& full_tables) {
+  if (report.outcome == Outcome::not_comparable) {
+    return "Not computed: the conditions above differ.\n\n";
+  }
+  std::string text = "_ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance._\n\n";
+  text += metric_table("End-to-end", ranked_metrics(report, MetricClass::end_to_end));
+  text += metric_table("Profiled step time", ranked_metrics(report, MetricClass::step_time));
+  for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
+    auto ops = ranked_metrics(report, c);
+    if (ops.empty()) {
+      continue;
+    }
+    const std::string label = c == MetricClass::device ? "device time" : "self CPU time";
+    const std::size_t top = std::min<std::size_t>(10, ops.size());
+    text += "#### Ops that changed most: " + label + " per step (top " + std::to_string(top) + " of " +
+            std::to_string(ops.size()) + ")\n\n";
+    text += k_op_header;
+    for (std::size_t i = 0; i < top; ++i) {
+      text += op_row(*ops[i]);
+    }
+    text += "\n";
+    full_tables.emplace_back(label, std::move(ops));
+  }
+  // A picture of the top changes reads faster than the tables above it.
+  const std::string chart = mermaid_change_chart(report);
+  if (!chart.empty()) {
+    text += "#### Largest changes\n\n" + chart + "\n";
+  }
+  return text;
+}
+
+// The folded full tables with at most `keep_per_table` rows each (the most changed).
+std::string full_tables_text(const FullTables& full_tables, std::size_t keep_per_table) {
+  std::string text;
+  for (const auto& [label, ops] : full_tables) {
+    const std::size_t keep = std::min(keep_per_table, ops.size());
+    text += "<details><summary>All " + std::to_string(ops.size()) + " " + label + " metrics</summary>\n\n";
+    text += k_op_header;
+    for (std::size_t i = 0; i < keep; ++i) {
+      text += op_row(*ops[i]);
+    }
+    if (keep < ops.size()) {
+      text += "\n" + std::to_string(ops.size() - keep) +
+              " least-changed rows cut to fit GitHub's comment limit; the JSON report has every metric.\n";
+    }
+    text += "\n</details>\n\n";
+  }
+  return text;
+}
+
+// The full tables in `room` characters: every row if they fit, else the most rows per table that fit
+// (least changed rows cut first; found by bisection).
+std::string fitted_full_tables(const FullTables& full_tables, std::size_t room) {
+  std::size_t total_rows = 0;
+  for (const auto& [label, ops] : full_tables) {
+    total_rows += ops.size();
+  }
+  std::string full = full_tables_text(full_tables, total_rows);
+  if (full.size() <= room) {
+    return full;
+  }
+  std::size_t low = 0, high = total_rows;
+  while (low < high) {
+    const std::size_t mid = (low + high + 1) / 2;
+    if (full_tables_text(full_tables, mid).size() <= room) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
+  }
+  return full_tables_text(full_tables, low);
+}
+
 } // namespace
 
 std::string render_markdown(const Report& report, std::size_t max_chars) {
@@ -142,96 +232,16 @@ std::string render_markdown(const Report& report, std::size_t max_chars) {
           markdown_code(report.provenance.head_spec, false) + "\n\n";
   head += conditions_section(report);
   head += "### Measurements\n\n";
-
-  std::vector<std::pair<std::string, std::vector<const MetricComparison*>>> full_tables;
-  if (report.outcome == Outcome::not_comparable) {
-    head += "Not computed: the conditions above differ.\n\n";
-  } else {
-    head += "_ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance._\n\n";
-    auto e2e = ranked_metrics(report, MetricClass::end_to_end);
-    if (!e2e.empty()) {
-      head += "#### End-to-end\n\n";
-      head += k_metric_header;
-      for (const MetricComparison* m : e2e) {
-        head += metric_row(*m);
-      }
-      head += "\n";
-    }
-    auto step = ranked_metrics(report, MetricClass::step_time);
-    if (!step.empty()) {
-      head += "#### Profiled step time\n\n";
-      head += k_metric_header;
-      for (const MetricComparison* m : step) {
-        head += metric_row(*m);
-      }
-      head += "\n";
-    }
-    for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
-      auto ops = ranked_metrics(report, c);
-      if (ops.empty()) {
-        continue;
-      }
-      const std::string label = c == MetricClass::device ? "device time" : "self CPU time";
-      const std::size_t top = std::min<std::size_t>(10, ops.size());
-      head += "#### Ops that changed most: " + label + " per step (top " + std::to_string(top) + " of " +
-              std::to_string(ops.size()) + ")\n\n";
-      head += k_op_header;
-      for (std::size_t i = 0; i < top; ++i) {
-        head += op_row(*ops[i]);
-      }
-      head += "\n";
-      full_tables.emplace_back(label, std::move(ops));
-    }
-    // A picture of the top changes reads faster than the tables above it.
-    const std::string chart = mermaid_change_chart(report);
-    if (!chart.empty()) {
-      head += "#### Largest changes\n\n" + chart + "\n";
-    }
-  }
+  FullTables full_tables;
+  head += measurements_section(report, full_tables);
 
   const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.") +
                            bullet_section("Open hypotheses", report.open_hypotheses, "None.") +
                            provenance_section(report) + "\n" + k_sticky_marker + "\n";
 
   // Full tables take what room is left, least changed rows cut first.
-  std::size_t total_rows = 0;
-  for (const auto& [label, ops] : full_tables) {
-    total_rows += ops.size();
-  }
-  auto render_full = [&](std::size_t keep_per_table, std::size_t& cut) {
-    std::string text;
-    cut = 0;
-    for (const auto& [label, ops] : full_tables) {
-      const std::size_t keep = std::min(keep_per_table, ops.size());
-      cut += ops.size() - keep;
-      text += "<details><summary>All " + std::to_string(ops.size()) + " " + label + " metrics</summary>\n\n";
-      text += k_op_header;
-      for (std::size_t i = 0; i < keep; ++i) {
-        text += op_row(*ops[i]);
-      }
-      if (keep < ops.size()) {
-        text += "\n" + std::to_string(ops.size() - keep) +
-                " least-changed rows cut to fit GitHub's comment limit; the JSON report has every metric.\n";
-      }
-      text += "\n</details>\n\n";
-    }
-    return text;
-  };
-  std::size_t cut = 0;
-  std::string full = render_full(total_rows, cut);
-  if (head.size() + full.size() + tail.size() > max_chars) {
-    std::size_t low = 0, high = total_rows;
-    while (low < high) {
-      const std::size_t mid = (low + high + 1) / 2;
-      if (head.size() + render_full(mid, cut).size() + tail.size() <= max_chars) {
-        low = mid;
-      } else {
-        high = mid - 1;
-      }
-    }
-    full = render_full(low, cut);
-  }
-  std::string text = head + full + tail;
+  const std::size_t fixed = head.size() + tail.size();
+  std::string text = head + fitted_full_tables(full_tables, fixed < max_chars ? max_chars - fixed : 0) + tail;
   if (text.size() > max_chars) {
     // Interpretations or provenance alone overflow: keep the verdict and say so.
     text = head.substr(0, std::min(head.size(), max_chars / 2)) +

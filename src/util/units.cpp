@@ -4,50 +4,64 @@
 #include <limits>
 
 namespace neuron_gate {
+namespace {
 
-std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
-  std::size_t i = 0;
+// A decimal number as its significant digits (leading zeros dropped) and where the decimal point sits
+// among them: value = 0.d1d2d3... * 10^point. Only digits up to the nanosecond and the one after it
+// matter, so at most k_kept_digits are kept.
+struct DecimalDigits {
+  static constexpr std::size_t k_kept_digits = 40;
   bool negative = false;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
-    negative = text[i] == '-';
-    ++i;
-  }
-
-  // The significant digits (leading zeros dropped) and where the decimal point sits among them:
-  // value = 0.d1d2d3... * 10^point.  Only digits up to the nanosecond and the one after it matter.
-  constexpr std::size_t k_kept_digits = 40;
-  char digits[k_kept_digits];
+  char digits[k_kept_digits] = {};
   std::size_t digit_count = 0;  // digits kept (at most k_kept_digits)
   bool any_digit = false;
   bool seen_nonzero = false;
   std::int64_t point = 0;  // decimal exponent of the first kept digit's position
 
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    any_digit = true;
-    if (!seen_nonzero && text[i] == '0') {
+  void add(char digit) {
+    if (digit_count < k_kept_digits) {
+      digits[digit_count++] = digit;
+    }
+  }
+};
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The mantissa "[+-]digits[.digits]" from text[i]; advances i past it.
+void scan_mantissa(std::string_view text, std::size_t& i, DecimalDigits& number) {
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+    number.negative = text[i] == '-';
+    ++i;
+  }
+  for (; i < text.size() && is_digit(text[i]); ++i) {
+    number.any_digit = true;
+    if (!number.seen_nonzero && text[i] == '0') {
       continue;
     }
-    seen_nonzero = true;
-    ++point;
-    if (digit_count < k_kept_digits) {
-      digits[digit_count++] = text[i];
-    }
+    number.seen_nonzero = true;
+    ++number.point;
+    number.add(text[i]);
   }
   if (i < text.size() && text[i] == '.') {
     ++i;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-      any_digit = true;
-      if (!seen_nonzero && text[i] == '0') {
-        --point;
+    for (; i < text.size() && is_digit(text[i]); ++i) {
+      number.any_digit = true;
+      if (!number.seen_nonzero && text[i] == '0') {
+        --number.point;
         continue;
       }
-      seen_nonzero = true;
-      if (digit_count < k_kept_digits) {
-        digits[digit_count++] = text[i];
-      }
+      number.seen_nonzero = true;
+      number.add(text[i]);
     }
   }
-  if (!any_digit) {
+}
+
+// The whole of `text` as a decimal number (JSON number syntax, leniently): nullopt for anything else.
+std::optional<DecimalDigits> scan_decimal(std::string_view text) {
+  std::size_t i = 0;
+  DecimalDigits number;
+  scan_mantissa(text, i, number);
+  if (!number.any_digit) {
     return std::nullopt;
   }
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
@@ -61,22 +75,27 @@ std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
       return std::nullopt;
     }
     std::int64_t exponent = 0;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    for (; i < text.size() && is_digit(text[i]); ++i) {
       if (exponent < 100000) {  // anything larger overflows or underflows anyway
         exponent = exponent * 10 + (text[i] - '0');
       }
     }
-    point += exponent_negative ? -exponent : exponent;
+    number.point += exponent_negative ? -exponent : exponent;
   }
   if (i != text.size()) {
     return std::nullopt;
   }
-  if (!seen_nonzero) {
+  return number;
+}
+
+// The number, read as microseconds, in whole nanoseconds rounded half away from zero; nullopt beyond
+// the range of Nanoseconds.
+std::optional<Nanoseconds> to_nanoseconds(const DecimalDigits& number) {
+  if (!number.seen_nonzero) {
     return Nanoseconds{0};
   }
-
   // Nanoseconds = microseconds * 1000: the integer part has point + 3 digits.
-  const std::int64_t integer_digits = point + 3;
+  const std::int64_t integer_digits = number.point + 3;
   if (integer_digits > 19) {
     return std::nullopt;
   }
@@ -84,12 +103,13 @@ std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
   std::uint64_t magnitude = 0;
   for (std::int64_t d = 0; d < integer_digits; ++d) {
     const auto index = static_cast<std::size_t>(d);
-    magnitude = magnitude * 10 + (index < digit_count ? static_cast<std::uint64_t>(digits[index] - '0') : 0U);
+    magnitude = magnitude * 10 +
+                (index < number.digit_count ? static_cast<std::uint64_t>(number.digits[index] - '0') : 0U);
   }
   // Round half away from zero: the dropped part is >= 0.5 exactly when its first digit is >= 5.
   if (integer_digits >= 0) {
     const auto next = static_cast<std::size_t>(integer_digits);
-    if (next < digit_count && digits[next] >= '5') {
+    if (next < number.digit_count && number.digits[next] >= '5') {
       ++magnitude;
     }
   }
@@ -98,7 +118,14 @@ std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
     return std::nullopt;
   }
   const auto value = static_cast<Nanoseconds>(magnitude);
-  return negative ? -value : value;
+  return number.negative ? -value : value;
+}
+
+} // namespace
+
+std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
+  const std::optional<DecimalDigits> number = scan_decimal(text);
+  return number ? to_nanoseconds(*number) : std::nullopt;
 }
 
 } // namespace neuron_gate
