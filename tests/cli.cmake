@@ -1,6 +1,6 @@
 set(NEURON_GATE_TESTS_CLI test_cli.cpp test_cli_outputs.cpp)
 # Inputs given directly that are not regular files; one JSON error wording (input kit).
-list(APPEND NEURON_GATE_TESTS_CLI test_cli_input.cpp)
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_input.cpp test_cli_screen.cpp)
 # --help, --version and a mistyped command (issue 17).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_usage.cpp)
 # Rules a pull request cannot loosen: waiver expiry against --today / SOURCE_DATE_EPOCH, --rules-from (issue 15).

@@ -104,12 +104,18 @@ TEST_CASE("attributed share per step equals tests/tools/device_share.py on H03, 
     CAPTURE(name);
     const TraceSamples samples = read_trace_samples(path);
     const nlohmann::json& steps = expected[name];
-    REQUIRE(samples.steps.size() == steps.size());
-    for (std::size_t i = 0; i < steps.size(); ++i) {
+    // A last step cut off when the profiler stopped (H02's ProfilerStep#2) is screened out of the samples.
+    const bool cut_off = std::any_of(samples.problems.listed.begin(), samples.problems.listed.end(),
+                                     [](const DataProblem& p) { return p.kind == DataProblemKind::cut_off_step; });
+    REQUIRE(samples.steps.size() == steps.size() - (cut_off ? 1 : 0));
+    for (std::size_t i = 0; i < samples.steps.size(); ++i) {
       CAPTURE(i);
       CHECK(samples.steps[i].name == steps[i]["step"].get<std::string>());
       CHECK(device(samples.steps[i]) == steps[i]["device_ns"].get<Nanoseconds>());
       CHECK(attributed(samples.steps[i]) == steps[i]["attributed_ns"].get<Nanoseconds>());
+    }
+    if (cut_off) {
+      CHECK(steps.back()["device_ns"].get<Nanoseconds>() == 0);  // the stub held no device time
     }
   }
 }

@@ -281,12 +281,19 @@ TEST_CASE("K5 under an older Kineto: lower-case Input dims, device events withou
 
 TEST_CASE("H02 AMD MI250 / ROCm: hip runtime calls, the gpu_user_annotation copy is no step") {
   const TraceSamples samples = read_trace_samples(k_corpus + "H02-amd-mi250.json.gz");
-  REQUIRE(samples.steps.size() == 2);
+  REQUIRE(samples.steps.size() == 1);  // ProfilerStep#2, the stub the capture cut short, is screened out
   const StepSample& step1 = samples.steps[0];
   CHECK(step1.name == "ProfilerStep#1");
   CHECK(step1.start_ns == 4203669603187439);
   CHECK(step1.duration_ns == 9288291);
-  CHECK(samples.steps[1].duration_ns == 49073);  // the stub of the step the capture cut short
+  REQUIRE(samples.problems.listed.size() == 1);
+  const DataProblem& cut = samples.problems.listed[0];
+  CHECK(cut.kind == DataProblemKind::cut_off_step);
+  CHECK(cut.count == 1);
+  CHECK(cut.excluded_cpu_ns == 49073);  // the stub's own self time: it holds no op
+  CHECK(cut.excluded_device_ns == 0);
+  CHECK(cut.example.rfind("ProfilerStep#2: 0.049 ms", 0) == 0);
+  CHECK(cut.byte == 30518);
   CHECK(op(step1, "aten::addmm") == values(133381, 1, 24480));
   CHECK(op(step1, "aten::mm") == values(58210, 1, 12640));
   CHECK(op(step1, "aten::copy_") == values(40947, 2, 38161));

@@ -135,6 +135,13 @@ DataProblemFinding data_problems(const SideSamples& side) {
 OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
                            const Judgement& judgement) {
   OpenHypotheses found;
+  for (const SideSamples* side : {&base, &head}) {  // listed in every report, NOT COMPARABLE too
+    DataProblemFinding problems = data_problems(*side);
+    if (!problems.negative_self_time.empty() || problems.unfinished_events > 0 ||
+        problems.negative_duration_events > 0 || !problems.listed.empty()) {
+      found.data_problems.push_back(std::move(problems));
+    }
+  }
   if (judgement.decision.outcome == Outcome::not_comparable) {
     return found;
   }
@@ -154,13 +161,6 @@ OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, con
     }
   }
   found.inputs_unverified = !any_input_shapes(base, head) && (!base.traces.empty() || !head.traces.empty());
-  for (const SideSamples* side : {&base, &head}) {
-    DataProblemFinding problems = data_problems(*side);
-    if (!problems.negative_self_time.empty() || problems.unfinished_events > 0 ||
-        problems.negative_duration_events > 0 || !problems.listed.empty()) {
-      found.data_problems.push_back(std::move(problems));
-    }
-  }
   return found;
 }
 

@@ -205,6 +205,11 @@ bool shift_within_floor(const MetricComparison& m) {
 
 // The verdict rules of judge() (judgement.hpp), in order.
 void give_verdict(MetricComparison& m) {
+  if (std::max(m.base_excluded_share, m.head_excluded_share) > m.max_excluded_share) {
+    m.verdict = Verdict::inconclusive;
+    m.why = VerdictReason::data_incomplete;
+    return;
+  }
   if (!m.present_in_base || !m.present_in_head) {
     m.verdict = Verdict::structural;
     m.why = m.present_in_base ? VerdictReason::op_disappears : VerdictReason::op_appears;
@@ -267,6 +272,7 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
       (m.base_processes < k_min_runs_for_e2e_run_unit || m.head_processes < k_min_runs_for_e2e_run_unit)) {
     m.run_allowance = rules.between_run_allowance;
   }
+  m.max_excluded_share = rules.max_excluded_share;
   m.significant_worse = m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha;
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   m.gating = std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end() &&
@@ -317,6 +323,11 @@ std::size_t samples_to_decide(const MetricComparison& m, NoDecisionCause cause) 
 // NO DECISION (issue 11, 22): a gating metric's ratio CI wholly beyond its threshold on the worse side
 // while its adjusted p cannot pass; or no gating metric decided and one undecided for lack of samples.
 std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i].gating && metrics[i].why == VerdictReason::data_incomplete) {
+      return NoDecision{NoDecisionCause::data_incomplete, i, 0};  // issue 13 item 2: never a pass
+    }
+  }
   std::optional<std::size_t> beyond, lacking, one_run_change;
   bool any_decided = false;
   for (std::size_t i = 0; i < metrics.size(); ++i) {

@@ -58,6 +58,8 @@ enum class VerdictReason {
                            // from one process, so the change is not established across runs
   within_run_allowance,    // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
                            // from too few processes and the change is within the between-run allowance
+  data_incomplete,         // INCONCLUSIVE: screened events carry more than max_excluded_share of a side's time of the
+                           // metric's kind (MetricMeasurement::base/head_excluded_share), whatever the numbers say
 };
 
 // The one per-test level of a family: the p a single metric must reach when it is tested alone against
@@ -99,6 +101,7 @@ struct MetricJudgement {
   // End-to-end: the between-run allowance applied (rules.between_run_allowance) because a side has fewer
   // than k_min_runs_for_e2e_run_unit runs; 0 when the samples are per run.
   double run_allowance = 0.0;
+  double max_excluded_share = 0.01;  // rules.max_excluded_share, against base/head_excluded_share
 };
 
 // A measured and judged metric: what every renderer draws from.
@@ -143,6 +146,8 @@ enum class NoDecisionCause {
   one_process,            // a gating metric changed significantly beyond its threshold, but a side's samples
                           // come from one process (not_across_runs, within_run_allowance); samples_needed
                           // is then runs per side (k_runs_to_establish; k_min_runs_for_e2e_run_unit end to end)
+  data_incomplete,        // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
+                          // time (VerdictReason::data_incomplete); samples_needed is 0
 };
 
 // Runs (processes) per side the report asks for when one process cannot establish a change.
@@ -186,6 +191,8 @@ struct Judgement {
 // its own with rules.correction (Holm by default); Benjamini–Hochberg q values are added for "worth a
 // look". Only material per-op metrics gate (MetricJudgement::material).
 // Verdict rules per metric, in order (t = threshold, f = floor for per-op metrics):
+//   INCONCLUSIVE screened events carry more than rules.max_excluded_share of a side's time of the metric's
+//                kind (data_incomplete): never REGRESSED or IMPROVED from incomplete data
 //   STRUCTURAL   the op is on one side only
 //   INCONCLUSIVE step time where a side has a single run
 //   REGRESSED    adjusted one-sided p <= alpha, ratio >= 1 + t (worse direction), |shift| >= f; per op, the
@@ -199,7 +206,8 @@ struct Judgement {
 //   INCONCLUSIVE quantised data whose unwidened shift CI lies within one quantum (within_resolution)
 //   INSUFFICIENT the smallest attainable p for (n_base, n_head) exceeds family_alpha(alpha, family size)
 //   INCONCLUSIVE otherwise, with the reason that holds (VerdictReason)
-// Outcome, in order: not_comparable (conditions differ), regression, no_decision, inconclusive
+// Outcome, in order: not_comparable (conditions differ), regression, no_decision (first for a gating
+// metric with incomplete data: NoDecisionCause::data_incomplete), inconclusive
 // (--strict and a gating metric undecided), pass.
 Judgement judge(const std::vector<MetricMeasurement>& measurements, const ConditionsDiff& conditions,
                 const RuleSet& rules, const DecideOptions& options);

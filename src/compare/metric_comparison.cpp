@@ -355,6 +355,17 @@ std::string unranked_name(const MetricMeasurement& metric) {
   return has_suffix ? metric.name.substr(0, metric.name.size() - suffix.size()) : metric.name;
 }
 
+// The share of each side's time of a metric's kind that the event screen excluded (issue 13 item 2).
+static void set_excluded_shares(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head) {
+  for (MetricMeasurement& metric : metrics) {
+    if (metric.metric_class != MetricClass::end_to_end) {
+      const bool device = metric.metric_class == MetricClass::device;
+      metric.base_excluded_share = device ? excluded_device_share(base.screened) : excluded_cpu_share(base.screened);
+      metric.head_excluded_share = device ? excluded_device_share(head.screened) : excluded_cpu_share(head.screened);
+    }
+  }
+}
+
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   std::vector<MetricMeasurement> metrics;
 
@@ -432,6 +443,7 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
     return unranked_name(x) < unranked_name(y);
   });
   std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
+  set_excluded_shares(metrics, base, head);
   return metrics;
 }
 

@@ -65,6 +65,11 @@ struct MetricMeasurement {
   std::optional<double> base_calls, head_calls;
   bool calls_changed = false;
   bool present_in_base = true, present_in_head = true;
+
+  // Share of each side's time of this metric's kind carried by events the event screen excluded
+  // (profile/event_screen.hpp; SideSamples::screened): device time for device metrics (1 when a side's
+  // device time was lost), self CPU time for self CPU and step time; 0 end to end.
+  double base_excluded_share = 0.0, head_excluded_share = 0.0;
 };
 
 // Widens the CIs of a measured metric by one timer quantum `resolution` on each side: the shift CI by

@@ -212,6 +212,9 @@ void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules
   if (doc.contains("between_run_allowance")) {
     rules.between_run_allowance = parser.number(doc["between_run_allowance"], "between_run_allowance", 0.0, 100.0);
   }
+  if (doc.contains("max_excluded_share")) {
+    rules.max_excluded_share = parser.number(doc["max_excluded_share"], "max_excluded_share", 0.0, 1.0);
+  }
 }
 
 // Which ops are left out (ignore) and which get their own threshold (ops).
@@ -307,7 +310,7 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
     parser.fail("rules must be a JSON object");
   }
   parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
-                              "between_run_allowance", "ignore", "ops", "drop_first_steps", "unit",
+                              "between_run_allowance", "max_excluded_share", "ignore", "ops", "drop_first_steps", "unit",
                               "allow_mismatch", "waivers", "max_waiver_days"});
   RuleSet rules;
   rules.source = source;
@@ -381,6 +384,7 @@ std::string applied_rules_json(const RuleSet& rules) {
   j["floor_us"] = rules.floor_us;
   j["material_share"] = rules.material_share;
   j["between_run_allowance"] = rules.between_run_allowance;
+  j["max_excluded_share"] = rules.max_excluded_share;
   j["ignore"] = rules.ignore;
   j["ops"] = nlohmann::ordered_json::array();
   for (const OpRule& op : rules.ops) {

@@ -80,6 +80,9 @@ struct RuleSet {
   // End-to-end samples of too few processes (a side with fewer than 5 runs, judgement.hpp) gate only when
   // the change also exceeds this: the same code re-measured in another process differs by up to ~8%.
   double between_run_allowance = 0.10;
+  // Events the event screen excluded (profile/event_screen.hpp) may carry at most this share of a side's
+  // device or self CPU time; beyond it the metrics of that kind are INCONCLUSIVE (data_incomplete).
+  double max_excluded_share = 0.01;
   std::vector<std::string> ignore{"ProfilerStep*"};
   std::vector<OpRule> ops;
   std::size_t drop_first_steps = 0;

@@ -327,14 +327,19 @@ public:
 
   // --- nlohmann SAX interface ---
   bool null() {
+    mix_args("null");
     note_raw_time("null");
     return scalar_value("null", nullptr);
   }
   bool boolean(bool value) {
+    mix_args(value ? "true" : "false");
     note_raw_time(value ? "true" : "false");
     return scalar_value(value ? "true" : "false", nullptr);
   }
   bool number_integer(Json::number_integer_t value) {
+    if (m_in_args) {
+      mix_args(integer_text(value));
+    }
     if (m_depth == m_event_depth && m_in_event) {
       return event_integer(value, static_cast<std::uint64_t>(value));
     }
@@ -345,6 +350,9 @@ public:
     return scalar_value(text, nullptr);
   }
   bool number_unsigned(Json::number_unsigned_t value) {
+    if (m_in_args) {
+      mix_args(integer_text(value));
+    }
     if (m_depth == m_event_depth && m_in_event) {
       if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         return event_integer(static_cast<std::int64_t>(value), value);
@@ -358,12 +366,14 @@ public:
     return scalar_value(text, nullptr);
   }
   bool number_float(Json::number_float_t /*value*/, const std::string& text) {
+    mix_args(text);
     if (m_depth == m_event_depth && m_in_event) {
       return event_text(text, false);
     }
     return scalar_value(text, nullptr);
   }
   bool string(std::string& value) {
+    mix_args(value);
     if (m_depth == m_event_depth && m_in_event) {
       return event_text(value, true);
     }
@@ -385,6 +395,7 @@ public:
   bool binary(Json::binary_t& /*value*/) { return true; }
 
   bool start_object(std::size_t /*elements*/) {
+    mix_args("{");
     if (m_depth == 0) {
       m_top_is_object = true;
     } else if (m_capture_depth != 0) {
@@ -404,6 +415,7 @@ public:
   }
 
   bool end_object() {
+    mix_args("}");
     --m_depth;
     if (m_capture_depth != 0) {
       capture_close('}');
@@ -418,6 +430,7 @@ public:
   }
 
   bool start_array(std::size_t /*elements*/) {
+    mix_args("[");
     if (m_depth == 0) {
       m_top_is_array = true;
       m_trace.format = TraceFormat::legacy_array;
@@ -440,6 +453,7 @@ public:
   }
 
   bool end_array() {
+    mix_args("]");
     --m_depth;
     if (m_capture_depth != 0) {
       capture_close(']');
@@ -450,6 +464,7 @@ public:
   }
 
   bool key(std::string& key) {
+    mix_args(key);
     if (m_capture_depth != 0) {
       capture_separator();
       m_capture->push_back('\'');
@@ -514,6 +529,19 @@ public:
   void set_gzip(bool gzip) { m_gzip = gzip; }
 
 private:
+  // Mixes a token of the current event's args into its hash (FNV-1a, tokens separated by 0xff).
+  void mix_args(std::string_view token) {
+    if (!m_in_args) {
+      return;
+    }
+    for (const char c : token) {
+      m_args_hash ^= static_cast<unsigned char>(c);
+      m_args_hash *= 1099511628211ULL;
+    }
+    m_args_hash ^= 0xffU;
+    m_args_hash *= 1099511628211ULL;
+  }
+
   // A scalar anywhere: metadata at the top level, a captured Input Dims / Input type element.
   bool scalar_value(std::string_view text, const std::string* string_value) {
     if (m_capture_depth != 0) {
@@ -594,6 +622,7 @@ private:
     m_ts_raw_integer.reset();
     m_dur_raw_integer.reset();
     m_flow_id.reset();
+    m_args_hash = 14695981039346656037ULL;
     m_correlation.reset();
     m_external_id = 0;
     m_has_dims = false;
@@ -842,12 +871,21 @@ private:
       count_data_problem(m_trace.problems, DataProblemKind::name_truncated, m_path, m_reader.offset(),
                          m_name.substr(0, 60) + "…");
     }
-    if (*m_dur == -1000) {
-      ++m_trace.unfinished_events;
-      return;
-    }
     if (*m_dur < 0) {
-      ++m_trace.negative_duration_events;
+      const bool unfinished = *m_dur == -1000;
+      ++(unfinished ? m_trace.unfinished_events : m_trace.negative_duration_events);
+      count_data_problem(m_trace.problems,
+                         unfinished ? DataProblemKind::unfinished : DataProblemKind::negative_duration, m_path,
+                         m_reader.offset(),
+                         (m_name.size() > 60 ? m_name.substr(0, 60) + "…" : m_name) + " " +
+                             raw_field("dur", m_dur_raw, m_dur_raw_integer));
+      TraceEvent event;
+      event.ts_ns = *m_ts;
+      event.dur_ns = unfinished ? -1 : -2;  // a marker of the kind, not a time
+      event.name_id = m_names.intern(m_name);
+      event.thread = thread_index();
+      event.category = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff));
+      m_trace.unusable.push_back(event);
       return;
     }
     TraceEvent event;
@@ -869,6 +907,7 @@ private:
     }
     event.category = static_cast<std::uint16_t>(category);
     m_trace.events.push_back(event);
+    m_trace.origins.push_back({m_reader.offset(), m_args_hash});
   }
 
   RawTrace& m_trace;
@@ -921,6 +960,7 @@ private:
   std::optional<std::int64_t> m_dur_raw_integer;
   std::uint64_t m_max_name = input_limits().max_name_bytes;
   std::optional<std::uint64_t> m_flow_id;
+  std::uint64_t m_args_hash = 0;
   std::optional<std::uint64_t> m_correlation;
   std::uint64_t m_external_id = 0;
   bool m_has_dims = false;
@@ -1030,6 +1070,12 @@ void classify(RawTrace& trace, bool any_categorised_event) {
   std::vector<char> name_filtered(trace.names.size());
   for (std::size_t i = 0; i < trace.names.size(); ++i) {
     name_filtered[i] = filtered_name(trace.names[i]) ? 1 : 0;
+  }
+  for (TraceEvent& event : trace.unusable) {
+    event.kind = category_kind[event.category];
+    if (event.category == 0 && !any_categorised_event) {
+      event.kind = EventKind::cpu_op;
+    }
   }
   for (TraceEvent& event : trace.events) {
     EventKind kind = category_kind[event.category];

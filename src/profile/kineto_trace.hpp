@@ -45,6 +45,13 @@ struct TraceEvent {
   bool has_correlation = false;
 };
 
+// Where an event was read and what its args held, parallel to RawTrace::events (kept apart so that
+// TraceEvent stays 48 bytes): for examples with a byte offset and for the duplicate screen.
+struct EventOrigin {
+  std::uint64_t end_byte = 0;   // (decompressed) byte offset just after the event's closing brace
+  std::uint64_t args_hash = 0;  // FNV-1a over every key and value of its args, in order; 0 = no args
+};
+
 // One end of a flow arrow (ph "s" or "f"): ac2g (Kineto CPU -> device), async_npu (torch_npu), ...
 struct FlowPoint {
   std::uint64_t id = 0;        // numeric id, or a hash of a non-numeric id text
@@ -77,6 +84,11 @@ struct ShapeText {
 struct RawTrace {
   TraceFormat format = TraceFormat::kineto;
   std::vector<TraceEvent> events;  // in file order
+  std::vector<EventOrigin> origins;  // one per event, same order
+  // Events with dur -1 (unfinished) or another negative dur, not in `events`: name, category, thread and
+  // kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not times) so the event
+  // screen can estimate the time they carried.
+  std::vector<TraceEvent> unusable;
   std::vector<FlowPoint> flows;    // in file order
   std::vector<std::string> names;       // interned event names
   std::vector<std::string> categories;  // interned categories; [0] = "" (no cat)

@@ -119,7 +119,8 @@ std::string share_text(std::int64_t part, std::int64_t whole) {
 // The first example of the malformed events of `trace`, for messages.
 std::string first_malformed_example(const TraceSamples& trace) {
   for (const DataProblem& problem : trace.problems.listed) {
-    if (problem.kind != DataProblemKind::name_truncated && problem.kind != DataProblemKind::invalid_utf8) {
+    if (problem.kind == DataProblemKind::bad_duration || problem.kind == DataProblemKind::bad_timestamp ||
+        problem.kind == DataProblemKind::time_out_of_range || problem.kind == DataProblemKind::missing_name) {
       return problem.example + (problem.byte ? " (near byte " + std::to_string(*problem.byte) + ")" : "");
     }
   }
@@ -148,6 +149,24 @@ void check_malformed_share(const TraceSamples& trace) {
                                      " complete events have no usable name, ts or dur, e.g. " +
                                      first_malformed_example(trace) +
                                      ": more than 1% of the trace's events are malformed (README \"Data problems\")");
+  }
+}
+
+// The share of the side's self CPU and device time each screened problem excluded.
+void set_screened_shares(SideSamples& side) {
+  const auto share = [](Nanoseconds part, Nanoseconds kept, Nanoseconds excluded) {
+    const Nanoseconds all = kept + excluded;
+    return all > 0 ? static_cast<double>(part) / static_cast<double>(all) : 0.0;
+  };
+  for (DataProblem& problem : side.data_problems) {
+    if (!is_screened_kind(problem.kind)) {
+      continue;
+    }
+    problem.cpu_share = share(problem.excluded_cpu_ns, side.screened.kept_cpu_ns, side.screened.excluded_cpu_ns);
+    problem.device_share = problem.kind == DataProblemKind::device_time_lost
+                               ? 1.0
+                               : share(problem.excluded_device_ns, side.screened.kept_device_ns,
+                                       side.screened.excluded_device_ns);
   }
 }
 
@@ -297,7 +316,9 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
   assign_ranks(side.traces);
   for (TraceSamples& trace : side.traces) {
     add_unattributed_rows(trace);
+    add_screened_time(side.screened, trace.screened);
   }
+  set_screened_shares(side);
   for (const std::string& folder : inventory.folders) {
     artifacts.push_back({folder, 0, true});
   }

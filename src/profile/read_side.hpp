@@ -47,6 +47,9 @@ struct SideSamples {
   // events of the traces, cut names, invalid UTF-8 in names and file names. Rendered by `inspect` and the
   // reports' Data problems section.
   std::vector<DataProblem> data_problems;
+  // Self CPU and device time of the side's traces kept in the samples and excluded by the event screen;
+  // the screened problems' cpu_share / device_share are their time over this side's (kept + excluded).
+  ScreenedTime screened{};
   bool operator==(const SideSamples&) const = default;
 };
 

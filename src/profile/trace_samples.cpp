@@ -2,20 +2,19 @@
 
 #include "profile/byte_source.hpp"
 #include "profile/device_attribution.hpp"
+#include "profile/event_screen.hpp"
 #include "profile/kineto_trace.hpp"
 #include "profile/self_time.hpp"
+#include "profile/step_windows.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string_view>
 #include <unordered_map>
 
 namespace neuron_gate {
 
 namespace {
-
-constexpr std::string_view k_step_prefix = "ProfilerStep#";
-
-bool is_step_name(const std::string& name) { return name.rfind(k_step_prefix, 0) == 0; }
 
 // Op keys: PyTorch's row names (ProfilerStep#N -> ProfilerStep*), plus the shapes when by_shape.
 class OpKeys {
@@ -76,73 +75,6 @@ private:
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
 
-struct StepWindow {
-  std::uint32_t event;
-  std::uint32_t process;
-  Nanoseconds start;
-  Nanoseconds end;
-};
-
-// The ProfilerStep#N windows of each process; an instant belongs to the latest-starting window of
-// its process if that window holds it ([start, end)). Windows of one process follow each other.
-class StepWindows {
-public:
-  explicit StepWindows(const RawTrace& trace) {
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      const TraceEvent& event = trace.events[i];
-      if ((event.kind == EventKind::cpu_op || event.kind == EventKind::user_annotation) &&
-          is_step_name(trace.names[event.name_id])) {
-        m_windows.push_back({static_cast<std::uint32_t>(i), trace.threads[event.thread].process, event.ts_ns,
-                             event.ts_ns + event.dur_ns});
-      }
-    }
-    std::stable_sort(m_windows.begin(), m_windows.end(),
-                     [](const StepWindow& a, const StepWindow& b) { return a.start < b.start; });
-    m_by_process.resize(trace.processes.size());
-    for (std::size_t s = 0; s < m_windows.size(); ++s) {
-      m_by_process[m_windows[s].process].push_back(static_cast<std::uint32_t>(s));
-      m_step_of_event.emplace(m_windows[s].event, static_cast<std::uint32_t>(s));
-    }
-    m_all.resize(m_windows.size());
-    for (std::size_t s = 0; s < m_windows.size(); ++s) {
-      m_all[s] = static_cast<std::uint32_t>(s);
-    }
-  }
-
-  const std::vector<StepWindow>& windows() const { return m_windows; }
-  bool empty() const { return m_windows.empty(); }
-
-  // Step index of a CPU-side event: its own step for a ProfilerStep event, else by its start.
-  std::uint32_t of_event(std::uint32_t event, std::uint32_t process, Nanoseconds start) const {
-    const auto own = m_step_of_event.find(event);
-    if (own != m_step_of_event.end()) {
-      return own->second;
-    }
-    return at(process, start);
-  }
-
-  // Step of `process` holding the instant `ts`, or k_no_event.
-  std::uint32_t at(std::uint32_t process, Nanoseconds ts) const { return find(m_by_process[process], ts); }
-
-  // Step of any process holding `ts` (for device time without a launch), or k_no_event.
-  std::uint32_t any(Nanoseconds ts) const { return find(m_all, ts); }
-
-private:
-  std::uint32_t find(const std::vector<std::uint32_t>& steps, Nanoseconds ts) const {
-    const auto after = std::upper_bound(steps.begin(), steps.end(), ts,
-                                        [&](Nanoseconds t, std::uint32_t s) { return t < m_windows[s].start; });
-    if (after == steps.begin() || ts >= m_windows[*(after - 1)].end) {
-      return k_no_event;
-    }
-    return *(after - 1);
-  }
-
-  std::vector<StepWindow> m_windows;
-  std::vector<std::vector<std::uint32_t>> m_by_process;
-  std::vector<std::uint32_t> m_all;
-  std::unordered_map<std::uint32_t, std::uint32_t> m_step_of_event;
-};
-
 struct StepTotals {
   std::unordered_map<std::uint32_t, OpValues> ops;         // by op key
   std::unordered_map<std::uint32_t, Nanoseconds> kernels;  // by name id
@@ -150,154 +82,228 @@ struct StepTotals {
   std::unordered_map<std::uint16_t, Nanoseconds> unattributed_by_category;  // by category id
 };
 
-TraceSamples build_samples(const std::string& path, const RawTrace& trace, const TraceReadOptions& options) {
-  const std::vector<TraceEvent>& events = trace.events;
-  const CpuNesting nesting = nest_cpu_events(events, trace.threads.size());
-  const std::vector<DeviceLaunch> launches = attribute_device_events(trace, nesting);
-  OpKeys keys(trace, options.by_shape);
-  const StepWindows steps(trace);
+// Makes the samples of one screened trace: nests CPU events, attributes device events, sums per step.
+class SampleBuilder {
+public:
+  SampleBuilder(const std::string& path, const RawTrace& trace, const TraceReadOptions& options)
+      : m_path(path), m_trace(trace), m_nesting(nest_cpu_events(trace.events, trace.threads.size())),
+        m_keys(trace, options.by_shape), m_steps(trace),
+        m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()), m_totals(m_step_count + 1),
+        m_category_seen(trace.categories.size()) {}
 
-  TraceSamples samples;
-  samples.path = path;
-  samples.format = trace.format;
-  samples.event_count = trace.event_count;
-  samples.metadata = trace.metadata;
-  samples.has_profiler_steps = !steps.empty();
-  samples.problems.unfinished_events = trace.unfinished_events;
-  samples.problems.negative_duration_events = trace.negative_duration_events;
-  samples.problems.malformed_events = trace.malformed_events;
-  samples.problems.listed = trace.problems;
-  samples.problems.malformed_by_op = trace.malformed_by_op;
-
-  // Totals per step; the last slot holds the events outside every step.
-  const std::size_t step_count = steps.empty() ? 1 : steps.windows().size();
-  std::vector<StepTotals> totals(step_count + 1);
-  const auto slot = [&](std::uint32_t step) -> StepTotals& {
-    if (steps.empty()) {
-      return totals[0];
-    }
-    return step == k_no_event ? totals[step_count] : totals[step];
-  };
-
-  std::unordered_map<std::uint32_t, Nanoseconds> most_negative;  // op key -> most negative self time
-  std::unordered_map<std::uint64_t, std::uint32_t> row_shapes;  // (name, shapes) pair -> an event with them
-  std::vector<char> category_seen(trace.categories.size());
-  Nanoseconds first_start = 0;
-  Nanoseconds last_end = 0;
-  bool any_timed = false;
-
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const TraceEvent& event = events[i];
-    category_seen[event.category] = 1;
-    if (event.kind == EventKind::ignored) {
-      continue;
-    }
-    if (!any_timed || event.ts_ns < first_start) {
-      first_start = event.ts_ns;
-    }
-    if (!any_timed || event.ts_ns + event.dur_ns > last_end) {
-      last_end = event.ts_ns + event.dur_ns;
-    }
-    any_timed = true;
-    if (!is_cpu_side(event.kind)) {
-      continue;
-    }
-    const std::uint32_t process = trace.threads[event.thread].process;
-    const std::uint32_t step = steps.of_event(static_cast<std::uint32_t>(i), process, event.ts_ns);
-    const std::uint32_t key = keys.key(event);
-    OpValues& values = slot(step).ops[key];
-    const Nanoseconds self = nesting.self_ns[i];
-    values.self_cpu_ns += self;
-    ++values.calls;
-    if (self < 0) {
-      const auto [found, inserted] = most_negative.emplace(key, self);
-      if (!inserted) {
-        found->second = std::min(found->second, self);
+  TraceSamples build(EventScreen screen) {
+    TraceSamples samples = header();
+    add_cpu_events();
+    add_device_events(samples);
+    add_steps(samples, screen);
+    finish(samples);
+    samples.problems.listed.insert(samples.problems.listed.end(), screen.problems.begin(), screen.problems.end());
+    samples.screened = screen.time;
+    for (const StepSample* step : all_steps(samples)) {
+      samples.screened.kept_device_ns += step->unattributed_device_ns;
+      for (const auto& [name, values] : step->ops) {
+        samples.screened.kept_cpu_ns += values.self_cpu_ns;
+        samples.screened.kept_device_ns += values.device_ns;
       }
     }
-    if (event.shapes_id != 0 && !trace.shapes[event.shapes_id].dims.empty()) {
-      row_shapes.emplace((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id,
-                         static_cast<std::uint32_t>(i));
+    return samples;
+  }
+
+private:
+  static std::vector<const StepSample*> all_steps(const TraceSamples& samples) {
+    std::vector<const StepSample*> steps;
+    for (const StepSample& step : samples.steps) {
+      steps.push_back(&step);
+    }
+    steps.push_back(&samples.outside_steps);
+    return steps;
+  }
+
+  TraceSamples header() const {
+    TraceSamples samples;
+    samples.path = m_path;
+    samples.format = m_trace.format;
+    samples.event_count = m_trace.event_count;
+    samples.metadata = m_trace.metadata;
+    samples.has_profiler_steps = !m_steps.empty();
+    samples.problems.unfinished_events = m_trace.unfinished_events;
+    samples.problems.negative_duration_events = m_trace.negative_duration_events;
+    samples.problems.malformed_events = m_trace.malformed_events;
+    samples.problems.listed = m_trace.problems;
+    samples.problems.malformed_by_op = m_trace.malformed_by_op;
+    return samples;
+  }
+
+  // Totals of a step; the last slot holds the events outside every step.
+  StepTotals& slot(std::uint32_t step) {
+    if (m_steps.empty()) {
+      return m_totals[0];
+    }
+    return step == k_no_event ? m_totals[m_step_count] : m_totals[step];
+  }
+
+  void add_cpu_events() {
+    const std::vector<TraceEvent>& events = m_trace.events;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const TraceEvent& event = events[i];
+      m_category_seen[event.category] = 1;
+      if (event.kind == EventKind::ignored) {
+        continue;
+      }
+      m_first_start = m_any_timed ? std::min(m_first_start, event.ts_ns) : event.ts_ns;
+      m_last_end = m_any_timed ? std::max(m_last_end, event.ts_ns + event.dur_ns) : event.ts_ns + event.dur_ns;
+      m_any_timed = true;
+      if (!is_cpu_side(event.kind)) {
+        continue;
+      }
+      const std::uint32_t process = m_trace.threads[event.thread].process;
+      const std::uint32_t step = m_steps.of_event(static_cast<std::uint32_t>(i), process, event.ts_ns);
+      const std::uint32_t key = m_keys.key(event);
+      OpValues& values = slot(step).ops[key];
+      const Nanoseconds self = m_nesting.self_ns[i];
+      values.self_cpu_ns += self;
+      ++values.calls;
+      if (self < 0) {
+        const auto [found, inserted] = m_most_negative.emplace(key, self);
+        if (!inserted) {
+          found->second = std::min(found->second, self);
+        }
+      }
+      if (event.shapes_id != 0 && !m_trace.shapes[event.shapes_id].dims.empty()) {
+        m_row_shapes.emplace((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id,
+                             static_cast<std::uint32_t>(i));
+      }
     }
   }
 
-  for (const DeviceLaunch& launch : launches) {
-    const TraceEvent& event = events[launch.event];
-    samples.has_device_events = true;
-    const std::uint32_t step = launch.link != LaunchLink::none
-                                   ? steps.at(trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
-                                   : steps.any(event.ts_ns);
-    StepTotals& target = slot(step);
-    target.kernels[event.name_id] += event.dur_ns;
-    if (launch.op != k_no_event) {
-      target.ops[keys.key(events[launch.op])].device_ns += event.dur_ns;
-    } else {
-      target.unattributed_device_ns += event.dur_ns;
-      target.unattributed_by_category[event.category] += event.dur_ns;
+  void add_device_events(TraceSamples& samples) {
+    const std::vector<TraceEvent>& events = m_trace.events;
+    for (const DeviceLaunch& launch : attribute_device_events(m_trace, m_nesting)) {
+      const TraceEvent& event = events[launch.event];
+      samples.has_device_events = true;
+      const std::uint32_t step =
+          launch.link != LaunchLink::none
+              ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
+              : m_steps.any(event.ts_ns);
+      StepTotals& target = slot(step);
+      target.kernels[event.name_id] += event.dur_ns;
+      if (launch.op != k_no_event) {
+        target.ops[m_keys.key(events[launch.op])].device_ns += event.dur_ns;
+      } else {
+        target.unattributed_device_ns += event.dur_ns;
+        target.unattributed_by_category[event.category] += event.dur_ns;
+      }
     }
   }
 
-  const auto fill = [&](StepSample& sample, const StepTotals& step_totals) {
+  void fill(StepSample& sample, const StepTotals& step_totals) {
     for (const auto& [key, values] : step_totals.ops) {
-      OpValues& total = sample.ops[keys.text(key)];
+      OpValues& total = sample.ops[m_keys.text(key)];
       total.self_cpu_ns += values.self_cpu_ns;
       total.device_ns += values.device_ns;
       total.calls += values.calls;
     }
     for (const auto& [name, ns] : step_totals.kernels) {
-      sample.device_kernels[trace.names[name]] += ns;
+      sample.device_kernels[m_trace.names[name]] += ns;
     }
     sample.unattributed_device_ns = step_totals.unattributed_device_ns;
     for (const auto& [category, ns] : step_totals.unattributed_by_category) {
-      sample.unattributed_by_category[trace.categories[category].empty() ? "no category" : trace.categories[category]] +=
-          ns;
+      const std::string& text = m_trace.categories[category];
+      sample.unattributed_by_category[text.empty() ? "no category" : text] += ns;
     }
-  };
+  }
 
-  if (steps.empty()) {
-    StepSample whole;
-    whole.name = "whole trace";
-    whole.start_ns = first_start;
-    whole.duration_ns = last_end - first_start;
-    fill(whole, totals[0]);
-    samples.steps.push_back(std::move(whole));
-  } else {
-    for (std::size_t s = 0; s < step_count; ++s) {
-      const StepWindow& window = steps.windows()[s];
-      StepSample sample;
-      sample.name = trace.names[events[window.event].name_id];
-      sample.start_ns = window.start;
-      sample.duration_ns = window.end - window.start;
-      fill(sample, totals[s]);
-      samples.steps.push_back(std::move(sample));
+  // The steps as samples; a last step cut off when the profiler stopped is excluded with its time.
+  void add_steps(TraceSamples& samples, EventScreen& screen) {
+    if (m_steps.empty()) {
+      StepSample whole;
+      whole.name = "whole trace";
+      whole.start_ns = m_first_start;
+      whole.duration_ns = m_last_end - m_first_start;
+      fill(whole, m_totals[0]);
+      samples.steps.push_back(std::move(whole));
+    } else {
+      const std::vector<std::uint32_t> cut = cut_off_steps(m_trace, m_steps);
+      for (std::size_t s = 0; s < m_step_count; ++s) {
+        const StepWindow& window = m_steps.windows()[s];
+        StepSample sample;
+        sample.name = m_trace.names[m_trace.events[window.event].name_id];
+        sample.start_ns = window.start;
+        sample.duration_ns = window.end - window.start;
+        fill(sample, m_totals[s]);
+        if (std::find(cut.begin(), cut.end(), s) != cut.end()) {
+          exclude_cut_off_step(sample, window, screen);
+        } else {
+          samples.steps.push_back(std::move(sample));
+        }
+      }
     }
+    samples.outside_steps.name = "outside steps";
+    fill(samples.outside_steps, m_totals[m_step_count]);
   }
-  samples.outside_steps.name = "outside steps";
-  fill(samples.outside_steps, totals[step_count]);
 
-  for (std::size_t c = 0; c < category_seen.size(); ++c) {
-    if (category_seen[c] != 0) {
-      samples.categories.insert(trace.categories[c]);
+  void exclude_cut_off_step(const StepSample& sample, const StepWindow& window, EventScreen& screen) const {
+    std::vector<Nanoseconds> others;
+    for (const StepWindow& w : m_steps.windows()) {
+      if (w.process == window.process && w.event != window.event) {
+        others.push_back(w.end - w.start);
+      }
+    }
+    std::sort(others.begin(), others.end());
+    const Nanoseconds median = others[others.size() / 2];  // upper median, for the example only
+    char text[128];
+    std::snprintf(text, sizeof text, ": %.3f ms, its process's other steps about %.3f ms",
+                  static_cast<double>(sample.duration_ns) / 1e6, static_cast<double>(median) / 1e6);
+    DataProblem& problem = count_data_problem(screen.problems, DataProblemKind::cut_off_step, m_path,
+                                              m_trace.origins[window.event].end_byte, sample.name + text);
+    problem.excluded_device_ns += sample.unattributed_device_ns;
+    screen.time.excluded_device_ns += sample.unattributed_device_ns;
+    for (const auto& [name, values] : sample.ops) {
+      problem.excluded_cpu_ns += values.self_cpu_ns;
+      problem.excluded_device_ns += values.device_ns;
+      screen.time.excluded_cpu_ns += values.self_cpu_ns;
+      screen.time.excluded_device_ns += values.device_ns;
     }
   }
-  for (const auto& [pair, event] : row_shapes) {
-    samples.input_shapes[keys.row_name(events[event])].insert(trace.shapes[events[event].shapes_id].dims);
-  }
-  for (const auto& [key, self] : most_negative) {
-    const std::string text = keys.text(key);
-    const auto [found, inserted] = samples.problems.negative_self_time.emplace(text, self);
-    if (!inserted) {
-      found->second = std::min(found->second, self);
-    }
-  }
-  return samples;
-}
 
+  void finish(TraceSamples& samples) const {
+    for (std::size_t c = 0; c < m_category_seen.size(); ++c) {
+      if (m_category_seen[c] != 0) {
+        samples.categories.insert(m_trace.categories[c]);
+      }
+    }
+    for (const auto& [pair, event] : m_row_shapes) {
+      const TraceEvent& e = m_trace.events[event];
+      samples.input_shapes[m_keys.row_name(e)].insert(m_trace.shapes[e.shapes_id].dims);
+    }
+    for (const auto& [key, self] : m_most_negative) {
+      const auto [found, inserted] = samples.problems.negative_self_time.emplace(m_keys.text(key), self);
+      if (!inserted) {
+        found->second = std::min(found->second, self);
+      }
+    }
+  }
+
+  const std::string& m_path;
+  const RawTrace& m_trace;
+  const CpuNesting m_nesting;
+  OpKeys m_keys;
+  const StepWindows m_steps;
+  const std::size_t m_step_count;
+  std::vector<StepTotals> m_totals;
+  std::vector<char> m_category_seen;
+  std::unordered_map<std::uint32_t, Nanoseconds> m_most_negative;  // op key -> most negative self time
+  std::unordered_map<std::uint64_t, std::uint32_t> m_row_shapes;   // (name, shapes) pair -> an event with them
+  Nanoseconds m_first_start = 0;
+  Nanoseconds m_last_end = 0;
+  bool m_any_timed = false;
+};
 } // namespace
 
 TraceSamples read_trace_samples(ByteSource& source, const TraceReadOptions& options) {
-  const RawTrace trace = read_kineto_trace(source);
-  return build_samples(source.path(), trace, options);
+  RawTrace trace = read_kineto_trace(source);
+  EventScreen screen = screen_events(source.path(), trace);
+  return SampleBuilder(source.path(), trace, options).build(std::move(screen));
 }
 
 TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions& options) {

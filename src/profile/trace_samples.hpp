@@ -74,6 +74,9 @@ struct TraceSamples {
   std::map<std::string, std::string> metadata;  // top-level scalars: schemaVersion, record_shapes, with_stack,
                                                 // distributedInfo.rank, ... as JSON text
   TraceDataProblems problems;
+  // Time kept in the samples and excluded by the event screen (event_screen.hpp); the screened events'
+  // problems are in problems.listed.
+  ScreenedTime screened{};
   // The rank (process of a distributed run) this trace belongs to, set by read_side (ranks.hpp);
   // nullopt when nothing tells. rank_source: "distributedInfo.rank", "file name", "rank folder" or "".
   std::optional<unsigned> rank;
@@ -91,7 +94,9 @@ struct TraceReadOptions {
   bool by_shape = false;
 };
 
-// Reads one Kineto or legacy trace (plain or gzip, optional BOM) streaming with a SAX parser.
+// Reads one Kineto or legacy trace (plain or gzip, optional BOM) streaming with a SAX parser, screens
+// its events (event_screen.hpp: excluded before any sample is made, counted in problems.listed) and
+// leaves out a last step cut off when the profiler stopped (cut_off_steps()).
 // Throws InputError naming the path and byte offset for anything that is not a complete JSON trace.
 // Rules (DESIGN.md section 2): self CPU time by PyTorch's nesting (self_time.hpp); a step is a
 // ProfilerStep#N window [start, end) of its whole process, holding the events that start in it

@@ -104,12 +104,11 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
       outside += values.calls;
     }
     const TraceDataProblems& p = trace.problems;
-    if (p.negative_duration_events > 0 || p.unfinished_events > 0 || !p.negative_self_time.empty()) {
+    if (!p.negative_self_time.empty()) {  // unfinished and negative-duration events are listed data problems
       any_problem = true;
-      out << "- " << code(trace.path) << ": " << p.negative_duration_events << " negative-duration events excluded, "
-          << p.unfinished_events << " unfinished events (dur -1) excluded";
+      out << "- " << code(trace.path) << ": negative self time in the trace itself, kept";
       for (const auto& [name, ns] : p.negative_self_time) {
-        out << "; negative self time " << code(name) << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+        out << "; " << code(name) << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
       }
       out << "\n";
     }

@@ -105,7 +105,18 @@ ordered facts_json(const SideFacts& facts) {
     p["count"] = problem.count;
     p["byte"] = problem.byte ? ordered(*problem.byte) : ordered(nullptr);
     p["example"] = problem.example;
+    if (is_screened_kind(problem.kind)) {  // excluded with their time (profile/event_screen.hpp)
+      p["excluded_self_cpu_us"] = static_cast<double>(problem.excluded_cpu_ns) / 1000.0;
+      p["excluded_device_us"] = static_cast<double>(problem.excluded_device_ns) / 1000.0;
+      p["self_cpu_share"] = problem.cpu_share ? ordered(*problem.cpu_share) : ordered(nullptr);
+      p["device_share"] = problem.device_share ? ordered(*problem.device_share) : ordered(nullptr);
+    }
     j["data_problems"].push_back(std::move(p));
+  }
+  const ScreenedTime& screened = facts.screened;
+  if (screened.excluded_cpu_ns > 0 || screened.excluded_device_ns > 0 || screened.device_time_lost) {
+    j["excluded_self_cpu_share"] = excluded_cpu_share(screened);  // of kept + excluded self CPU time
+    j["excluded_device_share"] = excluded_device_share(screened);  // 1 when device time was lost
   }
   if (facts.device_ns > 0) {  // only with device time, so CPU-only reports keep their shape
     j["device_ns"] = facts.device_ns;

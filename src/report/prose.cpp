@@ -62,6 +62,12 @@ std::string inconclusive_text(const MetricComparison& m) {
   case VerdictReason::not_across_runs:
     return "significant and beyond the threshold, but a side's steps come from one process: not established across "
            "runs (capture 3 or more runs per side)";
+  case VerdictReason::data_incomplete:
+    return "the data are incomplete: events excluded as data problems carry " +
+           format_number(std::max(m.base_excluded_share, m.head_excluded_share) * 100.0) + "% of " +
+           (m.head_excluded_share > m.base_excluded_share ? "head" : "base") + "'s " +
+           (m.metric_class == MetricClass::device ? "device" : "self CPU") + " time (more than the " +
+           format_number(m.max_excluded_share * 100.0) + "% allowed, rules `max_excluded_share`); see Data problems";
   case VerdictReason::within_run_allowance:
     return "significant and beyond the threshold, but the samples come from too few processes (" +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
@@ -179,6 +185,10 @@ std::string counts_text(const Decision& decision) {
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
   const MetricComparison& m = judgement.metrics[nd.metric];
+  if (nd.cause == NoDecisionCause::data_incomplete) {
+    return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " +
+           metric_class_label(m.metric_class) + ")";
+  }
   std::string text = (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) +
                      " (" + metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {

@@ -92,7 +92,8 @@ void data_problem_lines(const DataProblemFinding& f, std::vector<std::string>& l
     lines.push_back(f.side + ": " + prose_code(problem.file) + ": " + std::to_string(problem.count) + " " +
                     data_problem_text(problem.kind) +
                     (problem.example.empty() ? std::string() : "; first: " + prose_code(problem.example)) +
-                    (problem.byte ? " near byte " + std::to_string(*problem.byte) : std::string()) + ".");
+                    (problem.byte ? " near byte " + std::to_string(*problem.byte) : std::string()) +
+                    excluded_time_text(problem) + ".");
   }
   if (!f.negative_self_time.empty()) {
     lines.push_back(f.side + ": negative self CPU times in the trace itself (" +
@@ -100,12 +101,7 @@ void data_problem_lines(const DataProblemFinding& f, std::vector<std::string>& l
                     "), a known artefact of older PyTorch where a child outlives its parent; kept in the sums as "
                     "PyTorch's own table does.");
   }
-  if (f.unfinished_events > 0 || f.negative_duration_events > 0) {
-    lines.push_back(f.side + ": " + std::to_string(f.unfinished_events) + " unfinished events (dur -1) and " +
-                    std::to_string(f.negative_duration_events) +
-                    " events with a negative duration were excluded from every sum. Test: check that the profiler "
-                    "stopped cleanly (synchronize the device before the profiler stops).");
-  }
+
 }
 
 std::string noise_text(const Metrics& metrics, const NoiseFinding& f) {

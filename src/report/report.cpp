@@ -36,6 +36,7 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   facts.unfinished_events = problems.unfinished_events;
   facts.negative_self_time = negative_self_time_texts(problems);
   facts.data_problems = side.data_problems;
+  facts.screened = side.screened;
   return facts;
 }
 

@@ -28,6 +28,7 @@ struct SideFacts {
   std::vector<DataProblem> data_problems;      // SideSamples::data_problems (malformed events, cut names, ...)
   Nanoseconds device_ns = 0;                   // device time of the sample steps (every device event)
   Nanoseconds attributed_device_ns = 0;        // the part attributed to an op (device_attribution.hpp)
+  ScreenedTime screened{};                       // SideSamples::screened: time kept and excluded by the screen
   bool operator==(const SideFacts&) const = default;
 };
 

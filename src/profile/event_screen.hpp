@@ -1,0 +1,57 @@
+#pragma once
+// The event screen (issue 13 item 1): events that cannot be true measurements are found and excluded
+// before any sample is made, each counted per kind and file with its first example, byte offset and the
+// time it carried (data_problems.hpp). The profile stage only measures and counts; whether the excluded
+// time leaves a metric undecidable is decided in compare/judgement.cpp.
+
+#include "profile/data_problems.hpp"
+#include "profile/kineto_trace.hpp"
+#include "profile/step_windows.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// What the screen found in one trace: the problems by kind (with excluded time) and the time totals
+// (excluded_* only; kept_* are filled in when the samples are made).
+struct EventScreen {
+  std::vector<DataProblem> problems;
+  ScreenedTime time;
+};
+
+// Screens the events of `trace` (named `path` in examples) and removes the excluded ones from
+// trace.events and trace.origins. Classes, first match wins:
+//   device_out_of_range  a device event starting at ts 0 (in a trace whose CPU events do not start at 0)
+//                        or outside the trace's time range: [first, last] instant of its CPU-side events
+//                        and "Trace" spans, widened by k_range_slack of its length (at least 1 ms) each side
+//   longer_than_step     an event (not a ProfilerStep) whose dur exceeds the step window holding its start
+//                        (CPU-side: its process's step; device: any process's step), or outside steps the
+//                        trace's widened time range
+//   duplicate            dur > 0 and the same name, thread, ts, dur and args (EventOrigin::args_hash) as an
+//                        earlier event: the repeats
+//   unfinished, negative_duration (found while reading, never in trace.events): their time is estimated as
+//                        the median dur of the kept events of the same name, and added to the problem
+//   device_time_lost     runtime calls that launch work (names holding "launch", "memcpy" or "memset", any
+//                        case) in a trace with no device event: nothing is removed; counted per launch and
+//                        ScreenedTime::device_time_lost set
+EventScreen screen_events(const std::string& path, RawTrace& trace);
+
+// Share of a trace's time range each side of it within which device events still count as in range
+// (work queued on the device runs long after the last CPU event when the device is the bottleneck; host
+// and device clocks differ slightly): one whole span, at least 1 ms.
+inline constexpr double k_range_slack = 1.0;
+
+// A last step is cut off when both its duration and its number of CPU-side events are below this share
+// of the medians of its process's other steps (a warm-up step can be 5x longer than the next, with the
+// same events: the bundled A_sched traces; a step cut off holds a part of the work).
+inline constexpr double k_cut_off_step_share = 0.25;
+
+// Indexes (into steps.windows(), built from `trace`) of the last step of each process that has at least
+// two steps and whose duration and CPU-side event count are both below k_cut_off_step_share x the medians
+// of that process's other steps: a step cut off when the profiler stopped (the AMD trace H02 ends with a
+// 0.049 ms step holding no op after a 9.3 ms one).
+std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps);
+
+} // namespace neuron_gate

@@ -1,0 +1,196 @@
+// The event screen end to end (issue 13 items 1 and 2): one fixture per screening class in
+// tests/data/bad/screen (made by make_fixtures.py there; README.md says what each holds). Base is clean, head
+// carries one class of fault; each case asserts the kind, count, excluded time and share in the JSON report,
+// the Markdown's Data problems line, and the exit code: never 1 and never an IMPROVED or REGRESSED metric
+// from screened data.
+
+#include "cli_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace neuron_gate::testing;
+
+namespace {
+
+struct Screened {
+  CliResult result;
+  nlohmann::json report;
+  std::string markdown;
+};
+
+Screened compare_screen(const std::string& head, std::vector<std::string> extra = {}) {
+  const auto dir = scratch("screen-" + head);
+  std::vector<std::string> args = {"compare",  data("bad/screen/base"), data("bad/screen/" + head), "--no-git",
+                                   "--json",   (dir / "r.json").string(), "--markdown", (dir / "r.md").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Screened s;
+  s.result = run(args);
+  s.report = nlohmann::json::parse(read_text((dir / "r.json").string()));
+  s.markdown = read_text((dir / "r.md").string());
+  return s;
+}
+
+// Head's data problems of one kind, one per file.
+std::vector<nlohmann::json> problems(const Screened& s, const std::string& kind) {
+  std::vector<nlohmann::json> found;
+  for (const auto& p : s.report["sides"]["head"]["data_problems"]) {
+    if (p["kind"] == kind) {
+      found.push_back(p);
+    }
+  }
+  return found;
+}
+
+double sum(const std::vector<nlohmann::json>& found, const char* key) {
+  double total = 0;
+  for (const auto& p : found) {
+    total += p[key].get<double>();
+  }
+  return total;
+}
+
+std::int64_t count(const std::vector<nlohmann::json>& found) {
+  std::int64_t total = 0;
+  for (const auto& p : found) {
+    total += p["count"].get<std::int64_t>();
+  }
+  return total;
+}
+
+// No metric is REGRESSED or IMPROVED and the exit code is not 1.
+void never_decided_from_screened(const Screened& s) {
+  CHECK(s.result.exit_code != 1);
+  for (const auto& m : s.report["metrics"]) {
+    CAPTURE(m["name"].get<std::string>());
+    CHECK(m["verdict"] != "REGRESSED");
+    CHECK(m["verdict"] != "IMPROVED");
+  }
+}
+
+// Every device metric is INCONCLUSIVE because the data are incomplete; the verdict line says so.
+void device_metrics_incomplete(const Screened& s) {
+  CHECK(s.result.exit_code == 0);
+  CHECK(s.report["verdict"] == "no-decision");
+  CHECK(s.report["verdict_line"].get<std::string>().find("the data are incomplete") != std::string::npos);
+  int device = 0;
+  for (const auto& m : s.report["metrics"]) {
+    if (m["class"] == "device") {
+      ++device;
+      CHECK(m["verdict"] == "INCONCLUSIVE");
+      CHECK(m["reason"].get<std::string>().find("max_excluded_share") != std::string::npos);
+    }
+  }
+  CHECK(device == 2);
+}
+
+} // namespace
+
+TEST_CASE("screen: a clean head has no data problem and passes") {
+  const Screened s = compare_screen("clean");
+  CHECK(s.result.exit_code == 0);
+  CHECK(s.report["verdict"] == "pass");
+  CHECK(s.report["sides"]["head"]["data_problems"].empty());
+  CHECK(s.report["sides"]["base"]["data_problems"].empty());
+}
+
+TEST_CASE("screen: device events at ts 0 or a day after the trace are excluded; device metrics INCONCLUSIVE") {
+  const Screened s = compare_screen("device-out-of-range");
+  const auto found = problems(s, "device_out_of_range");
+  REQUIRE(found.size() == 3);   // one entry per trace
+  CHECK(count(found) == 6);     // ts 0 in step 2, a day later in step 4, in each of 3 traces
+  CHECK(sum(found, "excluded_device_us") == doctest::Approx(605 + 601 + 606));  // the gemm kernels' durations
+  CHECK(sum(found, "excluded_self_cpu_us") == 0);
+  CHECK(found[0]["example"] == "gemm \"ts\": 0.000, \"dur\": 303.000");
+  CHECK(found[0]["byte"] == 1654);
+  CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() == doctest::Approx(0.2932).epsilon(0.001));
+  device_metrics_incomplete(s);
+  never_decided_from_screened(s);
+  CHECK(s.markdown.find("device events at ts 0 or outside the trace's time range: excluded") != std::string::npos);
+}
+
+TEST_CASE("screen: a 2 s kernel in a 1 ms step is excluded") {
+  const Screened s = compare_screen("longer-than-step");
+  const auto found = problems(s, "longer_than_step");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 3);
+  CHECK(sum(found, "excluded_device_us") == 3 * 2000000.0);
+  CHECK(found[0]["example"] == "gemm \"ts\": 1700000000002030.000, \"dur\": 2000000.000");
+  device_metrics_incomplete(s);
+  never_decided_from_screened(s);
+}
+
+TEST_CASE("screen: exact duplicates of every kernel are excluded (a 2x regression otherwise)") {
+  const Screened s = compare_screen("duplicate");
+  const auto found = problems(s, "duplicate");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 36);  // 12 kernels per trace written twice
+  CHECK(sum(found, "excluded_device_us") == 2056 + 2052 + 2060);
+  CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() == doctest::Approx(0.5));
+  device_metrics_incomplete(s);
+  never_decided_from_screened(s);
+  SUBCASE("with the share allowed (rules max_excluded_share 1) the de-duplicated head equals base") {
+    const auto dir = scratch("screen-rules");
+    std::ofstream(dir / "rules.json") << R"({"schema": "neuron-gate.rules/1", "max_excluded_share": 1.0})";
+    const Screened allowed = compare_screen("duplicate", {"--rules", (dir / "rules.json").string()});
+    CHECK(allowed.result.exit_code == 0);
+    CHECK(allowed.report["verdict"] == "pass");
+    CHECK(find_metric(allowed.report, "device", "aten::mm")["verdict"] == "EQUIVALENT");
+  }
+}
+
+TEST_CASE("screen: unfinished (dur -1) and negative durations are excluded with an estimated time") {
+  const Screened s = compare_screen("negative-durations");
+  const auto unfinished = problems(s, "unfinished");
+  const auto negative = problems(s, "negative_duration");
+  REQUIRE(unfinished.size() == 3);
+  REQUIRE(negative.size() == 3);
+  CHECK(count(unfinished) == 3);
+  CHECK(count(negative) == 3);
+  CHECK(unfinished[0]["example"] == "gemm \"dur\": -1");
+  CHECK(negative[0]["example"] == "gemm \"dur\": -250");
+  // the estimate is the median dur of the trace's other gemm kernels
+  CHECK(sum(unfinished, "excluded_device_us") == 303 + 303 + 301);
+  CHECK(s.report["sides"]["head"]["unfinished_events_excluded"] == 3);
+  CHECK(s.report["sides"]["head"]["negative_duration_events_excluded"] == 3);
+  device_metrics_incomplete(s);
+  never_decided_from_screened(s);
+}
+
+TEST_CASE("screen: a cut-off last step is excluded; its tiny share leaves the metrics decided") {
+  const Screened s = compare_screen("cut-off-step");
+  const auto found = problems(s, "cut_off_step");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 3);
+  CHECK(sum(found, "excluded_self_cpu_us") == 3 * 20.0);  // the 20 µs stubs' own time
+  CHECK(found[0]["example"] == "ProfilerStep#7: 0.020 ms, its process's other steps about 0.990 ms");
+  CHECK(s.report["sides"]["head"]["excluded_self_cpu_share"].get<double>() < 0.01);
+  CHECK(s.result.exit_code == 0);
+  CHECK(s.report["verdict"] == "pass");
+  CHECK(s.report["sides"]["head"]["sample_steps"] == 18);  // 6 full steps per trace, stubs left out
+  never_decided_from_screened(s);
+}
+
+TEST_CASE("screen: kernel launches without any device event lose device time") {
+  const Screened s = compare_screen("device-time-lost");
+  const auto found = problems(s, "device_time_lost");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 36);  // every cudaLaunchKernel of the 3 traces
+  CHECK(found[0]["device_share"] == 1.0);
+  CHECK(s.result.exit_code == 3);  // the device_time condition already differs
+  never_decided_from_screened(s);
+  SUBCASE("accepting the difference leaves the device metrics INCONCLUSIVE, never IMPROVED") {
+    const Screened accepted = compare_screen("device-time-lost", {"--allow-mismatch", "device_time"});
+    CHECK(accepted.result.exit_code == 0);
+    CHECK(accepted.report["verdict"] == "no-decision");
+    CHECK(accepted.report["sides"]["head"]["excluded_device_share"] == 1.0);
+    never_decided_from_screened(accepted);
+  }
+  CHECK(s.markdown.find("kernel launches with no device event in the trace") != std::string::npos);
+}
+
+TEST_CASE("screen: --strict makes incomplete data exit 4") {
+  const Screened s = compare_screen("duplicate", {"--strict"});
+  CHECK(s.result.exit_code == 4);
+}

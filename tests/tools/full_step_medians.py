@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Per-op medians of a trace over its full steps, computed independently of neuron-gate (issue 13).
+
+  full_step_medians.py TRACE [--check NEURON_GATE]
+
+Runs tests/tools/trace_expected.py (the plain-Python reference reader: PyTorch's self-time nesting,
+device time by launch) on TRACE, keeps the steps that hold at least one op besides the ProfilerStep itself
+(a last step cut off when the profiler stopped holds none: the AMD trace H02's ProfilerStep#2), and prints
+per op (ProfilerStep* left out, as the default rules ignore it) the median over those steps of self CPU
+and device time in µs, an op absent from a step counting 0, with the medians over all steps beside them.
+
+--check: runs `NEURON_GATE compare TRACE TRACE --json` and fails unless every self CPU and device metric's
+base median equals the full-step median (to 1e-6 µs), every op is there, and the base side lists one
+cut_off_step data problem. Standard library only.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def reference(trace):
+    out = subprocess.run([sys.executable, os.path.join(HERE, "trace_expected.py"), trace],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def medians(steps):
+    ops = sorted({key for step in steps for key in step["ops"] if key != "ProfilerStep*"})
+    result = {}
+    for op in ops:
+        values = [step["ops"].get(op, [0, 0, 0]) for step in steps]
+        result[op] = {"self_cpu_us": statistics.median(v[0] for v in values) / 1000.0,
+                      "device_us": statistics.median(v[2] for v in values) / 1000.0}
+    return result
+
+
+def check(binary, trace, full):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        run = subprocess.run([binary, "compare", trace, trace, "--no-git", "--quiet", "--json", report],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"FAIL: compare exited {run.returncode}: {run.stderr}")
+        with open(report, encoding="utf-8") as f:
+            doc = json.load(f)
+    failures = []
+    seen = set()
+    for metric in doc["metrics"]:
+        key = {"self_cpu": "self_cpu_us", "device": "device_us"}.get(metric["class"])
+        if key is None or metric["name"].startswith("device time not attributed"):
+            continue
+        seen.add(metric["name"])
+        want = full.get(metric["name"], {}).get(key)
+        got = metric["base"]["median"]
+        if want is None or abs(got - want) > 1e-6:
+            failures.append(f"{metric['name']} {metric['class']}: neuron-gate {got}, expected {want}")
+    missing = sorted(set(full) - seen)
+    if missing:
+        failures.append(f"ops missing from the report: {missing}")
+    cut = [p for p in doc["sides"]["base"]["data_problems"] if p["kind"] == "cut_off_step"]
+    if len(cut) != 1 or cut[0]["count"] != 1:
+        failures.append(f"expected one cut_off_step data problem, got {cut}")
+    if failures:
+        sys.exit("FAIL:\n" + "\n".join(failures))
+    print(f"OK: {len(seen)} ops, medians over the full steps")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("trace")
+    parser.add_argument("--check", metavar="NEURON_GATE")
+    args = parser.parse_args()
+    steps = reference(args.trace)["steps"]
+    full_steps = [s for s in steps if any(k != "ProfilerStep*" for k in s["ops"])]
+    full = medians(full_steps)
+    if args.check:
+        check(args.check, args.trace, full)
+        return
+    every = medians(steps)
+    print(json.dumps({"full_steps": [s["name"] for s in full_steps], "all_steps": [s["name"] for s in steps],
+                      "ops": {op: {"full": full[op], "all": every.get(op)} for op in full}}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
