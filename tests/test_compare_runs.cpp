@@ -137,4 +137,20 @@ TEST_CASE("self CPU of one process a side is not established across runs; device
   CHECK(alone.decision.outcome == ng::Outcome::no_decision);
 }
 
+TEST_CASE("a ratio's confidence bounds are never negative, also when a zero sample forces the shift path") {
+  // A zero sample: no ratio on logs, so the ratio is (base median + HL shift) / base median, and the lower
+  // shift bound (-5 ms against a 3 ms median) would make the lower ratio bound negative (issue 13 item 4).
+  auto sides = latency_sides(1, 6, 1.0);
+  sides.first.end_to_end[0].samples = {1, 1, 1, 5, 5, 5};
+  sides.second.end_to_end[0].samples = {0, 0, 0, 0, 0, 0.5};
+  const ng::Judgement j = judge_sides(sides);
+  const ng::MetricComparison& m = j.metrics.at(0);
+  REQUIRE(m.shift_low.has_value());
+  CHECK(*m.shift_low < -3.0);
+  CHECK_FALSE(m.ratio_from_logs);
+  REQUIRE(m.ratio_low.has_value());
+  CHECK(*m.ratio_low == 0.0);
+  CHECK(*m.ratio_high >= *m.ratio_low);
+}
+
 TEST_SUITE_END();

@@ -110,4 +110,19 @@ TEST_CASE("values below the timer resolution print as < 1 µs, others as before"
   CHECK(format_value(0.5, "us", std::nullopt) == "0.50 µs");
 }
 
+TEST_CASE("a ratio that moves the other way from the medians says why (Hodges–Lehmann vs medians)") {
+  MetricComparison m;
+  m.metric_class = MetricClass::self_cpu;
+  m.name = "aten::mul";
+  m.verdict = Verdict::inconclusive;
+  m.why = VerdictReason::threshold_straddled;
+  m.base_median = 10.0;
+  m.head_median = 9.0;
+  m.ratio = 1.2;
+  CHECK(verdict_reason_text(m).find("moves the other way from the two medians shown: the samples overlap") !=
+        std::string::npos);
+  m.ratio = 0.9;  // the same direction: no note
+  CHECK(verdict_reason_text(m).find("Hodges–Lehmann") == std::string::npos);
+}
+
 TEST_SUITE_END();

@@ -5,6 +5,7 @@
 // Metrics are referred to by index into Judgement::metrics. report/prose.hpp turns these into text;
 // nothing here is prose, and nothing in report/ decides any of it.
 
+#include "compare/bimodal_steps.hpp"
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
@@ -101,7 +102,10 @@ enum class WarmUpKind {
 struct WarmUpFinding {
   std::string side;  // the side's label, "base" or "head"
   WarmUpKind kind = WarmUpKind::first_trace_of_run;
-  double ratio = 1;
+  double ratio = 1;            // median first / median later
+  std::size_t measured = 0;    // run folders (first_trace_of_run) or traces (first_step_of_trace) read
+  double first_us = 0;         // median step time of the first traces (steps), µs
+  double later_us = 0;         // median step time of the later ones, µs
 };
 
 // Data problems of one side's traces.
@@ -145,6 +149,7 @@ struct OpenHypotheses {
   std::vector<std::size_t> device_regressions;    // device-time metrics REGRESSED, except those along a shift
   std::optional<WholeRunShiftFinding> whole_run_shift;  // the same as Interpretations', with how to test it
   std::vector<WarmUpFinding> warm_up;             // base, then head
+  std::vector<BimodalStepsFinding> bimodal_steps; // base, then head; sides whose step times have two modes
   bool inputs_unverified = false;                 // no shapes in traces or tables, and a trace exists
   std::vector<DataProblemFinding> data_problems;  // base, then head; only sides with a problem
   std::optional<NoiseFinding> noise;              // set by the caller from noise_finding()

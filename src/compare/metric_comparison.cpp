@@ -82,7 +82,7 @@ void run_statistics(MetricMeasurement& metric) {
     const double b = *metric.base_median;
     metric.ratio = (b + *metric.shift) / b;
     if (metric.shift_low && metric.shift_high) {
-      metric.ratio_low = (b + *metric.shift_low) / b;
+      metric.ratio_low = std::max(0.0, (b + *metric.shift_low) / b);  // a duration ratio is never negative
       metric.ratio_high = (b + *metric.shift_high) / b;
     }
   }

@@ -204,6 +204,9 @@ void read_table_file(SideSamples& side, const DiscoveredFile& file, const std::s
   for (const KeyAveragesWarning& warning : table.warnings) {
     side.table_warnings.push_back(file.relative_path + ":" + std::to_string(warning.line) + ": " + warning.message);
   }
+  if (const std::string note = table_device_rows_note(table); !note.empty()) {
+    side.table_warnings.push_back(file.relative_path + ":" + std::to_string(table.first_line) + ": " + note);
+  }
   for (const auto& [op, shapes] : table_input_shapes(table)) {
     side.table_input_shapes[op].insert(shapes.begin(), shapes.end());
   }

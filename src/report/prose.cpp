@@ -130,7 +130,10 @@ const char* outcome_emoji(Outcome outcome) {
   return "⚠️";
 }
 
-std::string verdict_reason_text(const MetricComparison& m) {
+namespace {
+
+// The reason of the verdict alone (verdict_reason_text adds the direction note).
+std::string reason_of_verdict(const MetricComparison& m) {
   const double t = m.threshold;
   switch (m.why) {
   case VerdictReason::op_disappears:
@@ -161,6 +164,27 @@ std::string verdict_reason_text(const MetricComparison& m) {
     break;
   }
   return inconclusive_text(m);
+}
+
+// The ratio (Hodges–Lehmann) points one way and the medians shown the other (issue 13 item 4).
+bool ratio_against_medians(const MetricComparison& m) {
+  if (!m.ratio || !m.base_median || !m.head_median || *m.ratio == 1.0) {
+    return false;
+  }
+  const double change = *m.head_median - *m.base_median;
+  return (*m.ratio > 1.0 && change < 0) || (*m.ratio < 1.0 && change > 0);
+}
+
+} // namespace
+
+std::string verdict_reason_text(const MetricComparison& m) {
+  std::string reason = reason_of_verdict(m);
+  if (ratio_against_medians(m)) {
+    reason += "; the ratio is the Hodges–Lehmann estimate over all base × head pairs of samples and moves the "
+              "other way from the two medians shown: the samples overlap, and the medians alone do not show the "
+              "change";
+  }
+  return reason;
 }
 
 namespace {

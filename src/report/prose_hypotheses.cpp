@@ -70,15 +70,29 @@ std::string device_text(const MetricComparison& m) {
 }
 
 std::string warm_up_text(const WarmUpFinding& f) {
+  // What was measured, and a test; not a cause: start-up, caches, lazy initialisation and data loading
+  // all look alike in step times.
+  const std::string medians = " (medians " + format_duration_us(f.first_us) + " against " +
+                              format_duration_us(f.later_us) + ")";
   if (f.kind == WarmUpKind::first_trace_of_run) {
-    return f.side + ": the first trace of each run folder has a step " + format_significant(f.ratio, 2) +
-           "x as long as the later ones (warm-up: profiler start-up lands in the first profiling cycle). Test: "
-           "compare without each folder's first trace, or profile with a longer schedule warm-up, and see whether the "
-           "verdicts hold.";
+    return f.side + ": over " + std::to_string(f.measured) + " run folders, the first trace's step is " +
+           format_significant(f.ratio, 2) + "x as long as the later traces'" + medians +
+           "; why is not established by the data. Test: compare without each folder's first trace, or profile with a "
+           "longer schedule warm-up, and see whether the verdicts hold.";
   }
-  return f.side + ": the first step of each trace is " + format_significant(f.ratio, 2) +
-         "x as long as the later ones (warm-up). Test: rerun with `\"drop_first_steps\": 1` in the rules and see "
+  return f.side + ": over " + std::to_string(f.measured) + " traces, the first step is " + format_significant(f.ratio, 2) +
+         "x as long as the later steps" + medians +
+         "; why is not established by the data. Test: rerun with `\"drop_first_steps\": 1` in the rules and see "
          "whether the verdicts hold.";
+}
+
+std::string bimodal_text(const BimodalStepsFinding& f) {
+  return f.side + ": step times (warm-up aside) are bimodal: " + std::to_string(f.low_steps) + " steps around " +
+         format_duration_us(f.low_us) + " and " + std::to_string(f.high_steps) + " around " +
+         format_duration_us(f.high_us) + " (" + format_significant(f.high_us / f.low_us, 2) +
+         "x apart), so a median over both depends on how many steps of each were caught. Test: find what runs on "
+         "some steps only (gradient accumulation, logging, checkpoints, data loading) and profile steps of one "
+         "kind, or compare each mode on its own.";
 }
 
 const char* const k_inputs_text =
@@ -161,6 +175,9 @@ std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, cons
   }
   for (const WarmUpFinding& f : found.warm_up) {
     lines.push_back(warm_up_text(f));
+  }
+  for (const BimodalStepsFinding& f : found.bimodal_steps) {
+    lines.push_back(bimodal_text(f));
   }
   if (found.inputs_unverified) {
     lines.push_back(k_inputs_text);
