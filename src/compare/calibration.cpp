@@ -5,6 +5,7 @@
 #include "stats/descriptive.hpp"
 #include "stats/power.hpp"
 #include "util/error.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -59,10 +60,6 @@ struct Accumulator {
   NoiseFloor floor;
   std::vector<double> abs_change, abs_log, abs_shift;
 };
-
-std::string plural(std::size_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
 
 // An end-to-end metric of 4 or more known runs splits into halves of whole runs; otherwise its samples
 // split at random (within one process).

@@ -4,6 +4,7 @@
 #include "profile/ranks.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
+#include "util/text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,18 +19,6 @@ namespace {
 
 // The manifest field that names the workload: shown in the conditions table, never blocking.
 constexpr const char* k_informational_field = "manifest.workload";
-
-std::string plural(std::size_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
-  return text;
-}
 
 // "1 step per trace" or "1 step per trace (28), 2 steps per trace (2)".
 std::string describe_steps(const std::vector<TraceSamples>& traces) {
@@ -77,7 +66,7 @@ std::string artifacts_note(const Fingerprint& base, const Fingerprint& head) {
     std::set_difference(other->neff_names.begin(), other->neff_names.end(), side->neff_names.begin(),
                         side->neff_names.end(), std::inserter(missing, missing.end()));
     note += std::string(note.empty() ? "" : "; ") + label + " lacks NEFFs" +
-            (missing.empty() ? std::string() : " (the other side has " + join(missing) + ")") +
+            (missing.empty() ? std::string() : " (the other side has " + join_set(missing) + ")") +
             ": copy them from the NEFF cache (e.g. /tmp/neff_cache) into the capture folder, or capture with "
             "NeuronConfig(neff_cache_dir=...)";
   }
@@ -114,10 +103,10 @@ void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
     }
   }
   if (!world_sizes.empty()) {
-    fp.values["world_size"] = join(world_sizes);
+    fp.values["world_size"] = join_set(world_sizes);
   }
   if (!devices.empty()) {
-    fp.values["devices"] = join(devices);
+    fp.values["devices"] = join_set(devices);
   }
 }
 
@@ -163,7 +152,7 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
       fp.input_shapes[op].insert(shapes.begin(), shapes.end());
     }
   }
-  fp.values["activities"] = join(activities);
+  fp.values["activities"] = join_set(activities);
   fp.values["device_time"] = device ? "present" : "none";
 }
 
@@ -200,7 +189,7 @@ void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
     fp.values["ranks"] = describe_ranks(trace_ranks);
   }
   if (!cores.empty()) {
-    fp.values["neuron_cores"] = join(cores);
+    fp.values["neuron_cores"] = join_set(cores);
   }
   std::string artifacts = problems.empty() ? "complete" : plural(problems.size(), "problem") + ": ";
   for (std::size_t i = 0; i < problems.size(); ++i) {

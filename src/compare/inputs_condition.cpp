@@ -1,5 +1,7 @@
 #include "compare/inputs_condition.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,18 +11,6 @@
 
 namespace neuron_gate {
 namespace {
-
-std::string plural(std::size_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
-  return text;
-}
 
 // Shapes text without spaces, so "[[4, 512], []]" (tables) equals "[[4,512],[]]" (traces).
 std::string canonical_shapes(const std::string& text) {
@@ -104,7 +94,7 @@ InputComparison compare_inputs(const Fingerprint& base, const Fingerprint& head)
       append_missing(other->second, shapes, op, added);
       if (!removed.empty() && !added.empty()) {
         if (!result.replaced) {
-          result.replaced = std::make_pair(op + " " + join(shapes), op + " " + join(other->second));
+          result.replaced = std::make_pair(op + " " + join_set(shapes), op + " " + join_set(other->second));
         }
         continue;
       }
