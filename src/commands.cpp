@@ -2,6 +2,7 @@
 
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
+#include "compare/cost.hpp"
 #include "compare/findings.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
@@ -259,10 +260,11 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
                     const ProfileInventory& base_inventory, const ProfileInventory& head_inventory, std::ostream& out) {
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
-  const SideSamples base = read_side("base", base_inventory, read_options);
-  const SideSamples head = read_side("head", head_inventory, read_options);
+  SideSamples base = read_side("base", base_inventory, read_options);
+  SideSamples head = read_side("head", head_inventory, read_options);
   require_samples(base);
   require_samples(head);
+  add_cost_metrics(base, head, rules);  // cost per unit of work beside latency and throughput (cost.hpp)
 
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());

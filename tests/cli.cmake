@@ -9,3 +9,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_rules.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_real_changes.cpp)
 # Where reports go: one file never twice, write errors (/dev/full, closed pipe), --annotations (issues 11, 15).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_writes.cpp)
+# Cost per unit of work from throughput and a price (issue 19 item 3).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_cost.cpp)

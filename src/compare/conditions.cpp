@@ -19,6 +19,8 @@ namespace {
 
 // The manifest field that names the workload: shown in the conditions table, never blocking.
 constexpr const char* k_informational_field = "manifest.workload";
+// The price per instance-hour: shown, never blocking (compare/cost.hpp).
+constexpr const char* k_price_field = "manifest.price_per_hour";
 
 // "1 step per trace" or "1 step per trace (28), 2 steps per trace (2)".
 std::string describe_steps(const std::vector<TraceSamples>& traces) {
@@ -322,6 +324,12 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
   if (name == k_informational_field && !row.matches) {
     row.matches = true;  // a name, not a measurement condition: the inputs are compared instead
     row.note = "the workload's name differs: shown, not a condition (its inputs are compared)";
+  }
+  if (name == k_price_field && !row.matches) {
+    row.matches = true;  // what the instance costs does not change what was measured (README "Cost")
+    row.note = "the price differs: shown, not a condition (the profiles measure the same work whatever it costs); "
+               "each side's cost uses its own price unless the rules set one, so the cost change includes the "
+               "price change";
   }
   if (!row.matches) {
     row.note = difference_note(name, base, head);

@@ -215,6 +215,9 @@ void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules
   if (doc.contains("max_excluded_share")) {
     rules.max_excluded_share = parser.number(doc["max_excluded_share"], "max_excluded_share", 0.0, 1.0);
   }
+  if (doc.contains("price_per_hour")) {
+    rules.price_per_hour = parser.number(doc["price_per_hour"], "price_per_hour", 1e-12, 1e9);
+  }
 }
 
 // Which ops are left out (ignore) and which get their own threshold (ops).
@@ -311,7 +314,7 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   }
   parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
                               "between_run_allowance", "max_excluded_share", "ignore", "ops", "drop_first_steps", "unit",
-                              "allow_mismatch", "waivers", "max_waiver_days"});
+                              "allow_mismatch", "waivers", "max_waiver_days", "price_per_hour"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -398,6 +401,9 @@ std::string applied_rules_json(const RuleSet& rules) {
     j["waivers"].push_back({{"pattern", waiver.pattern}, {"reason", waiver.reason}, {"expires", waiver.expires}});
   }
   j["max_waiver_days"] = rules.max_waiver_days;
+  if (rules.price_per_hour) {
+    j["price_per_hour"] = *rules.price_per_hour;  // only when set, so rules without it keep their hash
+  }
   return j.dump(2) + "\n";
 }
 

@@ -89,6 +89,9 @@ struct RuleSet {
   SampleUnit unit = SampleUnit::step;     // rules key `unit`; `--unit` overrides it
   std::vector<std::string> allow_mismatch;
   std::vector<Waiver> waivers;
+  // Rules key `price_per_hour`: USD per instance-hour for every side (wins over the manifests'); with a
+  // throughput metric it gives cost per unit of work (compare/cost.hpp). nullopt = not set.
+  std::optional<double> price_per_hour;
   int max_waiver_days = 90;  // rules key `max_waiver_days`: a waiver may expire at most this many days after today
   std::string source;  // file path, or "built-in rules/default.json"
   std::string text;    // the exact text read (hashed for provenance)

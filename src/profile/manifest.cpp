@@ -68,7 +68,7 @@ public:
     }
     check_keys(doc, "", {"schema", "workload", "operating_point", "model_version", "compilation_path", "device",
                          "versions", "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs",
-                         "notes"});
+                         "notes", "price_per_hour"});
     for (const char* key : {"workload", "operating_point", "model_version", "compilation_path", "device",
                             "instance_type"}) {
       if (doc.contains(key)) {
@@ -100,6 +100,13 @@ public:
     }
     if (doc.contains("inputs")) {
       inputs(doc["inputs"]);
+    }
+    if (doc.contains("price_per_hour")) {
+      const json& price = doc["price_per_hour"];
+      if (!price.is_number() || !(price.get<double>() > 0.0) || price.get<double>() > 1e9) {
+        fail("\"price_per_hour\" must be a number above 0 (USD per instance-hour), not " + shown(price));
+      }
+      set("price_per_hour", price.dump());
     }
     return std::move(m_manifest);
   }

@@ -18,6 +18,7 @@
 //    "schedule": {"wait": 1, "warmup": 3, "active": 5, "repeat": 1},  // also skip_first, skip_first_wait
 //    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},  // of e2e.json
 //    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}, {"name": "steps", "value": 3}],
+//    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work (compare/cost.hpp)
 //    "notes": "free text, ignored"}
 // This is what python/neuron_gate_capture writes. A top-level key outside this list is an error (a typo
 // must not pass silently), and so are unknown keys inside "profiler", "schedule", "timing" and an
@@ -34,6 +35,7 @@
 //   - neuron_config.profile_output_dir and neuron_config.neff_cache_dir are ignored: where files go does
 //     not change what is measured
 //   - other neuron_config values: strings as written, anything else as compact JSON
+//   - price_per_hour: the number as JSON writes it ("21.96"); shown, never a blocking condition
 // Integers (max_events_per_nc, schedule.*, timing.warmup/repetitions/calls_per_sample) must be
 // non-negative JSON integers.
 
