@@ -27,6 +27,7 @@ constexpr const char* k_examples =
     "  neuron-gate compare base/ head/ --json r.json --markdown r.md --strict\n"
     "  neuron-gate calibrate base/                         false-alarm rate on no change\n"
     "  neuron-gate inspect head/                           what is read from a profile\n"
+    "  neuron-gate rank base/ alt1/ alt2/                  alternatives ranked against base, with CIs\n"
     "  neuron-gate COMMAND --help                          a command's options\n";
 
 // "neuron-gate 0.1.0 (git commit 0123456789ab)".
@@ -140,6 +141,36 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& calibrate) {
   return calibrate_cmd;
 }
 
+CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
+  CLI::App* rank_cmd =
+      app.add_subcommand("rank", "rank alternatives against one baseline by an end-to-end metric, with CIs");
+  rank_cmd->footer("\nExit codes: 0 ranked, 2 usage or input error, 3 an alternative is not comparable with BASE.\n");
+  rank_cmd->add_option("BASE", rank.base, "baseline profile: a directory or a file")->required()->type_name("DIR|FILE");
+  rank_cmd->add_option("ALT", rank.alternatives, "alternative profiles, each compared to BASE (at least one)")
+      ->required()
+      ->type_name("DIR|FILE ...");
+  rank_cmd->add_option("--rules", rank.rules_path, "rules file (JSON with comments); default: rules/default.json")
+      ->type_name("FILE");
+  rank_cmd->add_option("--metric", rank.metric, "the end-to-end metric that decides (default: base's first, e.g. latency)")
+      ->type_name("NAME")
+      ->check([](const std::string& name) { return name.empty() ? std::string("must not be empty") : std::string(); });
+  rank_cmd->add_option("--markdown", rank.markdown_path, "write the Markdown ranking to FILE instead of stdout")
+      ->type_name("FILE");
+  rank_cmd->add_option("--json", rank.json_path, "write the ranking as JSON (neuron-gate.ranking/1) to FILE")
+      ->type_name("FILE");
+  rank_cmd->add_option("--html", rank.html_path, "write the ranking as a self-contained HTML page to FILE")
+      ->type_name("FILE");
+  rank_cmd->add_flag("--by-shape", rank.by_shape, "identify ops by name and input shapes");
+  rank_cmd->add_option("--allow-mismatch", rank.allow_mismatch, "accept a differing condition (repeatable)")
+      ->type_name("COND")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  rank_cmd->add_flag("--quiet", rank.quiet, "print no report on stdout");
+  add_unit_option(rank_cmd, rank.unit);
+  return rank_cmd;
+}
+
 CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "show what neuron-gate reads from one profile");
   inspect_cmd->add_option("PROFILE", inspect.profile, "a directory or a file")->required()->type_name("DIR|FILE");
@@ -162,6 +193,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* calibrate_cmd = add_calibrate(app, calibrate);
   InspectOptions inspect;
   CLI::App* inspect_cmd = add_inspect(app, inspect);
+  RankOptions rank;
+  CLI::App* rank_cmd = add_rank(app, rank);
 
   try {
     std::vector<std::string> args;
@@ -188,6 +221,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     if (inspect_cmd->parsed()) {
       return run_inspect(inspect, out);
+    }
+    if (rank_cmd->parsed()) {
+      return run_rank(rank, out);
     }
   } catch (const InputError& error) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";

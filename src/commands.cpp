@@ -5,6 +5,7 @@
 #include "compare/cost.hpp"
 #include "compare/findings.hpp"
 #include "compare/metric_comparison.hpp"
+#include "compare/ranking.hpp"
 #include "compare/rule_set.hpp"
 #include "compare/judgement.hpp"
 #include "profile/discover.hpp"
@@ -18,6 +19,7 @@
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
 #include "report/provenance.hpp"
+#include "report/ranking_report.hpp"
 #include "report/report.hpp"
 #include "util/atomic_file.hpp"
 #include "util/date.hpp"
@@ -328,6 +330,74 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   }
   write_stream(out, markdown, "stdout");
   return 0;
+}
+
+namespace {
+
+// rank's report destinations: writable, distinct, none an input or the rules file.
+void check_rank_outputs(const RankOptions& options, const std::vector<ProfileInventory>& inventories) {
+  const std::vector<std::string> paths{options.markdown_path, options.json_path, options.html_path};
+  std::vector<const ProfileInventory*> inputs;
+  for (const ProfileInventory& inventory : inventories) {
+    inputs.push_back(&inventory);
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    for (std::size_t j = 0; j < i && !paths[i].empty(); ++j) {
+      if (!paths[j].empty() && (paths[i] == paths[j] || same_file(paths[i], paths[j]))) {
+        throw UsageError("two reports would be written to one file: \"" + paths[j] + "\" and \"" + paths[i] + "\"");
+      }
+    }
+    check_output_path(paths[i], inputs, options.rules_path);
+  }
+}
+
+} // namespace
+
+int run_rank(const RankOptions& options, std::ostream& out) {
+  for (const std::string& path : {options.markdown_path, options.json_path, options.html_path}) {
+    if (!path.empty()) {
+      check_writable_destination(path);
+    }
+  }
+  const RuleSet rules = applied_rules(options.rules_path, options.unit);
+  std::vector<std::string> specs{options.base};
+  specs.insert(specs.end(), options.alternatives.begin(), options.alternatives.end());
+  std::vector<ProfileInventory> inventories;
+  for (const std::string& spec : specs) {
+    inventories.push_back(discover_profile(spec));
+  }
+  check_rank_outputs(options, inventories);
+  TraceReadOptions read_options;
+  read_options.by_shape = options.by_shape;
+  std::vector<SideSamples> sides;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    sides.push_back(read_side(i == 0 ? "base" : "alternative " + std::to_string(i), inventories[i], read_options));
+    require_samples(sides.back());
+  }
+  std::vector<std::string> allowed = rules.allow_mismatch;
+  allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
+  const Fingerprint base_fingerprint = fingerprint_side(sides.front());
+  std::vector<RankInput> inputs;
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    ConditionsDiff conditions =
+        i == 0 ? ConditionsDiff{} : diff_conditions(base_fingerprint, fingerprint_side(sides[i]), allowed);
+    add_side_cost_metrics(sides[i], rules);  // after the conditions: a price is not one (README "Cost")
+    inputs.push_back(RankInput{specs[i], &sides[i], std::move(conditions)});
+  }
+  const Ranking ranking = rank_profiles(inputs, rules, options.metric);
+  const std::string markdown = render_ranking_markdown(ranking, rules);
+  if (!options.json_path.empty()) {
+    write_file_atomically(options.json_path, render_ranking_json(ranking, rules));
+  }
+  if (!options.html_path.empty()) {
+    write_file_atomically(options.html_path, render_ranking_html(ranking, rules));
+  }
+  if (!options.markdown_path.empty()) {
+    write_file_atomically(options.markdown_path, markdown);
+  } else if (!options.quiet) {
+    write_stream(out, markdown, "stdout");
+  }
+  return ranking.unranked.empty() ? 0 : 3;
 }
 
 int run_inspect(const InspectOptions& options, std::ostream& out) {

@@ -59,6 +59,27 @@ struct CalibrateOptions {
 // json_path). Returns 0. Throws InputError / UsageError for bad input (the run exits 2).
 int run_calibrate(const CalibrateOptions& options, std::ostream& out);
 
+// Options of `neuron-gate rank`.
+struct RankOptions {
+  std::string base;                       // the baseline profile: directory or file
+  std::vector<std::string> alternatives;  // ALT1..: each compared to base (at least one; CLI checks)
+  std::string rules_path;                 // "" = built-in rules/default.json
+  std::string metric;                     // the deciding end-to-end metric; "" = base's first (e.g. latency)
+  std::string markdown_path;              // "" = Markdown to stdout (unless quiet)
+  std::string json_path;                  // "" = no JSON (schema neuron-gate.ranking/1)
+  std::string html_path;                  // "" = no HTML
+  bool by_shape = false;                  // op identity includes input shapes (conditions)
+  bool quiet = false;                     // no report on stdout
+  std::vector<std::string> allow_mismatch;  // condition names accepted to differ
+  std::optional<SampleUnit> unit;         // --unit: overrides the rules' `unit`
+};
+
+// Ranks the alternatives against one base (compare/ranking.hpp) under the same rules, conditions checked
+// per alternative as `compare` checks them; writes the Markdown (stdout unless --markdown/--quiet), JSON
+// and HTML reports (report/ranking_report.hpp). Returns 0, or 3 when an alternative is not comparable
+// with base (it is listed, not ranked). Throws InputError / UsageError for bad input before writing.
+int run_rank(const RankOptions& options, std::ostream& out);
+
 // Options of `neuron-gate inspect`.
 struct InspectOptions {
   std::string profile;

@@ -11,3 +11,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_real_changes.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_writes.cpp)
 # Cost per unit of work from throughput and a price (issue 19 item 3).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_cost.cpp)
+# Alternatives ranked against one baseline (issue 19 item 2).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_rank.cpp)

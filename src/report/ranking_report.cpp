@@ -1,0 +1,177 @@
+#include "report/ranking_report.hpp"
+
+#include "report/escape.hpp"
+#include "report/number_format.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace neuron_gate {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+std::string better_text(Better better) { return better == Better::lower ? "lower is better" : "higher is better"; }
+
+std::string percent(double share) { return format_number(share * 100.0) + "%"; }
+
+// The sentence under the headline: how the ranking was tested.
+std::string method_text(const Ranking& ranking, const RuleSet& rules) {
+  std::string text = "Every pair of the " + std::to_string(ranking.profiles.size()) +
+                     " ranked profiles is tested on the same samples as `compare` (Mann–Whitney U, two-sided; "
+                     "Hodges–Lehmann ratio with 95% CI): one " + correction_name(rules.correction) +
+                     " family of " + std::to_string(ranking.family_size) + " at alpha " +
+                     format_number(ranking.alpha) + ".";
+  if (ranking.run_allowance > 0) {
+    text += " Samples from fewer than 5 processes a side must also differ by more than the between-run "
+            "allowance (" + percent(ranking.run_allowance) + ").";
+  }
+  return text + " Profiles share a rank unless one is established to be better.";
+}
+
+// Evidence as words: "established" or why not.
+std::string evidence_text(RankEvidence evidence, const Ranking& ranking) {
+  switch (evidence) {
+  case RankEvidence::established:
+    return "established";
+  case RankEvidence::not_significant:
+    return "not established: cannot be told apart";
+  case RankEvidence::within_run_allowance:
+    return "not established: within the between-run allowance (" + percent(ranking.run_allowance) + ")";
+  }
+  return "";
+}
+
+// A neighbouring pair in words, as Markdown (`code` of labels through `code`).
+template <typename Code>
+std::string pair_text(const Ranking& ranking, std::size_t i, Code code) {
+  const RankPair& pair = ranking.pair(i - 1, i);
+  const RankedProfile& above = ranking.profiles[i - 1];
+  const RankedProfile& below = ranking.profiles[i];
+  std::string text = code(below.label) + " / " + code(above.label) + ": " + format_ratio(pair.ratio) + " " +
+                     format_ratio_interval(pair.ratio_low, pair.ratio_high) + ", adjusted p " + format_p(pair.p_adjusted);
+  if (pair.evidence == RankEvidence::established) {
+    return text + ": established — " + code(above.label) + " is better.";
+  }
+  return text + ": " + code(above.label) + " and " + code(below.label) + " cannot be told apart (" +
+         (pair.evidence == RankEvidence::within_run_allowance
+              ? "significant, but within the between-run allowance of " + percent(ranking.run_allowance)
+              : std::string("not significant after correction")) +
+         "); their order here is by median only.";
+}
+
+std::string median_cell(const RankedProfile& p, const Ranking& ranking) {
+  return format_value(p.median, ranking.unit);
+}
+
+std::string md_code(const std::string& label) { return markdown_code(label, false); }
+
+} // namespace
+
+std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules) {
+  std::ostringstream md;
+  md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit)
+     << ", " << better_text(ranking.better) << ")\n\n";
+  md << method_text(ranking, rules) << "\n\n";
+  md << "| rank | profile | samples | median | vs base | 95% CI | adjusted p | vs base |\n";
+  md << "|---|---|---|---|---|---|---|---|\n";
+  for (const RankedProfile& p : ranking.profiles) {
+    const bool base = p.input == 0;
+    md << "| " << p.rank << " | " << markdown_code(p.label) << (base ? " (base)" : "") << " | " << p.samples << " | "
+       << escape_markdown(median_cell(p, ranking)) << " | " << format_ratio(p.ratio) << " | "
+       << (base ? "–" : format_ratio_interval(p.ratio_low, p.ratio_high)) << " | " << format_p(p.p_adjusted) << " | "
+       << (base ? "–" : evidence_text(p.versus_base, ranking)) << " |\n";
+  }
+  if (ranking.profiles.size() > 1) {
+    md << "\n### Neighbours\n\n";
+    for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
+      md << "- " << pair_text(ranking, i, md_code) << "\n";
+    }
+  }
+  if (!ranking.unranked.empty()) {
+    md << "\n### Not ranked (NOT COMPARABLE with base)\n\n";
+    for (const UnrankedProfile& u : ranking.unranked) {
+      md << "- " << md_code(u.label) << ": differs from base in";
+      for (std::size_t k = 0; k < u.differing.size(); ++k) {
+        md << (k ? ", " : " ") << md_code(u.differing[k]);
+      }
+      md << "; `neuron-gate compare` of the two names the values.\n";
+    }
+  }
+  return md.str();
+}
+
+std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
+  const auto code = [](const std::string& label) { return "<code>" + escape_html(label) + "</code>"; };
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>neuron-gate rank</title>\n"
+       "<style>body{font:14px/1.5 sans-serif;max-width:1100px;margin:24px auto;padding:0 16px}"
+       "table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:4px 8px}"
+       "code{background:#eff1f3;padding:1px 4px}</style></head><body>\n";
+  h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(ranking.unit) << ", "
+    << better_text(ranking.better) << ")</h1>\n<p>" << prose_html(method_text(ranking, rules)) << "</p>\n";
+  h << "<table><tr><th>rank</th><th>profile</th><th>samples</th><th>median</th><th>vs base</th><th>95% CI</th>"
+       "<th>adjusted p</th><th>vs base</th></tr>\n";
+  for (const RankedProfile& p : ranking.profiles) {
+    const bool base = p.input == 0;
+    h << "<tr><td>" << p.rank << "</td><td>" << code(p.label) << (base ? " (base)" : "") << "</td><td>" << p.samples
+      << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << format_ratio(p.ratio) << "</td><td>"
+      << (base ? "–" : format_ratio_interval(p.ratio_low, p.ratio_high)) << "</td><td>" << format_p(p.p_adjusted)
+      << "</td><td>" << escape_html(base ? "–" : evidence_text(p.versus_base, ranking)) << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>Neighbours</h2>\n<ul>\n";
+  for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
+    h << "<li>" << pair_text(ranking, i, code) << "</li>\n";
+  }
+  h << "</ul>\n";
+  for (const UnrankedProfile& u : ranking.unranked) {
+    h << "<p>Not ranked (NOT COMPARABLE with base): " << code(u.label) << ", differs in";
+    for (const std::string& name : u.differing) {
+      h << " " << code(name);
+    }
+    h << "</p>\n";
+  }
+  h << "</body></html>\n";
+  return h.str();
+}
+
+std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules) {
+  const auto number = [](std::optional<double> v) { return v ? ordered(*v) : ordered(nullptr); };
+  ordered j;
+  j["schema"] = "neuron-gate.ranking/1";
+  j["metric"] = valid_utf8(ranking.metric);
+  j["unit"] = valid_utf8(ranking.unit);
+  j["better"] = ranking.better == Better::lower ? "lower" : "higher";
+  j["alpha"] = ranking.alpha;
+  j["correction"] = correction_name(rules.correction);
+  j["family_size"] = ranking.family_size;
+  j["run_allowance"] = ranking.run_allowance;
+  j["profiles"] = ordered::array();
+  for (const RankedProfile& p : ranking.profiles) {
+    j["profiles"].push_back({{"rank", p.rank}, {"label", valid_utf8(p.label)}, {"input", p.input},
+                             {"base", p.input == 0}, {"samples", p.samples}, {"median", number(p.median)},
+                             {"ratio_vs_base", number(p.ratio)},
+                             {"ratio_vs_base_ci95", {number(p.ratio_low), number(p.ratio_high)}},
+                             {"p_adjusted_vs_base", number(p.p_adjusted)},
+                             {"versus_base", p.input == 0 ? ordered(nullptr) : ordered(rank_evidence_key(p.versus_base))}});
+  }
+  j["pairs"] = ordered::array();
+  for (const RankPair& pair : ranking.pairs) {
+    j["pairs"].push_back({{"better", valid_utf8(ranking.profiles[pair.better].label)},
+                          {"worse", valid_utf8(ranking.profiles[pair.worse].label)}, {"ratio", number(pair.ratio)},
+                          {"ratio_ci95", {number(pair.ratio_low), number(pair.ratio_high)}}, {"p", number(pair.p)},
+                          {"p_adjusted", number(pair.p_adjusted)}, {"evidence", rank_evidence_key(pair.evidence)}});
+  }
+  j["unranked"] = ordered::array();
+  for (const UnrankedProfile& u : ranking.unranked) {
+    ordered differing = ordered::array();
+    for (const std::string& name : u.differing) {
+      differing.push_back(valid_utf8(name));
+    }
+    j["unranked"].push_back({{"label", valid_utf8(u.label)}, {"input", u.input}, {"differing", differing}});
+  }
+  return j.dump(1, ' ', false, ordered::error_handler_t::replace) + "\n";
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,148 @@
+// `neuron-gate rank BASE ALT...` (issue 19 item 2) on the bundled RMSNorm variants: the order the
+// end-to-end numbers support, with CIs, one Holm family over every pair, and the pairs that cannot be
+// told apart said so.
+#include "cli_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+using namespace neuron_gate::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+TEST_SUITE_BEGIN("cli::rank");
+
+namespace {
+
+struct Ranked {
+  CliResult result;
+  json report;
+  std::string markdown;
+};
+
+Ranked rank(std::vector<std::string> profiles, std::vector<std::string> extra = {}) {
+  const fs::path dir = scratch("rank");
+  std::vector<std::string> args{"rank"};
+  args.insert(args.end(), profiles.begin(), profiles.end());
+  args.insert(args.end(), {"--json", (dir / "r.json").string(), "--markdown", (dir / "r.md").string()});
+  args.insert(args.end(), extra.begin(), extra.end());
+  Ranked ranked;
+  ranked.result = run(args);
+  if (fs::exists(dir / "r.json")) {
+    ranked.report = json::parse(read_text((dir / "r.json").string()));
+    ranked.markdown = read_text((dir / "r.md").string());
+  }
+  return ranked;
+}
+
+const json& profile(const json& report, const std::string& label) {
+  for (const json& p : report["profiles"]) {
+    if (p["label"] == label) {
+      return p;
+    }
+  }
+  FAIL("no profile " << label);
+  static const json none;
+  return none;
+}
+
+} // namespace
+
+TEST_CASE("rank A B C: A and C cannot be told apart, both established better than B") {
+  const Ranked r = rank({example("A"), example("B"), example("C")});
+  INFO(r.result.err);
+  REQUIRE(r.result.exit_code == 0);
+  const json& report = r.report;
+  CHECK(report["schema"] == "neuron-gate.ranking/1");
+  CHECK(report["metric"] == "latency");
+  CHECK(report["unit"] == "ms");
+  CHECK(report["family_size"] == 3);  // A-C, A-B, C-B
+  CHECK(report["run_allowance"] == 0.1);  // e2e.json of one process per variant
+  REQUIRE(report["profiles"].size() == 3);
+  // Order by median latency: A 0.011021 ms, C 0.011252 ms, B 0.017784 ms (medians of the 200 samples of
+  // each e2e.json, computed with Python's statistics.median).
+  CHECK(report["profiles"][0]["label"] == example("A"));
+  CHECK(report["profiles"][1]["label"] == example("C"));
+  CHECK(report["profiles"][2]["label"] == example("B"));
+  CHECK(profile(report, example("A"))["median"].get<double>() == doctest::Approx(0.011021).epsilon(1e-9));
+  CHECK(profile(report, example("C"))["median"].get<double>() == doctest::Approx(0.011252).epsilon(1e-9));
+  CHECK(profile(report, example("B"))["median"].get<double>() == doctest::Approx(0.017784).epsilon(1e-9));
+  CHECK(profile(report, example("A"))["base"] == true);
+  // A and C share rank 1: C is 2% slower than A, inside the 10% between-run allowance.
+  CHECK(profile(report, example("A"))["rank"] == 1);
+  CHECK(profile(report, example("C"))["rank"] == 1);
+  CHECK(profile(report, example("C"))["versus_base"] != "established");
+  const json& c = profile(report, example("C"));
+  CHECK(c["ratio_vs_base"].get<double>() == doctest::Approx(1.02).epsilon(0.015));
+  CHECK(c["ratio_vs_base_ci95"][0].get<double>() <= c["ratio_vs_base"].get<double>());
+  CHECK(c["ratio_vs_base_ci95"][1].get<double>() >= c["ratio_vs_base"].get<double>());
+  // B is established worse than both: ~1.6x A's latency.
+  const json& b = profile(report, example("B"));
+  CHECK(b["rank"] == 3);
+  CHECK(b["versus_base"] == "established");
+  CHECK(b["ratio_vs_base"].get<double>() == doctest::Approx(1.61).epsilon(0.02));
+  CHECK(b["ratio_vs_base_ci95"][0].get<double>() > 1.5);
+  CHECK(b["p_adjusted_vs_base"].get<double>() < 0.05);
+  // Two-sided p of each pair as SciPy gives it (scipy.stats.mannwhitneyu(x, y, alternative="two-sided",
+  // method="asymptotic") on the e2e.json samples): A-C 7.158178e-40, A-B 4.894036e-62, C-B 5.112115e-62;
+  // Holm over the three: A-B x3 = 1.468211e-61, C-B max(x2, that) = 1.468211e-61, A-C x1.
+  REQUIRE(report["pairs"].size() == 3);
+  CHECK(report["pairs"][0]["p"].get<double>() == doctest::Approx(7.158178e-40).epsilon(1e-6));
+  CHECK(report["pairs"][0]["p_adjusted"].get<double>() == doctest::Approx(7.158178e-40).epsilon(1e-6));
+  CHECK(report["pairs"][1]["p"].get<double>() == doctest::Approx(4.894036e-62).epsilon(1e-6));
+  CHECK(report["pairs"][1]["p_adjusted"].get<double>() == doctest::Approx(1.468211e-61).epsilon(1e-6));
+  CHECK(report["pairs"][2]["p_adjusted"].get<double>() == doctest::Approx(1.468211e-61).epsilon(1e-6));
+  CHECK(report["pairs"][0]["evidence"] == "within the between-run allowance");
+  for (const json& pair : report["pairs"]) {
+    CHECK(pair["p_adjusted"].get<double>() >= pair["p"].get<double>());  // Holm never lowers a p
+    if (pair["worse"] == example("B")) {
+      CHECK(pair["evidence"] == "established");
+    } else {
+      CHECK(pair["evidence"] != "established");
+    }
+  }
+  CHECK(r.markdown.find("cannot be told apart") != std::string::npos);
+  CHECK(r.markdown.find("established — ") != std::string::npos);
+}
+
+TEST_CASE("rank: an alternative whose conditions differ is listed, not ranked (exit 3)") {
+  const Ranked r = rank({example("A"), example("A_sched"), example("Areg")});
+  INFO(r.result.err);
+  CHECK(r.result.exit_code == 3);
+  REQUIRE(r.report["unranked"].size() == 1);
+  CHECK(r.report["unranked"][0]["label"] == example("A_sched"));
+  CHECK(r.report["profiles"].size() == 2);
+  CHECK(r.report["profiles"][1]["label"] == example("Areg"));
+  CHECK(r.report["profiles"][1]["rank"] == 2);  // +42% latency: established worse than A
+  CHECK(r.markdown.find("NOT COMPARABLE") != std::string::npos);
+}
+
+TEST_CASE("rank: usage errors") {
+  CHECK(run({"rank", example("A")}).exit_code == 2);  // no alternative
+  const CliResult missing = run({"rank", example("A"), example("B"), "--metric", "throughput", "--quiet"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no end-to-end metric \"throughput\"") != std::string::npos);
+}
+
+TEST_CASE("rank: hostile profile names are escaped in Markdown and HTML") {
+  const fs::path dir = scratch("rank-hostile");
+  const fs::path hostile = dir / "x`|<b>@team\x1b[31m";
+  fs::create_directories(hostile);
+  fs::copy(fs::path(example("C")) / "e2e.json", hostile / "e2e.json");
+  const fs::path base = dir / "base";
+  fs::create_directories(base);
+  fs::copy(fs::path(example("A")) / "e2e.json", base / "e2e.json");
+  const CliResult r = run({"rank", base.string(), hostile.string(), "--html", (dir / "r.html").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK(r.out.find("\\|") != std::string::npos);  // `|` cannot end a table cell
+  const std::string html = read_text((dir / "r.html").string());
+  CHECK(html.find("<b>") == std::string::npos);
+  CHECK(html.find("&lt;b&gt;") != std::string::npos);
+}
+
+TEST_SUITE_END();
