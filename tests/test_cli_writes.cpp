@@ -78,9 +78,11 @@ TEST_CASE("two options on one file are refused before any work, however the path
       {(dir / "r.json").string(), (dir / "link-to-r.json").string()},  // a link to a file not written yet
   };
   fs::create_symlink("r.json", dir / "link-to-r.json");
-  for (const auto& [first, second] : aliases) {
+  for (const auto& alias : aliases) {  // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const std::string& second = alias.second;
     CAPTURE(second);
-    const CliResult result = run({"compare", missing_profile, missing_profile, "--json", first, "--annotations", second});
+    const CliResult result =
+        run({"compare", missing_profile, missing_profile, "--json", alias.first, "--annotations", second});
     CHECK(result.exit_code == 2);
     CHECK(result.err.find("two reports would be written to one file") != std::string::npos);
     CHECK(result.err.find("no-such-profile") == std::string::npos);
