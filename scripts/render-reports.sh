@@ -2,7 +2,8 @@
 # Renders the example reports in reports/ from the bundled example profiles, with the binary given
 # (default build/src/neuron-gate): Markdown, HTML, JSON and JUnit XML for three pairs of
 # examples/rmsnorm-4x512 — A vs Areg (a regression), A vs B (ops replaced by layer_norm) and
-# A vs A_sched (not comparable: the schedule differs).
+# A vs A_sched (not comparable: the schedule differs); and the ranking of B and C against A
+# (`neuron-gate rank`, Markdown, HTML and JSON).
 #
 # Usage: scripts/render-reports.sh [NEURON_GATE_BINARY] [OUT_DIR]
 #   OUT_DIR defaults to reports/ in the source tree; the test `reports-current` renders into a
@@ -36,3 +37,8 @@ for pair in A:Areg A:B A:A_sched; do
   fi
   echo "$name: exit $code -> $out_dir/$name.{md,html,json,junit.xml}"
 done
+
+# The alternatives B and C ranked against A by end-to-end latency (README "Ranking alternatives").
+"$binary" rank "$examples/A" "$examples/B" "$examples/C" --quiet \
+  --markdown "$out_dir/rank-A-B-C.md" --html "$out_dir/rank-A-B-C.html" --json "$out_dir/rank-A-B-C.json"
+echo "rank-A-B-C: exit 0 -> $out_dir/rank-A-B-C.{md,html,json}"

@@ -104,6 +104,8 @@ TEST_CASE("rank A B C: A and C cannot be told apart, both established better tha
       CHECK(pair["evidence"] != "established");
     }
   }
+  CHECK(r.markdown.find("**Best by median: `" + example("A") + "` (base); not told apart from `" + example("C") +
+                        "` by these data.**") != std::string::npos);
   CHECK(r.markdown.find("cannot be told apart") != std::string::npos);
   CHECK(r.markdown.find("established — ") != std::string::npos);
 }

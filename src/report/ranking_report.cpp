@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sstream>
+#include <vector>
 
 namespace neuron_gate {
 namespace {
@@ -61,6 +62,25 @@ std::string pair_text(const Ranking& ranking, std::size_t i, Code code) {
          "); their order here is by median only.";
 }
 
+// The first line: the profiles at rank 1 (profiles sort best first, so position 0 has rank 1), and
+// which others, if any, the best is not established to beat.
+template <typename Code>
+std::string best_text(const Ranking& ranking, Code code) {
+  const auto name = [&](const RankedProfile& p) { return code(p.label) + (p.input == 0 ? " (base)" : ""); };
+  if (ranking.profiles.size() < 2) {
+    return "Nothing ranked against the base.";
+  }
+  std::string text = "Best by median: " + name(ranking.profiles.front());
+  std::string not_beaten;
+  for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
+    if (ranking.pair(0, i).evidence != RankEvidence::established) {
+      not_beaten += (not_beaten.empty() ? "" : ", ") + name(ranking.profiles[i]);
+    }
+  }
+  return not_beaten.empty() ? text + ", established better than every other ranked profile."
+                            : text + "; not told apart from " + not_beaten + " by these data.";
+}
+
 std::string median_cell(const RankedProfile& p, const Ranking& ranking) {
   return format_value(p.median, ranking.unit);
 }
@@ -73,6 +93,7 @@ std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules
   std::ostringstream md;
   md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit)
      << ", " << better_text(ranking.better) << ")\n\n";
+  md << "**" << best_text(ranking, md_code) << "**\n\n";
   md << method_text(ranking, rules) << "\n\n";
   md << "| rank | profile | samples | median | vs base | 95% CI | adjusted p | vs base |\n";
   md << "|---|---|---|---|---|---|---|---|\n";
@@ -110,7 +131,8 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
        "table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:4px 8px}"
        "code{background:#eff1f3;padding:1px 4px}</style></head><body>\n";
   h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(ranking.unit) << ", "
-    << better_text(ranking.better) << ")</h1>\n<p>" << prose_html(method_text(ranking, rules)) << "</p>\n";
+    << better_text(ranking.better) << ")</h1>\n<p><strong>" << best_text(ranking, code) << "</strong></p>\n<p>"
+    << prose_html(method_text(ranking, rules)) << "</p>\n";
   h << "<table><tr><th>rank</th><th>profile</th><th>samples</th><th>median</th><th>vs base</th><th>95% CI</th>"
        "<th>adjusted p</th><th>vs base</th></tr>\n";
   for (const RankedProfile& p : ranking.profiles) {
