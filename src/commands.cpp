@@ -212,7 +212,7 @@ std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration)
   for (const NoiseFloor& floor : calibration->metrics) {
     const bool per_op = floor.metric_class == MetricClass::self_cpu || floor.metric_class == MetricClass::device;
     if (per_op && floor.noise_floor) {
-      noise.push_back(BaseNoise{floor.metric_class, floor.name, *floor.noise_floor});
+      noise.push_back(BaseNoise{floor.metric_class, floor.name, *floor.noise_floor, floor.scope});
     }
   }
   return noise;

@@ -13,3 +13,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_writes.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_cost.cpp)
 # Alternatives ranked against one baseline (issue 19 item 2).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_rank.cpp)
+# Replacement groups and class totals (issue 12 item 2).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_replacements.cpp)

@@ -39,21 +39,24 @@ std::vector<std::size_t> identity(std::size_t n) {
   return items;
 }
 
-// Sort key that reproduces compare_metrics' order: end-to-end, step time, ops by name (self CPU first).
-using MetricKey = std::tuple<int, std::string, int>;
+// Sort key that reproduces compare_metrics' order: end-to-end, step time, class totals and replacement
+// groups (sum_order), ops by name (self CPU first).
+using MetricKey = std::tuple<int, int, std::string, int>;
 
 MetricKey key_of(const MetricComparison& m) {
   switch (m.metric_class) {
   case MetricClass::end_to_end:
-    return {0, m.name, 0};
+    return {0, 0, m.name, 0};
   case MetricClass::step_time:
-    return {1, m.name, 0};
+    return {1, 0, m.name, 0};
   case MetricClass::self_cpu:
-    return {2, m.name, 0};
   case MetricClass::device:
     break;
   }
-  return {2, m.name, 1};
+  if (m.scope != MetricScope::op) {
+    return {2, sum_order(m), m.name, 0};
+  }
+  return {3, 0, m.name, m.metric_class == MetricClass::device ? 1 : 0};
 }
 
 struct Accumulator {
@@ -190,6 +193,7 @@ void accumulate(const Judgement& judgement, std::map<MetricKey, Accumulator>& ac
     class_regressed[m.metric_class] = class_regressed[m.metric_class] || m.verdict == Verdict::regressed;
     Accumulator& acc = accumulators[key_of(m)];
     acc.floor.metric_class = m.metric_class;
+    acc.floor.scope = m.scope;
     acc.floor.name = m.name;
     acc.floor.unit = m.unit;
     acc.floor.gating = m.gating;

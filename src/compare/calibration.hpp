@@ -35,7 +35,8 @@ enum class SplitBy {
 // The noise of one metric across the A/A splits. Ratios are half B / half A, as head / base.
 struct NoiseFloor {
   MetricClass metric_class = MetricClass::self_cpu;
-  std::string name;           // op key, "step time", or the end-to-end metric's name
+  MetricScope scope = MetricScope::op;  // per-op classes: an op, the replacement group or the class total
+  std::string name;           // op key, "step time", "replaced ops", "all ops", or the end-to-end metric's name
   std::string unit;           // "us" (per step) or the end-to-end unit
   bool gating = false;        // its class decides the gate under the rules
   double threshold = 0.05;    // the rules' threshold for this metric

@@ -42,27 +42,41 @@ GateFinding gate_finding(const Judgement& judgement, const RuleSet& rules) {
   return gate;
 }
 
-StructuralFinding structural_finding(const std::vector<MetricComparison>& metrics) {
-  StructuralFinding found;
-  std::vector<std::pair<double, std::size_t>> appeared_by_time;
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::binary_search(names.begin(), names.end(), name);
+}
+
+// The op metrics of one replacement group (same class and rank, named in its member lists).
+ReplacementFinding replacement_finding(const std::vector<MetricComparison>& metrics, std::size_t group) {
+  const MetricComparison& g = metrics[group];
+  ReplacementFinding found;
+  found.group = group;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const MetricComparison& m = metrics[i];
-    if (m.metric_class != MetricClass::self_cpu) {
+    if (m.scope != MetricScope::op || m.metric_class != g.metric_class || m.rank != g.rank) {
       continue;
     }
-    if (!m.present_in_head) {
+    const std::string name = unranked_name(m);
+    if (listed(g.replaced.gone, name)) {
       found.gone.push_back(i);
-    } else if (!m.present_in_base) {
+    } else if (listed(g.replaced.appeared, name)) {
       found.appeared.push_back(i);
-      appeared_by_time.emplace_back(m.head_median.value_or(0), i);
-    } else if (m.calls_changed) {
+      if (!found.largest_appeared || m.head_median.value_or(0) > metrics[*found.largest_appeared].head_median.value_or(0)) {
+        found.largest_appeared = i;
+      }
+    } else if (listed(g.replaced.calls_changed, name)) {
       found.calls_changed.push_back(i);
     }
   }
-  std::stable_sort(appeared_by_time.begin(), appeared_by_time.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  if (!appeared_by_time.empty()) {
-    found.largest_appeared = appeared_by_time.front().second;
+  return found;
+}
+
+StructuralFinding structural_finding(const std::vector<MetricComparison>& metrics) {
+  StructuralFinding found;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i].scope == MetricScope::replacement_group) {
+      found.groups.push_back(replacement_finding(metrics, i));
+    }
   }
   return found;
 }
@@ -87,7 +101,7 @@ StepTimeFinding step_time_finding(const std::vector<MetricComparison>& metrics, 
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const MetricComparison& m = metrics[i];
     found.have_device = found.have_device || m.metric_class == MetricClass::device;
-    if (!is_op(m) || m.rank != metrics[step].rank) {
+    if (!is_op(m) || m.scope != MetricScope::op || m.rank != metrics[step].rank) {
       continue;
     }
     const double change = median_change(m).value_or(0);

@@ -37,10 +37,17 @@ struct GateFinding {
   bool per_op_gates = false;   // a per-op class is among the gating classes
 };
 
-// Ops that appeared, disappeared or changed their calls per step (self CPU metrics), read together.
-struct StructuralFinding {
-  std::vector<std::size_t> gone, appeared, calls_changed;  // metric indices, in metric order
+// One replacement group (replacement_groups.hpp): the ops of one class and rank that appeared,
+// disappeared or changed their calls per step, read together, and the metric of their summed time.
+struct ReplacementFinding {
+  std::size_t group = 0;                                   // metric index of the replacement-group metric
+  std::vector<std::size_t> gone, appeared, calls_changed;  // metric indices of its ops, in metric order
   std::optional<std::size_t> largest_appeared;             // the new op with the largest head median
+};
+
+// Every replacement group, in metric order (self CPU before device time, per rank).
+struct StructuralFinding {
+  std::vector<ReplacementFinding> groups;
 };
 
 // One op's share of a step-time change: its median change in µs per step.

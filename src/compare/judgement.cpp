@@ -70,7 +70,7 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
   for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
-                        Family::step_time}) {
+                        Family::step_time, Family::replaced}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {
@@ -215,6 +215,11 @@ void give_verdict(MetricComparison& m) {
     m.why = m.present_in_base ? VerdictReason::op_disappears : VerdictReason::op_appears;
     return;
   }
+  if (m.family == Family::replaced) {
+    m.verdict = Verdict::structural;  // judged through its replacement group, never twice
+    m.why = VerdictReason::in_replacement_group;
+    return;
+  }
   const auto worse = worse_ratio(m, m.ratio);
   const bool above_floor = !per_op(m) || (m.shift ? std::fabs(*m.shift) : 0.0) >= m.floor_us;
   const double t = m.threshold;
@@ -263,7 +268,7 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.floor_us = per_op(m) ? rules.floor_us : 0.0;
   if (per_op(m)) {
     for (const BaseNoise& noise : options.base_noise) {
-      if (noise.metric_class == m.metric_class && noise.name == m.name) {
+      if (noise.metric_class == m.metric_class && noise.scope == m.scope && noise.name == m.name) {
         m.base_noise = noise.noise_floor;
       }
     }
@@ -276,7 +281,8 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.significant_worse = m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha;
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   m.gating = std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end() &&
-             (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material;
+             (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
+             m.family != Family::replaced;
   give_verdict(m);
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
     m.minimum_detectable_ratio = minimum_detectable_ratio(m.base_samples, m.head_samples, m.needed_p);
@@ -426,6 +432,8 @@ const char* family_name(Family family) {
     return "per-op (not material)";
   case Family::step_time:
     return "step time";
+  case Family::replaced:
+    return "per-op (replaced)";
   }
   return "per-op";
 }

@@ -28,9 +28,11 @@ enum class Family {
   per_op,          // self CPU and device time of every material op together (MetricJudgement::material)
   per_op_minor,    // the per-op metrics below rules.material_share: reported, corrected on their own, never gating
   step_time,       // profiled step time (per rank)
+  replaced,        // ops of a replacement group (replacement_groups.hpp): judged through the group's summed
+                   // time, which is in per_op; STRUCTURAL themselves, never gating
 };
 
-// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time".
+// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time", "per-op (replaced)".
 const char* family_name(Family family);
 
 // Why a metric got its verdict. The numbers each reason rests on are in the MetricComparison
@@ -39,6 +41,8 @@ enum class VerdictReason {
   op_disappears,           // STRUCTURAL: present in base only
   op_appears,              // STRUCTURAL: present in head only
   calls_changed,           // STRUCTURAL: median calls per step differ (base_calls -> head_calls)
+  in_replacement_group,    // STRUCTURAL: on both sides, a member of its class's replacement group (calls per step
+                           // changed, or its device time appeared or vanished); judged through the group
   worse_beyond_threshold,  // REGRESSED: adjusted p_worse <= alpha, worse ratio >= 1 + t, |shift| >= floor
   better_beyond_threshold, // IMPROVED: the same in the better direction
   ci_within_threshold,     // EQUIVALENT: ratio CI inside [1 - t, 1 + t]
@@ -129,6 +133,7 @@ struct BaseNoise {
   MetricClass metric_class = MetricClass::self_cpu;
   std::string name;
   double noise_floor = 0.0;  // 95th percentile of |ratio - 1| between random halves of base
+  MetricScope scope = MetricScope::op;  // an op, or a replacement group / class total of that name
 };
 
 // Options of judge() that come from the command line.
@@ -164,6 +169,8 @@ struct MaterialSelection {
   double share = 0.01;               // rules.material_share
   std::size_t material = 0;          // per-op metrics (both sides present) in Family::per_op
   std::size_t not_material = 0;      // per-op metrics (both sides present) in Family::per_op_minor
+  std::size_t sums = 0;              // replacement groups and class totals, in Family::per_op (always material)
+  std::size_t replaced = 0;          // ops of a replacement group with both sides present, in Family::replaced
   std::optional<double> step_us;     // base's median step time (rank-less or rank 0), the self CPU reference
   std::optional<double> device_us;   // base's device time per step (sum of the ops' base medians)
 };
@@ -187,13 +194,14 @@ struct Judgement {
 };
 
 // Judges every measurement, then decides. Families: "end-to-end", "device summary", "per-op" (self CPU
-// and device of the material ops together), "per-op (not material)" and "step time", each corrected on
+// and device of the material ops together, with every replacement group and class total), "per-op (not
+// material)", "per-op (replaced)" (the ops of a replacement group) and "step time", each corrected on
 // its own with rules.correction (Holm by default); Benjamini–Hochberg q values are added for "worth a
-// look". Only material per-op metrics gate (MetricJudgement::material).
+// look". Only the per-op family's metrics gate among per-op classes (material ops, groups, totals).
 // Verdict rules per metric, in order (t = threshold, f = floor for per-op metrics):
 //   INCONCLUSIVE screened events carry more than rules.max_excluded_share of a side's time of the metric's
 //                kind (data_incomplete): never REGRESSED or IMPROVED from incomplete data
-//   STRUCTURAL   the op is on one side only
+//   STRUCTURAL   the op is on one side only, or (in_replacement_group) a member of a replacement group
 //   INCONCLUSIVE step time where a side has a single run
 //   REGRESSED    adjusted one-sided p <= alpha, ratio >= 1 + t (worse direction), |shift| >= f; per op, the
 //                worse end of the ratio CI (widened by the timer resolution) beyond 1 + base's A/A noise (0

@@ -1,6 +1,8 @@
 #include "compare/material.hpp"
 
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace neuron_gate {
 namespace {
@@ -12,7 +14,25 @@ struct References {
 };
 
 bool per_op(const MetricComparison& m) {
-  return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
+  return (m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device) &&
+         m.scope == MetricScope::op;
+}
+
+// The members of every replacement group, by class, rank and op name (no rank suffix).
+using MemberKey = std::tuple<MetricClass, std::optional<unsigned>, std::string>;
+
+std::set<MemberKey> group_members(const std::vector<MetricComparison>& metrics) {
+  std::set<MemberKey> members;
+  for (const MetricComparison& m : metrics) {
+    if (m.scope == MetricScope::replacement_group) {
+      for (const auto* list : {&m.replaced.gone, &m.replaced.appeared, &m.replaced.calls_changed}) {
+        for (const std::string& name : *list) {
+          members.insert({m.metric_class, m.rank, name});
+        }
+      }
+    }
+  }
+  return members;
 }
 
 std::optional<double> positive(std::optional<double> value) {
@@ -45,7 +65,11 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
     selection.step_us = first.step_us;
     selection.device_us = first.device_us > 0 ? std::optional<double>(first.device_us) : std::nullopt;
   }
+  const std::set<MemberKey> members = group_members(metrics);
   for (MetricComparison& m : metrics) {
+    if (m.scope != MetricScope::op) {
+      selection.sums += (m.present_in_base && m.present_in_head) ? 1 : 0;  // always material, in Family::per_op
+    }
     if (!per_op(m)) {
       continue;
     }
@@ -54,11 +78,14 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
       m.base_share = *m.base_median / *reference;
     }
     m.material = !m.present_in_base ? false : !reference || share <= 0 || (m.base_share && *m.base_share >= share);
-    if (!m.material) {
+    const bool replaced = members.count({m.metric_class, m.rank, unranked_name(m)}) > 0;
+    if (replaced) {
+      m.family = Family::replaced;
+    } else if (!m.material) {
       m.family = Family::per_op_minor;
     }
     if (m.present_in_base && m.present_in_head) {
-      ++(m.material ? selection.material : selection.not_material);
+      ++(replaced ? selection.replaced : m.material ? selection.material : selection.not_material);
     }
   }
   return selection;

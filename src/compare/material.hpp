@@ -15,7 +15,10 @@ namespace neuron_gate {
 // self CPU ops' base medians); device time against the sum of the device ops' base medians (or, without
 // device time, the step time). An op is material when its base median >= share x reference; an op
 // absent from base is not; without a positive reference every op is. share 0 makes every op material.
-// Counts cover metrics with both sides present. Other metric classes are left material.
+// Replacement groups and class totals (MetricScope) are always material, stay in Family::per_op and
+// do not count toward the references. Ops that are members of a replacement group of their class and
+// rank move to Family::replaced (judged through the group). Counts cover metrics with both sides
+// present. Other metric classes are left material.
 MaterialSelection select_material(std::vector<MetricComparison>& metrics, double share);
 
 } // namespace neuron_gate

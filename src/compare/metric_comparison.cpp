@@ -90,10 +90,7 @@ void run_statistics(MetricMeasurement& metric) {
 
 // One quantum of the sides' timer in µs, when either side's traces are integer-µs data.
 std::optional<double> trace_resolution(const SideSamples& base, const SideSamples& head) {
-  if (integer_microsecond_data(base) || integer_microsecond_data(head)) {
-    return 1.0;
-  }
-  return std::nullopt;
+  return integer_microsecond_data(base) || integer_microsecond_data(head) ? std::optional<double>(1.0) : std::nullopt;
 }
 
 // The sample count of every run of an end-to-end metric is known (files that list runs, or one run each).
@@ -204,33 +201,68 @@ std::vector<double> unit_samples(const std::vector<double>& per_step, const Rank
   return unit == SampleUnit::run ? per_run(per_step, steps) : per_step;
 }
 
-// Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
-void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps& base_steps,
-                       const RankSteps& head_steps, const RuleSet& rules, bool per_rank,
-                       std::optional<unsigned> rank, std::optional<double> resolution) {
-  std::map<std::string, OpSeries> base_ops = op_series(base_steps.steps, rules);
-  std::map<std::string, OpSeries> head_ops = op_series(head_steps.steps, rules);
+// One rank (or the whole sides) as its op metrics are built.
+struct RankPair {
+  const RankSteps& base;
+  const RankSteps& head;
+  const RuleSet& rules;
+  bool per_rank = false;
+  std::optional<unsigned> rank;
+  std::optional<double> resolution;
+};
+
+// A per-op-class metric named `name` (plus the rank suffix) from per-step values, not yet measured.
+MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class, const std::string& name,
+                                  const std::vector<double>& base_values, const std::vector<double>& head_values) {
+  MetricMeasurement metric;
+  metric.metric_class = metric_class;
+  metric.name = name + (pair.per_rank ? rank_suffix(pair.rank) : std::string());
+  metric.ranked = pair.per_rank;
+  metric.rank = pair.rank;
+  metric.unit = "us";
+  metric.base_samples = unit_samples(base_values, pair.base, pair.rules.unit);
+  metric.head_samples = unit_samples(head_values, pair.head, pair.rules.unit);
+  metric.base_processes = pair.base.runs;
+  metric.head_processes = pair.head.runs;
+  return metric;
+}
+
+// The profiled step time of each sample step, in µs.
+std::vector<double> step_us(const RankSteps& steps) {
+  std::vector<double> values;
+  for (const StepSample& s : steps.steps) {
+    values.push_back(to_us(s.duration_ns));
+  }
+  return values;
+}
+
+void measure(MetricMeasurement& metric, std::optional<double> resolution) {
+  run_statistics(metric);
+  if (resolution) {
+    widen_for_resolution(metric, *resolution);
+  }
+}
+
+// The ops of either side, by name.
+std::set<std::string> op_names(const std::map<std::string, OpSeries>& base_ops, const std::map<std::string, OpSeries>& head_ops) {
   std::set<std::string> names;
-  for (const auto& [name, s] : base_ops) {
-    names.insert(name);
+  for (const auto* ops : {&base_ops, &head_ops}) {
+    for (const auto& [name, s] : *ops) {
+      names.insert(name);
+    }
   }
-  for (const auto& [name, s] : head_ops) {
-    names.insert(name);
-  }
-  const std::string suffix = per_rank ? rank_suffix(rank) : std::string();
-  for (const std::string& name : names) {
+  return names;
+}
+
+// Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
+void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankPair& pair,
+                       std::map<std::string, OpSeries>& base_ops, std::map<std::string, OpSeries>& head_ops) {
+  for (const std::string& name : op_names(base_ops, head_ops)) {
     const OpSeries& b = base_ops[name];
     const OpSeries& h = head_ops[name];
     auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
                     const std::vector<double>& head_values) {
-      MetricMeasurement metric;
-      metric.metric_class = metric_class;
-      metric.name = name + suffix;
-      metric.ranked = per_rank;
-      metric.rank = rank;
-      metric.unit = "us";
-      metric.base_samples = unit_samples(base_values, base_steps, rules.unit);
-      metric.head_samples = unit_samples(head_values, head_steps, rules.unit);
+      MetricMeasurement metric = per_step_metric(pair, metric_class, name, base_values, head_values);
       metric.present_in_base = b.present;
       metric.present_in_head = h.present;
       if (b.present) {
@@ -240,13 +272,8 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps&
         metric.head_calls = median(h.calls);
       }
       metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
-      metric.base_processes = base_steps.runs;
-      metric.head_processes = head_steps.runs;
       if (b.present && h.present) {
-        run_statistics(metric);
-        if (resolution) {
-          widen_for_resolution(metric, *resolution);
-        }
+        measure(metric, pair.resolution);
       } else {
         metric.base_median = median(metric.base_samples);
         metric.head_median = median(metric.head_samples);
@@ -260,39 +287,45 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankSteps&
   }
 }
 
-} // namespace
-
-void widen_for_resolution(MetricMeasurement& metric, double resolution) {
-  metric.resolution = resolution;
-  if (metric.shift_low && metric.shift_high) {
-    metric.shift_low = *metric.shift_low - resolution;
-    metric.shift_high = *metric.shift_high + resolution;
+// Appends, per class, the class total and (when it has members) the replacement group of one rank
+// (replacement_groups.hpp), measured like an op.
+void append_class_sums(std::vector<MetricMeasurement>& metrics, const RankPair& pair,
+                       std::map<std::string, OpSeries>& base_ops, std::map<std::string, OpSeries>& head_ops) {
+  const std::set<std::string> names = op_names(base_ops, head_ops);
+  bool any_device = false;
+  for (const std::string& name : names) {
+    any_device = any_device || base_ops[name].any_device || head_ops[name].any_device;
   }
-  if (metric.ratio_low && metric.ratio_high && metric.base_median && *metric.base_median > 0) {
-    const double step = resolution / *metric.base_median;
-    metric.ratio_low = std::max(0.0, *metric.ratio_low - step);
-    metric.ratio_high = *metric.ratio_high + step;
-  }
-}
-
-bool integer_microsecond_data(const SideSamples& side) {
-  if (side.traces.empty()) {
-    return false;
-  }
-  for (const TraceSamples& trace : side.traces) {
-    for (const StepSample& step : trace.steps) {
-      if (step.duration_ns % 1000 != 0) {
-        return false;
-      }
-      for (const auto& [name, values] : step.ops) {
-        if (values.self_cpu_ns % 1000 != 0 || values.device_ns % 1000 != 0) {
-          return false;
-        }
-      }
+  for (MetricClass metric_class : {MetricClass::self_cpu, MetricClass::device}) {
+    const bool cpu = metric_class == MetricClass::self_cpu;
+    if (names.empty() || (!cpu && !any_device)) {
+      continue;
+    }
+    std::vector<OpStepValues> ops;
+    for (const std::string& name : names) {
+      const OpSeries& b = base_ops[name];
+      const OpSeries& h = head_ops[name];
+      ops.push_back(OpStepValues{name, cpu ? &b.self_cpu_us : &b.device_us, cpu ? &h.self_cpu_us : &h.device_us,
+                                 cpu ? b.present : b.any_device, cpu ? h.present : h.any_device,
+                                 b.present ? median(b.calls) : std::nullopt, h.present ? median(h.calls) : std::nullopt});
+    }
+    const ClassSums sums = sum_class(ops, pair.base.steps.size(), pair.head.steps.size());
+    MetricMeasurement total = per_step_metric(pair, metric_class, k_class_total_name, sums.total_base, sums.total_head);
+    total.scope = MetricScope::class_total;
+    measure(total, pair.resolution);
+    metrics.push_back(std::move(total));
+    if (!sums.members.empty()) {
+      MetricMeasurement group =
+          per_step_metric(pair, metric_class, k_replacement_group_name, sums.group_base, sums.group_head);
+      group.scope = MetricScope::replacement_group;
+      group.replaced = sums.members;
+      measure(group, pair.resolution);
+      metrics.push_back(std::move(group));
     }
   }
-  return true;
 }
+
+} // namespace
 
 std::vector<Run> side_runs(const SideSamples& side) {
   std::map<std::string, std::vector<std::size_t>> folders;
@@ -345,6 +378,13 @@ std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_f
   return steps;
 }
 
+int sum_order(const MetricMeasurement& metric) {
+  if (metric.scope == MetricScope::op) {
+    return 0;
+  }
+  return (metric.metric_class == MetricClass::device ? 2 : 0) + (metric.scope == MetricScope::replacement_group ? 1 : 0);
+}
+
 std::string unranked_name(const MetricMeasurement& metric) {
   if (!metric.ranked) {
     return metric.name;
@@ -368,7 +408,6 @@ static void set_excluded_shares(std::vector<MetricMeasurement>& metrics, const S
 
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   std::vector<MetricMeasurement> metrics;
-
   const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
   const bool application_numbers = std::any_of(base.end_to_end.begin(), base.end_to_end.end(), from_application) ||
                                    std::any_of(head.end_to_end.begin(), head.end_to_end.end(), from_application);
@@ -403,45 +442,33 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
   const std::optional<double> resolution = trace_resolution(base, head);
   const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
   const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head, rules.drop_first_steps, per_rank);
-  std::vector<MetricMeasurement> op_metrics;
+  std::vector<MetricMeasurement> sum_metrics, op_metrics;
   for (const auto& [rank, b] : base_groups) {
     auto h = head_groups.find(rank);
     if (h == head_groups.end()) {
       continue;  // a rank on one side only: the "ranks" condition names it
     }
-    const std::string suffix = per_rank ? rank_suffix(rank) : std::string();
+    const RankPair pair{b, h->second, rules, per_rank, rank, resolution};
     if (!b.steps.empty() && !h->second.steps.empty()) {
-      MetricMeasurement step;
-      step.metric_class = MetricClass::step_time;
-      step.name = "step time" + suffix;
-      step.ranked = per_rank;
-      step.rank = rank;
-      step.unit = "us";
-      std::vector<double> base_us, head_us;
-      for (const StepSample& s : b.steps) {
-        base_us.push_back(to_us(s.duration_ns));
-      }
-      for (const StepSample& s : h->second.steps) {
-        head_us.push_back(to_us(s.duration_ns));
-      }
-      step.base_samples = unit_samples(base_us, b, rules.unit);
-      step.head_samples = unit_samples(head_us, h->second, rules.unit);
+      MetricMeasurement step = per_step_metric(pair, MetricClass::step_time, "step time", step_us(b), step_us(h->second));
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
-      step.base_processes = b.runs;
-      step.head_processes = h->second.runs;
-      run_statistics(step);
-      if (resolution) {
-        widen_for_resolution(step, *resolution);
-      }
+      measure(step, resolution);
       metrics.push_back(std::move(step));
     }
-    append_op_metrics(op_metrics, b, h->second, rules, per_rank, rank, resolution);
+    std::map<std::string, OpSeries> base_ops = op_series(b.steps, rules);
+    std::map<std::string, OpSeries> head_ops = op_series(h->second.steps, rules);
+    append_class_sums(sum_metrics, pair, base_ops, head_ops);
+    append_op_metrics(op_metrics, pair, base_ops, head_ops);
   }
   // Ops by name, then rank (ranks were visited in order; the sort is stable).
   std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {
     return unranked_name(x) < unranked_name(y);
   });
+  std::stable_sort(sum_metrics.begin(), sum_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {
+    return std::pair(sum_order(x), x.name) < std::pair(sum_order(y), y.name);
+  });
+  std::move(sum_metrics.begin(), sum_metrics.end(), std::back_inserter(metrics));
   std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
   set_excluded_shares(metrics, base, head);
   return metrics;

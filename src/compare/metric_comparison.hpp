@@ -4,6 +4,7 @@
 // sections 2, 4). A MetricMeasurement is read-only once built: nothing here applies alpha, thresholds
 // or families; the judgement (stage 5, judgement.hpp) does, across families.
 
+#include "compare/replacement_groups.hpp"
 #include "compare/rule_set.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/read_side.hpp"
@@ -70,6 +71,11 @@ struct MetricMeasurement {
   // (profile/event_screen.hpp; SideSamples::screened): device time for device metrics (1 when a side's
   // device time was lost), self CPU time for self CPU and step time; 0 end to end.
   double base_excluded_share = 0.0, head_excluded_share = 0.0;
+  // Self CPU and device metrics: one op, or a sum per step (replacement_groups.hpp): the replacement
+  // group of the class (named k_replacement_group_name, `replaced` lists its ops) or the class total
+  // (k_class_total_name). Sums are on both sides with calls unset; other classes keep MetricScope::op.
+  MetricScope scope = MetricScope::op;
+  ReplacementMembers replaced;
 };
 
 // Widens the CIs of a measured metric by one timer quantum `resolution` on each side: the shift CI by
@@ -85,7 +91,10 @@ bool integer_microsecond_data(const SideSamples& side);
 // Builds every metric of base vs head and runs the statistics on each: end-to-end metrics (matched
 // by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
 // each trace dropped) self CPU time and, where any device time exists, device time. Ops present on
-// one side only are single entries with present_in_base or present_in_head false. Order: end-to-end, step time, ops by name.
+// one side only are single entries with present_in_base or present_in_head false. Per class (self
+// CPU; device time where any exists) the class total and, when any op is gone, appeared or changed
+// calls (replacement_of), the replacement group are summed per step (sum_class) and measured like an
+// op. Order: end-to-end, step time, per class the total then the group, ops by name.
 // When either side holds more than one rank, step time and every op metric are built per rank from
 // that rank's steps only (base rank k vs head rank k; a rank on one side only gives no metric, the
 // "ranks" condition names it), named with the rank suffix, ordered by name then rank.
@@ -93,6 +102,10 @@ bool integer_microsecond_data(const SideSamples& side);
 // the run's per-step values (calls per step stay per step). Throws UsageError from check_sample_unit
 // (commands call it before reading the traces' contents; this is the last line of defence).
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules);
+
+// Order of the summed metrics among themselves (then by name): self CPU total 0, self CPU replacement
+// group 1, device total 2, device replacement group 3; 0 for other metrics.
+int sum_order(const MetricMeasurement& metric);
 
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
 std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);

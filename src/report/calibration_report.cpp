@@ -162,6 +162,9 @@ std::string render_calibration_json(const Calibration& c, const RuleSet& rules) 
     ordered row;
     row["class"] = metric_class_key(m.metric_class);
     row["name"] = m.name;
+    if (m.scope != MetricScope::op) {  // a sum per step of the class's ops (replacement_groups.hpp)
+      row["scope"] = metric_scope_key(m.scope);
+    }
     row["unit"] = m.unit;
     row["gating"] = m.gating;
     row["threshold"] = m.threshold;

@@ -40,6 +40,13 @@ ordered metric_json(const MetricComparison& m) {
   if (m.ranked) {  // compared rank to rank only; absent for a single-rank comparison
     j["rank"] = m.rank ? ordered(*m.rank) : ordered(nullptr);
   }
+  if (m.scope != MetricScope::op) {  // a sum per step of the class's ops (replacement_groups.hpp)
+    j["scope"] = metric_scope_key(m.scope);
+  }
+  if (m.scope == MetricScope::replacement_group) {
+    j["replaced"] = {{"gone", m.replaced.gone}, {"appeared", m.replaced.appeared},
+                     {"calls_changed", m.replaced.calls_changed}};
+  }
   j["unit"] = m.unit;
   j["better"] = m.better == Better::lower ? "lower" : "higher";
   j["verdict"] = verdict_name(m.verdict);
@@ -210,6 +217,7 @@ std::string render_json(const Report& report) {
   j["gating_classes"] = gating;
   const MaterialSelection& material = report.decision.material;
   j["material"] = {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
+                     {"sums", material.sums}, {"replaced", material.replaced},
                    {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}};
   ordered conditions = ordered::array();
   for (const ConditionRow& row : report.conditions.rows) {

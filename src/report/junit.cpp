@@ -3,6 +3,7 @@
 #include "report/chart.hpp"
 #include "report/escape.hpp"
 #include "report/number_format.hpp"
+#include "report/prose.hpp"
 
 #include <algorithm>
 
@@ -33,7 +34,9 @@ struct Case {
 
 // The numbers behind a verdict, one per line, for the case's text.
 std::string metric_details(const MetricComparison& m) {
+  const std::string replaced = replacement_members_text(m);
   return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + sanitize_text(m.reason) +
+         (replaced.empty() ? std::string() : "\nreplaced ops: " + prose_plain(replaced)) +
          "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) +
          ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.head_samples.size()) +
          ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
@@ -53,6 +56,9 @@ Case metric_case(const Report& report, const MetricComparison& m) {
     c.type = verdict_name(m.verdict);
     c.message = "REGRESSED: ratio " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
                 ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
+    if (m.scope == MetricScope::replacement_group) {
+      c.message += "; replaced ops: " + prose_plain(replacement_members_text(m));
+    }
     if (m.waiver) {
       c.kind = Case::Kind::skipped;
       c.message = "waived (" + *m.waiver + "): " + c.message;

@@ -145,6 +145,16 @@ std::string reason_of_verdict(const MetricComparison& m) {
     reason << "median calls per step " << m.base_calls.value_or(0) << " -> " << m.head_calls.value_or(0);
     return reason.str();
   }
+  case VerdictReason::in_replacement_group: {
+    std::ostringstream reason;
+    if (m.base_calls != m.head_calls) {
+      reason << "median calls per step " << m.base_calls.value_or(0) << " -> " << m.head_calls.value_or(0) << "; ";
+    } else {
+      reason << (m.base_median.value_or(0) == 0 ? "time appears in head; " : "time disappears in head; ");
+    }
+    reason << "judged with its replacement group (" << k_replacement_group_name << ")";
+    return reason.str();
+  }
   case VerdictReason::worse_beyond_threshold:
     return "worse by " + percent(worse_of(m)) + " (threshold " + percent(1.0 + t) + "), adjusted p within alpha";
   case VerdictReason::better_beyond_threshold:

@@ -42,6 +42,15 @@ std::vector<std::string> interpretation_lines(const Interpretations& found, cons
 // The open hypotheses as report lines, one per finding (data problems: one per kind and side).
 std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, const std::vector<MetricComparison>& metrics);
 
+// The ops of a replacement group (m.scope == MetricScope::replacement_group) as prose, names as
+// prose_code: "no longer run: `a`, `b`; new: `c`; calls per step changed: `d`" (up to 12 names per
+// list, then "and N more"); "" for any other metric.
+std::string replacement_members_text(const MetricComparison& m);
+
+// A metric's name as an interpretation names it: "`aten::mm` (self CPU)", "the replacement group
+// `replaced ops` (self CPU)", "`all ops` (self CPU, all ops summed)".
+std::string metric_what(const MetricComparison& m);
+
 // "`aten::div_` (down to -10.0 µs)" per op with a negative self time, in op order.
 std::vector<std::string> negative_self_time_texts(const DataProblemFinding& found);
 

@@ -41,12 +41,25 @@ std::string not_comparable_text(const std::vector<ConditionDifference>& differin
          "`--allow-mismatch NAME` if it is intended.";
 }
 
-// The per-op family as chosen from base's data (issue 14 item 1); empty when no per-op class gates or
-// every op is material.
+// The per-op family as chosen from base's data (issue 14 item 1) with its summed metrics and the ops
+// judged through a replacement group (issue 12 item 2); empty when no per-op class gates.
 std::string material_text(const GateFinding& gate) {
   const MaterialSelection& m = gate.material;
-  if (!gate.per_op_gates || m.not_material == 0) {
+  if (!gate.per_op_gates) {
     return "";
+  }
+  std::string sums;
+  if (m.sums > 0) {
+    sums = " The per-op family also holds " + count_of(m.sums, "summed metric", "summed metrics") +
+           " (each class's total of every op per step and, where ops were replaced, the replacement group's summed "
+           "time per step), which gate like a material op.";
+  }
+  if (m.replaced > 0) {
+    sums += " " + count_of(m.replaced, "op metric of a replacement group is", "op metrics of replacement groups are") +
+            " judged through its group only (STRUCTURAL, not tested alone).";
+  }
+  if (m.not_material == 0) {
+    return sums;
   }
   const std::string share = format_number(m.share * 100.0) + "%";
   std::string references = "base's median step time" +
@@ -56,7 +69,7 @@ std::string material_text(const GateFinding& gate) {
   }
   return " Per-op family: " + count_of(m.material, "op metric is", "op metrics are") + " material (base median per step at least " +
          share + " of " + references + ") gate; the other " + std::to_string(m.not_material) +
-         " are reported with a correction of their own and never fail the gate (rules key `material_share`).";
+         " are reported with a correction of their own and never fail the gate (rules key `material_share`)." + sums;
 }
 
 std::string gate_text(const GateFinding& gate) {
@@ -72,7 +85,7 @@ std::string gate_text(const GateFinding& gate) {
 }
 
 std::string gating_metric_text(const MetricComparison& m) {
-  const std::string what = prose_code(m.name) + " (" + class_label(m.metric_class) + ")";
+  const std::string what = metric_what(m);
   const std::string measurements = ". [Measurements: " + prose_code(m.name) + "]";
   if (m.verdict == Verdict::regressed) {
     return what + " REGRESSED: " + format_ratio(m.ratio) + " of base, 95% CI " +
@@ -132,28 +145,40 @@ std::string device_summary_text(const Metrics& metrics, const std::vector<std::s
   return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
 }
 
-void structural_lines(const Metrics& metrics, const StructuralFinding& s, std::vector<std::string>& lines) {
-  const std::vector<std::string> gone = names(metrics, s.gone), appeared = names(metrics, s.appeared);
-  if (!gone.empty() && !appeared.empty()) {
-    lines.push_back("Structural change, read together: " + count_of(gone.size(), "op no longer runs", "ops no longer run") +
-                    " (" + join(gone, 12) + ") and " + count_of(appeared.size(), "new op runs", "new ops run") + " (" +
-                    join(appeared, 12) + "): the separate ops were replaced by " + join(appeared, 12, " + ") +
-                    " (largest self CPU time: " + prose_code(metrics[s.largest_appeared.value_or(s.appeared.front())].name) +
-                    "). [Measurements: STRUCTURAL rows]");
-  } else if (!gone.empty()) {
-    lines.push_back("Structural change: " + count_of(gone.size(), "op no longer runs", "ops no longer run") + ": " +
-                    join(gone, 12) + ". [Measurements: STRUCTURAL rows]");
-  } else if (!appeared.empty()) {
-    lines.push_back("Structural change: " + count_of(appeared.size(), "new op runs", "new ops run") + ": " +
-                    join(appeared, 12) + ". [Measurements: STRUCTURAL rows]");
+// One replacement group read together: its ops, then their summed time per step and its verdict.
+std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f) {
+  const MetricComparison& g = metrics[f.group];
+  const std::string cls = class_label(g.metric_class);
+  std::vector<std::string> parts;
+  if (!f.gone.empty()) {
+    parts.push_back(count_of(f.gone.size(), "op no longer runs", "ops no longer run") + " (" + join(names(metrics, f.gone), 12) + ")");
+  }
+  if (!f.appeared.empty()) {
+    parts.push_back(count_of(f.appeared.size(), "new op runs", "new ops run") + " (" + join(names(metrics, f.appeared), 12) +
+                    (f.appeared.size() > 1 && f.largest_appeared ? "; largest " + prose_code(metrics[*f.largest_appeared].name)
+                                                                 : std::string()) + ")");
   }
   std::vector<std::string> calls;
-  for (std::size_t i : s.calls_changed) {
+  for (std::size_t i : f.calls_changed) {
     const MetricComparison& m = metrics[i];
     calls.push_back(prose_code(m.name) + " " + format_number(m.base_calls) + " → " + format_number(m.head_calls));
   }
   if (!calls.empty()) {
-    lines.push_back("Calls per step changed (median, base → head): " + join(calls, 12) + ". [Measurements: calls columns]");
+    parts.push_back("calls per step changed (median, base → head): " + join(calls, 12));
+  }
+  std::string line = "Replacement (" + cls + (g.ranked ? ", " + rank_name(g.rank) : std::string()) + "), read together: " +
+                     join(parts, 3, "; ") + ". Their summed " + cls + " time per step: " + format_duration_us(g.base_median) +
+                     " → " + format_duration_us(g.head_median);
+  if (g.ratio) {
+    line += " (" + format_ratio(g.ratio) + " of base, 95% CI " + format_ratio_interval(g.ratio_low, g.ratio_high) + ")";
+  }
+  return line + ", " + verdict_name(g.verdict) + (g.gating ? "" : " (not gating)") + ": " + verdict_reason_text(g) +
+         ". [Measurements: " + prose_code(g.name) + "]";
+}
+
+void structural_lines(const Metrics& metrics, const StructuralFinding& s, std::vector<std::string>& lines) {
+  for (const ReplacementFinding& f : s.groups) {
+    lines.push_back(replacement_text(metrics, f));
   }
 }
 
@@ -191,6 +216,39 @@ std::string disagreement_text(const Metrics& metrics, const DisagreementFinding&
 }
 
 } // namespace
+
+std::string replacement_members_text(const MetricComparison& m) {
+  if (m.scope != MetricScope::replacement_group) {
+    return "";
+  }
+  std::vector<std::string> parts;
+  const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+      {"no longer run: ", &m.replaced.gone}, {"new: ", &m.replaced.appeared},
+      {"calls per step changed: ", &m.replaced.calls_changed}};
+  for (const auto& [label, list] : lists) {
+    std::vector<std::string> items;
+    for (const std::string& name : *list) {
+      items.push_back(prose_code(name));
+    }
+    if (!items.empty()) {
+      parts.push_back(label + join(items, 12));
+    }
+  }
+  return join(parts, 3, "; ");
+}
+
+std::string metric_what(const MetricComparison& m) {
+  const std::string cls = class_label(m.metric_class);
+  switch (m.scope) {
+  case MetricScope::replacement_group:
+    return "the replacement group " + prose_code(m.name) + " (" + cls + ")";
+  case MetricScope::class_total:
+    return prose_code(m.name) + " (" + cls + ", every op summed per step)";
+  case MetricScope::op:
+    break;
+  }
+  return prose_code(m.name) + " (" + cls + ")";
+}
 
 std::vector<std::string> interpretation_lines(const Interpretations& found, const Metrics& metrics) {
   std::vector<std::string> lines;

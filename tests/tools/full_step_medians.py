@@ -10,7 +10,8 @@ per op (ProfilerStep* left out, as the default rules ignore it) the median over 
 and device time in µs, an op absent from a step counting 0, with the medians over all steps beside them.
 
 --check: runs `NEURON_GATE compare TRACE TRACE --json` and fails unless every self CPU and device metric's
-base median equals the full-step median (to 1e-6 µs), every op is there, and the base side lists one
+base median equals the full-step median (to 1e-6 µs), the class totals (`all ops`, issue 12 item 2) equal
+the median of every op's time summed per step, every op is there, and the base side lists one
 cut_off_step data problem. Standard library only.
 """
 import argparse
@@ -40,7 +41,15 @@ def medians(steps):
     return result
 
 
-def check(binary, trace, full):
+def class_totals(steps):
+    """The class totals (`all ops`): every op's time summed per step, then the median over steps."""
+    def total(step, index):
+        return sum(v[index] for k, v in step["ops"].items() if k != "ProfilerStep*")
+    return {"self_cpu_us": statistics.median(total(s, 0) for s in steps) / 1000.0,
+            "device_us": statistics.median(total(s, 2) for s in steps) / 1000.0}
+
+
+def check(binary, trace, full, totals):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         run = subprocess.run([binary, "compare", trace, trace, "--no-git", "--quiet", "--json", report],
@@ -55,8 +64,11 @@ def check(binary, trace, full):
         key = {"self_cpu": "self_cpu_us", "device": "device_us"}.get(metric["class"])
         if key is None or metric["name"].startswith("device time not attributed"):
             continue
-        seen.add(metric["name"])
-        want = full.get(metric["name"], {}).get(key)
+        if metric.get("scope") == "class total":
+            want = totals[key]
+        else:
+            seen.add(metric["name"])
+            want = full.get(metric["name"], {}).get(key)
         got = metric["base"]["median"]
         if want is None or abs(got - want) > 1e-6:
             failures.append(f"{metric['name']} {metric['class']}: neuron-gate {got}, expected {want}")
@@ -80,7 +92,7 @@ def main():
     full_steps = [s for s in steps if any(k != "ProfilerStep*" for k in s["ops"])]
     full = medians(full_steps)
     if args.check:
-        check(args.check, args.trace, full)
+        check(args.check, args.trace, full, class_totals(full_steps))
         return
     every = medians(steps)
     print(json.dumps({"full_steps": [s["name"] for s in full_steps], "all_steps": [s["name"] for s in steps],
