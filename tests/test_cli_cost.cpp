@@ -158,4 +158,28 @@ TEST_CASE("compare: a price on one side only gives no cost and says why") {
   CHECK(report.dump().find("price_per_hour is given for base only") != std::string::npos);
 }
 
+TEST_CASE("compare: an explicit cost metric in e2e.json is compared as given, not derived again") {
+  const fs::path dir = scratch("cost-explicit");
+  for (const auto& [name, value] : {std::pair<std::string, double>{"base", 0.5}, {"head", 0.4}}) {
+    std::string samples;
+    for (int i = 0; i < 21; ++i) {
+      samples += (i ? ", " : "") + std::to_string(value + 0.001 * i);
+    }
+    write_file(dir / name / "e2e.json",
+               R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "throughput", "unit": "samples/s", "better": )"
+               R"("higher", "samples": [2000, 2001, 2002, 2003, 2004, 2005]}, {"name": "cost", "unit": "USD/1M samples", )"
+               R"("better": "lower", "samples": [)" + samples + "]}]}\n");
+    write_file(dir / name / "neuron-gate.json", manifest("3.6"));
+  }
+  int exit_code = -1;
+  const json report = compare_json((dir / "base").string(), (dir / "head").string(), {}, exit_code);
+  std::size_t costs = 0;
+  for (const json& m : report["metrics"]) {
+    costs += m["name"] == "cost" ? 1U : 0U;
+  }
+  CHECK(costs == 1);
+  CHECK(metric(report, "cost")["base"]["median"].get<double>() == doctest::Approx(0.51).epsilon(1e-12));
+  CHECK(report.dump().find("so none is derived") != std::string::npos);
+}
+
 TEST_SUITE_END();

@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -74,7 +75,15 @@ void add_costs(SideSamples& side, double price) {
     const EndToEndMetric metric = side.end_to_end[i];
     const std::optional<RateUnit> rate = parse_rate_unit(metric.unit);
     if (metric.better == Better::higher && rate) {
-      side.end_to_end.push_back(cost_metric(metric, *rate, price));
+      EndToEndMetric cost = cost_metric(metric, *rate, price);
+      const bool given = std::any_of(side.end_to_end.begin(), side.end_to_end.end(),
+                                     [&](const EndToEndMetric& m) { return m.name == cost.name; });
+      if (given) {  // the file's own cost metric is compared as it is (README "Cost")
+        side.read_warnings.push_back(cost.source_path + ": a metric \"" + cost.name + "\" is given, so none is "
+                                     "derived from \"" + metric.name + "\" and price_per_hour");
+      } else {
+        side.end_to_end.push_back(std::move(cost));
+      }
     }
   }
 }

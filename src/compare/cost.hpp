@@ -38,7 +38,8 @@ std::optional<double> price_per_hour(const SideSamples& side, const RuleSet& rul
 
 // Appends to each side's end_to_end, for every higher-is-better metric whose unit is a rate per time
 // (parse_rate_unit), the cost metric: per sample cost_per_million(price, throughput), unit "USD/1M <work>",
-// lower is better, the same runs. Done only when both sides have a price; when one side has a price and
+// lower is better, the same runs (not where the side already has a metric of that name: that one is
+// compared as given, and a read warning says so). Done only when both sides have a price; when one side has a price and
 // the other not, a read warning on the side with the price says why there is no cost. Throws InputError
 // naming the e2e file when a throughput sample is not positive.
 void add_cost_metrics(SideSamples& base, SideSamples& head, const RuleSet& rules);
