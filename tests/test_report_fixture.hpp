@@ -2,6 +2,8 @@
 // Hand-built Report values for the renderer tests (golden files, HTML, JUnit, chart, size limit), and
 // the golden-file comparison. Nothing here reads profiles: every number is set by hand.
 
+#include "compare/verdict_summary.hpp"
+#include "report/headline.hpp"
 #include "report/report.hpp"
 #include "stats/descriptive.hpp"
 
@@ -81,6 +83,16 @@ inline ConditionRow condition_row(std::string name, std::string base, std::strin
   row.matches = matches;
   row.accepted = accepted;
   return row;
+}
+
+// Fills the report's top (verdict_summary.hpp, headline.hpp) from its metrics, decision and conditions,
+// as build_report does; call it again after changing metrics or names.
+inline void finish_summary(Report& r) {
+  Judgement judgement{r.metrics, r.decision};
+  r.summary = summarize_verdict(judgement, r.conditions);
+  r.verdict_line = headline_text(judgement, r.conditions, r.summary);
+  r.context_line = context_text(judgement, r.summary, r.provenance.base_spec, r.provenance.head_spec);
+  r.summary_lines = summary_lines(r.metrics, r.summary);
 }
 
 // A report with every verdict, every metric class, an accepted condition difference, a new and a gone
@@ -181,6 +193,7 @@ inline Report sample_report() {
   r.provenance.commits = {{"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true}};
   r.provenance.warnings = {"head: summary <1>.json: no value (NaN, Infinity or null) for `total_active_time`: "
                            "skipped, not counted as 0"};
+  finish_summary(r);
   return r;
 }
 

@@ -53,6 +53,7 @@ TEST_CASE("an op named with CR + '## ✅ PASS … <!--' forges no heading and hi
   const std::string clean = render_markdown(r);
   r.metrics[5].name = "aten::mm\r## ✅ PASS · 0 regressed <!--";  // self CPU aten::mm, shown in both tables
   r.interpretations.push_back("Op " + prose_code(r.metrics[5].name) + " read.");
+  neuron_gate::testing::finish_summary(r);
   const std::string text = render_markdown(r);
   CHECK(text.find('\r') == std::string::npos);
   std::size_t headings = 0, clean_headings = 0, rows = 0, clean_rows = 0;
@@ -69,7 +70,7 @@ TEST_CASE("an op named with CR + '## ✅ PASS … <!--' forges no heading and hi
   CHECK(rows == clean_rows);
   // Outside code spans (where it is inert text) the only comment opener is the report's own marker.
   const std::string span = "`aten::mm␍## ✅ PASS · 0 regressed <!--`";
-  CHECK(count(text, span) == 3);  // top table, full table, interpretation
+  CHECK(count(text, span) == 2);  // full table, interpretation (the op is not among the summary's rows)
   CHECK(count(text, "<!--") == count(text, span) + 1);
 }
 
@@ -112,7 +113,7 @@ TEST_CASE("invalid UTF-8 in a name or file name is replaced in every output, nev
   }
 }
 
-TEST_CASE("a 12x change reads +1,100% (was: 1.1e+03%) and 12.000x") {
+TEST_CASE("a 12x change reads +1,100% (was: 1.1e+03%), in the headline, the tables and the chart") {
   CHECK(format_change(12.0) == "+1,100%");
   CHECK(format_change(101.0) == "+10,000%");
   CHECK(format_change(0.05) == "-95.0%");
@@ -121,8 +122,10 @@ TEST_CASE("a 12x change reads +1,100% (was: 1.1e+03%) and 12.000x") {
   r.metrics[0].ratio = 12.0;
   r.metrics[0].ratio_low = 11.5;
   r.metrics[0].ratio_high = 12.5;
+  neuron_gate::testing::finish_summary(r);
   const std::string text = render_markdown(r);
-  CHECK(text.find("| 12.000x | [11.500, 12.500] |") != std::string::npos);
+  CHECK(text.rfind("## ❌ REGRESSION: `latency` +1,100% (95% CI +1,050…+1,150%, threshold 5%)", 0) == 0);
+  CHECK(text.find("| +1,100% | +1,050…+1,150% |") != std::string::npos);
   CHECK(text.find("latency · +1,100% · REGRESSED") != std::string::npos);
   CHECK(text.find("e+0") == std::string::npos);
 }

@@ -27,6 +27,7 @@ Report many_ops_report(std::size_t ops) {
                                       head / base - 0.02, head / base + 0.02, 1e-4, 1.0, "changed"});
     r.metrics.push_back(m);
   }
+  neuron_gate::testing::finish_summary(r);
   return r;
 }
 
@@ -45,7 +46,7 @@ TEST_SUITE_BEGIN("report::markdown");
 TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says how many rows were cut") {
   const std::string text = render_markdown(many_ops_report(2000));
   CHECK(text.size() < k_comment_limit);
-  const std::size_t full_open = text.find("<details><summary>All 2000 self CPU time metrics</summary>");
+  const std::size_t full_open = text.find("<details><summary>All 2000 ops: self CPU time per step, most changed first</summary>");
   REQUIRE(full_open != std::string::npos);
   const std::size_t full_close = text.find("</details>", full_open);
   const std::string full = text.substr(full_open, full_close - full_open);
@@ -61,11 +62,11 @@ TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says 
   CHECK(text.find(k_sticky_marker) != std::string::npos);
 }
 
-TEST_CASE("the Mermaid chart sits in Measurements after the top tables and before the full tables") {
+TEST_CASE("the Mermaid chart sits in Measurements after the end-to-end tables and before the full tables") {
   const std::string text = render_markdown(sample_report());
   const std::size_t measurements = text.find("### Measurements");
-  const std::size_t top_table = text.find("#### Ops that changed most");
-  const std::size_t chart = text.find("#### Largest changes\n\n```mermaid\n");
+  const std::size_t top_table = text.find("#### End-to-end");
+  const std::size_t chart = text.find("#### Change of the metrics above (signed %, 0 = no change)\n\n```mermaid\n");
   const std::size_t full = text.find("<details><summary>All ");
   const std::size_t interpretations = text.find("### Interpretations");
   REQUIRE(chart != std::string::npos);

@@ -297,6 +297,7 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
     }
     if (waiver != nullptr) {
       m.waiver = waiver->reason + " (until " + waiver->expires + ")";
+      m.waiver_until = waiver->expires;
     }
   }
 }

@@ -98,6 +98,7 @@ struct MetricJudgement {
   std::optional<double> minimum_detectable_ratio;  // at the observed noise, needed_p, power 0.8
   std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT or undecided for lack of samples
   std::optional<std::string> waiver;               // reason of a waiver that covers a regression
+  std::optional<std::string> waiver_until;         // that waiver's expiry date, YYYY-MM-DD
   // Per op: base's own A/A noise, the 95th percentile of |ratio - 1| over random halvings of base's runs
   // (calibration.hpp), when compare estimated it (DecideOptions::base_noise). A REGRESSED or IMPROVED op's
   // ratio CI must clear it.

@@ -215,7 +215,14 @@ std::string mermaid_label(std::string_view text, std::size_t max_chars) {
 std::string mermaid_change_chart(const Report& report, std::size_t most) {
   // A ratio of 0 (op gone) draws no bar and a new op has no ratio: both are named under the chart, and
   // the chart takes the next ops instead.
-  const std::vector<ChangeBar> all = change_bars(report, report.metrics.size());
+  // Only the metrics that matter: those of the summary table when there is one (issue 16 item 3).
+  std::vector<ChangeBar> all = change_bars(report, report.metrics.size());
+  if (!report.summary.rows.empty()) {
+    std::erase_if(all, [&](const ChangeBar& bar) {
+      return std::none_of(report.summary.rows.begin(), report.summary.rows.end(),
+                          [&](const SummaryRow& row) { return &report.metrics[row.metric] == bar.metric; });
+    });
+  }
   std::vector<const ChangeBar*> drawn;
   std::vector<std::string> gone, appeared;
   for (const ChangeBar& bar : all) {
@@ -232,39 +239,42 @@ std::string mermaid_change_chart(const Report& report, std::size_t most) {
     return "";
   }
 
-  // Mermaid draws bars from the axis minimum, so the axis starts at 0 and a bar's length is the ratio.
-  // One series in one colour: Mermaid overlays series in the same slot (a zero still draws a sliver),
-  // so the verdict and the change go into the label instead of a colour.
-  double top = 1.2;
+  // Signed % change (issue 16 item 3). Mermaid draws bars from the axis minimum, so the axis runs
+  // from min(0, lowest) to max(0, highest) and a line marks 0 (no change). One series in one colour:
+  // the verdict and the change go into the label.
+  double low = 0.0, high = 5.0;
   std::set<std::string> labels_used;
-  std::string labels, values, ones;
+  std::string labels, values, zeros;
   for (const ChangeBar* bar : drawn) {
-    top = std::max(top, *bar->ratio * 1.1);
+    const double percent = (*bar->ratio - 1.0) * 100.0;
+    low = std::min(low, percent * 1.1);
+    high = std::max(high, percent * 1.1);
     const std::string suffix = " · " + format_change(bar->ratio) + " · " + verdict_name(bar->metric->verdict);
     std::string label = mermaid_label(bar->label) + suffix;
     for (int copy = 2; !labels_used.insert(label).second; ++copy) {
       label = mermaid_label(bar->label, 28) + " " + std::to_string(copy) + suffix;
     }
     labels += (labels.empty() ? "\"" : ", \"") + label + "\"";
-    values += (values.empty() ? "" : ", ") + format_number(*bar->ratio, 4);
-    ones += ones.empty() ? "1" : ", 1";
+    values += (values.empty() ? "" : ", ") + format_number(percent, 4);
+    zeros += zeros.empty() ? "0" : ", 0";
   }
-  const double step = nice_step(top, 5);
-  top = std::ceil(top / step) * step;
+  const double step = nice_step(high - low, 5);
+  high = std::ceil(high / step) * step;
+  low = std::floor(low / step) * step;
 
   std::string text = "```mermaid\n";
-  // Wide enough for the labels (Mermaid hides axis labels that do not fit), 32 px a bar.
-  text += "%%{init: {\"xyChart\": {\"width\": 900, \"height\": " + std::to_string(140 + 32 * drawn.size()) +
+  // 760 px wide so the chart fits GitHub's 860 px comment column; 32 px a bar.
+  text += "%%{init: {\"xyChart\": {\"width\": 760, \"height\": " + std::to_string(140 + 32 * drawn.size()) +
           ", \"xAxis\": {\"labelFontSize\": 12}}, \"themeVariables\": {\"xyChart\": {\"plotColorPalette\": "
           "\"#0969da, #cf222e\"}}}}%%\n";
   text += "xychart-beta horizontal\n";
-  text += "  title \"Largest changes: ratio head / base (red line at 1 = no change)\"\n";
+  text += "  title \"Change head vs base, % (red line at 0 = no change)\"\n";
   text += "  x-axis [" + labels + "]\n";
-  text += "  y-axis \"head / base\" 0 --> " + format_number(top, 4) + "\n";
+  text += "  y-axis \"change %\" " + format_number(low, 4) + " --> " + format_number(high, 4) + "\n";
   text += "  bar [" + values + "]\n";
-  text += "  line [" + ones + "]\n";
+  text += "  line [" + zeros + "]\n";
   text += "```\n\n";
-  text += "End-to-end metrics first, then the ops that changed most per step.";
+  text += "The metrics of the summary table; bars start at the axis minimum, the red line is 0.";
   auto name_all = [](const std::vector<std::string>& names) {
     std::string list;
     for (std::size_t i = 0; i < names.size() && i < 10; ++i) {

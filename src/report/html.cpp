@@ -329,6 +329,24 @@ std::string outcome_icon(Outcome outcome) {
          mark + "</svg>";
 }
 
+// The summary table under the header (issue 16 item 6): the same rows as the Markdown comment's.
+std::string summary_section(const Report& report) {
+  if (report.summary_lines.empty()) {
+    return "";
+  }
+  std::string html = "<section id=\"summary\">\n<div class=\"table-wrap\"><table>\n<thead><tr><th></th>"
+                     "<th class=\"num\">change</th><th class=\"num\">base</th><th class=\"num\">head</th><th></th></tr>"
+                     "</thead>\n<tbody>\n";
+  for (const SummaryLine& line : report.summary_lines) {
+    const bool deciding = line.role == SummaryRole::deciding;
+    html += std::string("<tr") + (deciding ? " class=\"deciding\"" : "") + "><td>" + prose_html(line.name) +
+            "</td><td class=\"num\">" + (deciding ? "<strong>" + esc(line.change) + "</strong>" : esc(line.change)) +
+            "</td><td class=\"num\">" + esc(line.base) + "</td><td class=\"num\">" + esc(line.head) + "</td><td>" +
+            prose_html(line.note) + "</td></tr>\n";
+  }
+  return html + "</tbody>\n</table></div>\n</section>\n";
+}
+
 } // namespace
 
 std::string render_html(const Report& report) {
@@ -341,8 +359,9 @@ std::string render_html(const Report& report) {
           esc(p.head_spec) + "</title>\n";
   html += std::string("<style>") + k_style + "</style>\n</head>\n<body>\n";
   html += std::string("<header class=\"verdict ") + outcome_key(report.outcome) + "\"><div class=\"inner\">\n<h1>" +
-          outcome_icon(report.outcome) + prose_html(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · base " + code(p.base_spec) +
-          " → head " + code(p.head_spec) + "</p>\n</div></header>\n<main>\n";
+          outcome_icon(report.outcome) + prose_html(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · " +
+          prose_html(report.context_line) + "</p>\n</div></header>\n<main>\n";
+  html += summary_section(report);
   html += conditions_section(report);
   html += measurements_section(report);
   html += list_section("interpretations", "Interpretations", report.interpretations, "Nothing to interpret.");

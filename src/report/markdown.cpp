@@ -16,51 +16,43 @@ std::string text_cell(const std::string& text) { return markdown_spans(text, tru
 // A table cell of data shown as code.
 std::string code_cell(const std::string& name) { return markdown_code(name, true); }
 
-// The adjusted p of the one-sided test in the direction the metric moved.
-std::string adjusted_p_cell(const MetricComparison& m) {
-  const bool moved_better = m.ratio && ((m.better == Better::lower) == (*m.ratio < 1.0));
-  return format_p(moved_better ? m.p_better_adjusted : m.p_worse_adjusted);
-}
-
-std::string n_cell(const MetricComparison& m) {
-  return std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size());
-}
-
-std::string calls_cell(const MetricComparison& m) {
-  if (!m.base_calls && !m.head_calls) {
-    return "–";
-  }
-  return format_number(m.base_calls) + " → " + format_number(m.head_calls);
-}
-
+// The verdict, with the calls per step when they changed and "(waived)" under a waiver.
 std::string verdict_cell(const MetricComparison& m) {
   std::string text = verdict_name(m.verdict);
+  if (m.calls_changed && (m.base_calls || m.head_calls)) {
+    text += ", calls " + format_number(m.base_calls) + " → " + format_number(m.head_calls);
+  }
   if (m.waiver) {
     text += " (waived)";
   }
   return text;
 }
 
-const char* const k_metric_header =
-    "| metric | base median | head median | ratio | 95% CI | adj. p | n base / head | verdict |\n"
-    "|---|--:|--:|--:|--:|--:|--:|---|\n";
+// Six narrow columns (issue 16 item 3): n per side is stated once in the context line, the adjusted p
+// and every other statistic are in the JSON and HTML reports.
+const char* const k_metric_header = "| metric | base | head | change | 95% CI | verdict |\n|---|--:|--:|--:|--:|---|\n";
+const char* const k_op_header = "| op | base | head | change | 95% CI | verdict |\n|---|--:|--:|--:|--:|---|\n";
 
 std::string metric_row(const MetricComparison& m) {
   return "| " + code_cell(m.name) + " | " + escape_markdown(format_value(m.base_median, m.unit, m.resolution)) + " | " +
-         escape_markdown(format_value(m.head_median, m.unit, m.resolution)) + " | " + format_ratio(m.ratio) + " | " +
-         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " + n_cell(m) +
-         " | " + verdict_cell(m) + " |\n";
+         escape_markdown(format_value(m.head_median, m.unit, m.resolution)) + " | " + signed_change_text(m) + " | " +
+         format_change_interval(m.ratio_low, m.ratio_high) + " | " + verdict_cell(m) + " |\n";
 }
 
-const char* const k_op_header =
-    "| op | base median | head median | ratio | 95% CI | adj. p | calls / step | n base / head | verdict |\n"
-    "|---|--:|--:|--:|--:|--:|--:|--:|---|\n";
+std::string op_row(const MetricComparison& m) { return metric_row(m); }
 
-std::string op_row(const MetricComparison& m) {
-  return "| " + code_cell(m.name) + " | " + escape_markdown(format_value(m.base_median, m.unit, m.resolution)) + " | " +
-         escape_markdown(format_value(m.head_median, m.unit, m.resolution)) + " | " + format_ratio(m.ratio) + " | " +
-         format_ratio_interval(m.ratio_low, m.ratio_high) + " | " + adjusted_p_cell(m) + " | " +
-         calls_cell(m) + " | " + n_cell(m) + " | " + verdict_cell(m) + " |\n";
+// The summary table under the headline: deciding rows, then what explains them (at most 8 rows).
+std::string summary_table(const Report& report) {
+  if (report.summary_lines.empty()) {
+    return "";
+  }
+  std::string text = "| | change | base | head | |\n|---|--:|--:|--:|---|\n";
+  for (const SummaryLine& line : report.summary_lines) {
+    const bool deciding = line.role == SummaryRole::deciding;
+    text += "| " + prose_markdown(line.name) + " | " + (deciding ? "**" + line.change + "**" : line.change) + " | " +
+            escape_markdown(line.base) + " | " + escape_markdown(line.head) + " | " + prose_markdown(line.note) + " |\n";
+  }
+  return text + "\n";
 }
 
 struct Sections {
@@ -74,18 +66,26 @@ std::string conditions_section(const Report& report) {
   if (report.conditions.rows.empty()) {
     return text + "No conditions could be read from the data.\n\n";
   }
+  // Folded unless they differ: then they are the verdict.
+  const bool fold = report.outcome != Outcome::not_comparable;
+  if (fold) {
+    text += "<details><summary>" + std::to_string(report.summary.conditions_matched) + " of " +
+            std::to_string(report.summary.conditions) + " match" +
+            (report.summary.conditions_accepted > 0 ? ", " + std::to_string(report.summary.conditions_accepted) + " accepted"
+                                                    : std::string()) + "</summary>\n\n";
+  }
   text += "| condition | base | head | |\n|---|---|---|---|\n";
   for (const ConditionRow& row : report.conditions.rows) {
     const char* mark = row.matches ? "✓" : (row.accepted ? "✗ accepted" : "✗");
     text += "| " + text_cell(row.name) + " | " + text_cell(row.base) + " | " + text_cell(row.head) + " | " + mark +
             (row.note.empty() ? "" : " " + text_cell(row.note)) + " |\n";
   }
-  return text + "\n";
+  return text + (fold ? "\n</details>\n\n" : "\n");
 }
 
 std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
-  std::string text = "### Provenance\n\n";
+  std::string text = "### Provenance\n\n<details><summary>neuron-gate " + p.tool_version + ", rules, files read</summary>\n\n";
   text += "- neuron-gate " + p.tool_version + "; base " + markdown_code(p.base_spec, false) + ", head " +
           markdown_code(p.head_spec, false) + "\n";
   text += "- rules: " + escape_markdown(p.rules_source) +
@@ -111,27 +111,26 @@ std::string provenance_section(const Report& report) {
   for (const std::string& warning : p.warnings) {
     text += "- ⚠️ " + markdown_spans(warning, false) + "\n";
   }
-  text += "\n<details><summary>" + std::to_string(read) + " files read, " + std::to_string(ignored) +
-          " ignored</summary>\n\n| side | file | kind | bytes | sha256 |\n|---|---|---|--:|---|\n";
-  for (const ProvenanceFile& file : p.files) {
-    text += "| " + file.side + " | " + code_cell(file.relative_path) + " | " + file.kind +
-            (file.ignored_reason.empty() ? "" : ": " + text_cell(file.ignored_reason)) +
-            (file.detail.empty() ? "" : " (" + text_cell(file.detail) + ")") + " | " +
-            std::to_string(file.size_bytes) + " | " + (file.sha256.empty() ? "–" : markdown_code(file.sha256.substr(0, 16) + "…")) +
-            " |\n";
-  }
+  text += "- " + std::to_string(read) + " files read, " + std::to_string(ignored) +
+          " ignored — full list in the HTML/JSON report\n";
   return text + "\n</details>\n";
 }
 
-std::string bullet_section(const std::string& title, const std::vector<std::string>& lines, const std::string& none) {
+// "### TITLE" and one bullet per line; `fold` puts the bullets in a <details> (Open hypotheses).
+std::string bullet_section(const std::string& title, const std::vector<std::string>& lines, const std::string& none,
+                           bool fold) {
   std::string text = "### " + title + "\n\n";
   if (lines.empty()) {
     return text + none + "\n\n";
   }
+  if (fold) {
+    text += "<details><summary>" + std::to_string(lines.size()) + (lines.size() == 1 ? " hypothesis" : " hypotheses") +
+            ", each with how to test it</summary>\n\n";
+  }
   for (const std::string& line : lines) {
     text += "- " + prose_markdown(line) + "\n";
   }
-  return text + "\n";
+  return text + (fold ? "\n</details>\n\n" : "\n");
 }
 
 // Per class of op metrics: its label and every metric, most changed first (the folded full tables).
@@ -149,37 +148,32 @@ std::string metric_table(const std::string& title, const std::vector<const Metri
   return text + "\n";
 }
 
-// The Measurements section's body: end-to-end and step-time tables, the top ops per class and the
-// chart; each op class's full list goes to `full_tables` for the folded tables.
+// The Measurements section's body, folded: end-to-end and step-time tables and the chart; each op
+// class's full list goes to `full_tables` for the folded tables after it.
 std::string measurements_section(const Report& report, FullTables& full_tables) {
   if (report.outcome == Outcome::not_comparable) {
     return "Not computed: the conditions above differ.\n\n";
   }
-  std::string text = "_ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance._\n\n";
-  text += metric_table("End-to-end", ranked_metrics(report, MetricClass::end_to_end));
-  text += metric_table("Profiled step time", ranked_metrics(report, MetricClass::step_time));
-  for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
-    auto ops = ranked_metrics(report, c);
-    if (ops.empty()) {
-      continue;
-    }
-    const std::string label = c == MetricClass::device ? "device time" : "self CPU time";
-    const std::size_t top = std::min<std::size_t>(10, ops.size());
-    text += "#### Ops that changed most: " + label + " per step (top " + std::to_string(top) + " of " +
-            std::to_string(ops.size()) + ")\n\n";
-    text += k_op_header;
-    for (std::size_t i = 0; i < top; ++i) {
-      text += op_row(*ops[i]);
-    }
-    text += "\n";
-    full_tables.emplace_back(label, std::move(ops));
-  }
-  // A picture of the top changes reads faster than the tables above it.
+  std::string body = metric_table("End-to-end", ranked_metrics(report, MetricClass::end_to_end));
+  body += metric_table("Profiled step time", ranked_metrics(report, MetricClass::step_time));
   const std::string chart = mermaid_change_chart(report);
   if (!chart.empty()) {
-    text += "#### Largest changes\n\n" + chart + "\n";
+    body += "#### Change of the metrics above (signed %, 0 = no change)\n\n" + chart + "\n";
   }
-  return text;
+  for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
+    auto ops = ranked_metrics(report, c);
+    if (!ops.empty()) {
+      full_tables.emplace_back(c == MetricClass::device ? "device time" : "self CPU time", std::move(ops));
+    }
+  }
+  const std::string legend =
+      "_change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a signed %, with its "
+      "distribution-free 95% CI, so it can differ from the ratio of the two medians; p values are in the JSON and "
+      "HTML reports._\n\n";
+  if (body.empty()) {
+    return legend;
+  }
+  return "<details><summary>End-to-end and step time</summary>\n\n" + legend + body + "</details>\n\n";
 }
 
 // The folded full tables with at most `keep_per_table` rows each (the most changed).
@@ -187,7 +181,7 @@ std::string full_tables_text(const FullTables& full_tables, std::size_t keep_per
   std::string text;
   for (const auto& [label, ops] : full_tables) {
     const std::size_t keep = std::min(keep_per_table, ops.size());
-    text += "<details><summary>All " + std::to_string(ops.size()) + " " + label + " metrics</summary>\n\n";
+    text += "<details><summary>All " + std::to_string(ops.size()) + " ops: " + label + " per step, most changed first</summary>\n\n";
     text += k_op_header;
     for (std::size_t i = 0; i < keep; ++i) {
       text += op_row(*ops[i]);
@@ -228,15 +222,15 @@ std::string fitted_full_tables(const FullTables& full_tables, std::size_t room) 
 
 std::string render_markdown(const Report& report, std::size_t max_chars) {
   std::string head = "## " + prose_markdown(report.verdict_line) + "\n\n";
-  head += "**neuron-gate** · base " + markdown_code(report.provenance.base_spec, false) + " → head " +
-          markdown_code(report.provenance.head_spec, false) + "\n\n";
+  head += "**neuron-gate** · " + prose_markdown(report.context_line) + "\n\n";
+  head += summary_table(report);
   head += conditions_section(report);
   head += "### Measurements\n\n";
   FullTables full_tables;
   head += measurements_section(report, full_tables);
 
-  const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.") +
-                           bullet_section("Open hypotheses", report.open_hypotheses, "None.") +
+  const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.", false) +
+                           bullet_section("Open hypotheses", report.open_hypotheses, "None.", true) +
                            provenance_section(report) + "\n" + k_sticky_marker + "\n";
 
   // Full tables take what room is left, least changed rows cut first.

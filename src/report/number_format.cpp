@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace neuron_gate {
 namespace {
@@ -80,8 +81,13 @@ std::string format_duration_us(std::optional<double> microseconds) {
 }
 
 std::string format_value(std::optional<double> value, const std::string& unit) {
-  if (unit == "us") {
-    return format_duration_us(value);
+  // Times get a unit chosen per value (11.0 µs, not 0.01102 ms; issue 16 item 2).
+  static const std::pair<const char*, double> k_time_units[] = {
+      {"us", 1.0}, {"µs", 1.0}, {"ns", 1e-3}, {"ms", 1e3}, {"s", 1e6}};
+  for (const auto& [name, to_us] : k_time_units) {
+    if (unit == name) {
+      return format_duration_us(value ? std::optional<double>(*value * to_us) : std::nullopt);
+    }
   }
   if (!value) {
     return "–";
@@ -101,6 +107,15 @@ std::string format_ratio_interval(std::optional<double> low, std::optional<doubl
     return "–";
   }
   return "[" + fixed(*low, 3) + ", " + fixed(*high, 3) + "]";
+}
+
+std::string format_change_interval(std::optional<double> low, std::optional<double> high) {
+  if (!low || !high || !std::isfinite(*low) || !std::isfinite(*high)) {
+    return "–";
+  }
+  std::string first = format_change(low);
+  first.pop_back();  // the one '%' goes after the second bound
+  return first + "…" + format_change(high);
 }
 
 std::string format_change(std::optional<double> ratio) {
@@ -128,7 +143,7 @@ std::string format_p(std::optional<double> p) {
 
 std::string format_value(std::optional<double> value, const std::string& unit, std::optional<double> resolution) {
   if (value && resolution && *value < *resolution) {
-    return "< " + format_number(resolution) + " " + (unit == "us" ? std::string("µs") : unit);
+    return "< " + (unit == "us" ? format_number(resolution) + " µs" : format_value(resolution, unit));
   }
   return format_value(value, unit);
 }

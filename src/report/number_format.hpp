@@ -18,7 +18,8 @@ std::string format_number(std::optional<double> value, int significant = 3);
 // 2.5e6 -> "2.50 s". nullopt or non-finite -> "–".
 std::string format_duration_us(std::optional<double> microseconds);
 
-// A value in a metric's unit: "us" values go through format_duration_us, others get the unit appended.
+// A value in a metric's unit: times ("us", "µs", "ns", "ms", "s") go through format_duration_us with a
+// unit chosen per value (0.01102 "ms" -> "11.0 µs"), others get the unit appended.
 std::string format_value(std::optional<double> value, const std::string& unit);
 
 // The same for a value measured with a timer of `resolution` (in `unit`): a value below one quantum
@@ -34,6 +35,9 @@ std::string format_ratio_interval(std::optional<double> low, std::optional<doubl
 // A relative change: 1.052 -> "+5.2%", 0.9 -> "-10.0%"; from ±1000% on whole percent with thousands
 // separators: 12.0 -> "+1,100%", 101 -> "+10,000%".
 std::string format_change(std::optional<double> ratio);
+
+// A ratio's CI as signed % changes with one '%': [1.422, 1.428] -> "+42.2…+42.8%"; "–" if either end is missing.
+std::string format_change_interval(std::optional<double> low, std::optional<double> high);
 
 // A p value: >= 0.001 with 3 significant digits ("0.0123"), smaller in scientific notation ("3.2e-16").
 std::string format_p(std::optional<double> p);

@@ -226,7 +226,7 @@ std::string no_decision_text(const Judgement& judgement) {
   std::string text = (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) +
                      " (" + metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
-    text += " (95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
+    text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
   }
   if (nd.cause == NoDecisionCause::one_process) {
     return text + ": significant and beyond the " + format_change(1.0 + m.threshold) +
@@ -249,7 +249,7 @@ std::string no_decision_text(const Judgement& judgement) {
 
 } // namespace
 
-std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions) {
+std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts) {
   const Decision& decision = judgement.decision;
   std::string line = std::string(outcome_emoji(decision.outcome)) + " " + outcome_name(decision.outcome);
   if (decision.outcome == Outcome::not_comparable) {
@@ -262,7 +262,7 @@ std::string verdict_line(const Judgement& judgement, const ConditionsDiff& condi
   if (decision.outcome == Outcome::no_decision && decision.no_decision) {
     line += " · " + no_decision_text(judgement);
   }
-  return line + counts_text(decision);
+  return with_counts ? line + counts_text(decision) : line;
 }
 
 } // namespace neuron_gate

@@ -30,7 +30,8 @@ std::string verdict_reason_text(const MetricComparison& m);
 // "⛔ NOT COMPARABLE · 2 conditions differ", or for NO DECISION the metric, its change and the samples
 // needed: "⚠️ NO DECISION · `latency` (end-to-end) +7.0%: too few samples to decide; needs 6 per side
 // (has 2 / 2) · 1 insufficient (too few samples to decide)".
-std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions);
+// `with_counts` false leaves out the " · N regressed …" counts (headline_text puts them in the context line).
+std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts = true);
 
 // A name from a profile in prose: escape.hpp prose_code (each renderer escapes it for its format).
 std::string prose_code(const std::string& name);

@@ -68,7 +68,10 @@ std::vector<const MetricComparison*> ranked_metrics(const Report& report, Metric
 Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions, Judgement judgement,
                     const Findings& findings, RuleSet rules, Provenance provenance) {
   Report report;
-  report.verdict_line = verdict_line(judgement, conditions);
+  report.summary = summarize_verdict(judgement, conditions);
+  report.verdict_line = headline_text(judgement, conditions, report.summary);
+  report.context_line = context_text(judgement, report.summary, provenance.base_spec, provenance.head_spec);
+  report.summary_lines = summary_lines(judgement.metrics, report.summary);
   report.interpretations = interpretation_lines(findings.interpretations, judgement.metrics);
   report.open_hypotheses = open_hypothesis_lines(findings.open_hypotheses, judgement.metrics);
   report.outcome = judgement.decision.outcome;

@@ -8,6 +8,7 @@
 #include "compare/rule_set.hpp"
 #include "compare/judgement.hpp"
 #include "profile/read_side.hpp"
+#include "report/headline.hpp"
 #include "report/prose.hpp"
 #include "report/provenance.hpp"
 
@@ -38,7 +39,10 @@ std::string device_share_text(const SideFacts& facts);
 
 // Everything a rendered report shows.
 struct Report {
-  std::string verdict_line;  // e.g. "❌ REGRESSION · 1 regressed · 12 structural · 30 equivalent"
+  std::string verdict_line;  // headline_text(): e.g. "❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)"
+  std::string context_line;  // context_text(): sides, samples per side, conditions, gating class, counts
+  VerdictSummary summary;    // what decided and what explains it (compare/verdict_summary.hpp)
+  std::vector<SummaryLine> summary_lines;  // summary.rows as prose, for the top table
   Outcome outcome = Outcome::pass;  // decision.outcome
   Decision decision;                // its exit_code is the process's
   ConditionsDiff conditions;

@@ -1,0 +1,146 @@
+#include "report/headline.hpp"
+
+#include "report/escape.hpp"
+#include "report/number_format.hpp"
+#include "report/prose.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace neuron_gate {
+namespace {
+
+// "`latency`" for end-to-end, "profiled step time", "`aten::mm` self CPU" / "device" for ops.
+std::string metric_label(const MetricComparison& m) {
+  switch (m.metric_class) {
+  case MetricClass::end_to_end:
+    return prose_code(m.name);
+  case MetricClass::step_time:
+    return m.ranked ? "profiled " + prose_code(m.name) : std::string("profiled step time");
+  case MetricClass::device:
+    return prose_code(m.name) + " device";
+  case MetricClass::self_cpu:
+    return prose_code(m.name) + " self CPU";
+  }
+  return prose_code(m.name);
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// "+42.5% (95% CI +42.2…+42.8%, threshold 5%)" or ", within ±5%" for an equivalent one.
+std::string change_with_ci(const MetricComparison& m) {
+  std::string text = signed_change_text(m);
+  std::string bracket;
+  if (m.ratio_low && m.ratio_high) {
+    bracket = "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", ";
+  }
+  bracket += (m.verdict == Verdict::equivalent ? "within ±" : "threshold ") + format_number(m.threshold * 100.0) + "%";
+  return text + " (" + bracket + ")";
+}
+
+std::string note_of(const MetricComparison& m, SummaryRole role) {
+  if (m.waiver) {
+    return "waived until " + prose_text(m.waiver_until.value_or("?"));
+  }
+  if (!m.present_in_base || !m.present_in_head) {
+    return m.present_in_head ? "appears" : "disappears";
+  }
+  if (m.verdict == Verdict::structural && m.calls_changed) {
+    return "calls " + format_number(m.base_calls) + " → " + format_number(m.head_calls);
+  }
+  if (role == SummaryRole::deciding && m.verdict == Verdict::regressed) {
+    return "regressed";
+  }
+  return lower(verdict_name(m.verdict));
+}
+
+std::string samples_text(const VerdictSummary& s) {
+  if (s.base_samples == 0 && s.head_samples == 0) {
+    return "";
+  }
+  if (s.base_samples == s.head_samples) {
+    return " · " + std::to_string(s.base_samples) + (s.base_samples == 1 ? " sample" : " samples") + " per side";
+  }
+  return " · " + std::to_string(s.base_samples) + " / " + std::to_string(s.head_samples) + " samples (base / head)";
+}
+
+std::string counts_text(const Decision& decision) {
+  static const std::pair<Verdict, const char*> order[] = {
+      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
+      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
+      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, "insufficient"}};
+  std::string line;
+  for (const auto& [verdict, word] : order) {
+    auto it = decision.counts.find(verdict);
+    if (it != decision.counts.end() && it->second > 0) {
+      line += " · " + std::to_string(it->second) + " " + word;
+    }
+  }
+  return line;
+}
+
+} // namespace
+
+std::string signed_change_text(const MetricComparison& m) {
+  if (!m.present_in_base || !m.present_in_head) {
+    return m.present_in_head ? "new" : "removed";
+  }
+  if (m.ratio) {
+    return format_change(m.ratio);
+  }
+  if (m.base_median && m.head_median && *m.base_median > 0) {
+    return format_change(*m.head_median / *m.base_median);
+  }
+  return "–";
+}
+
+std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary) {
+  const Outcome outcome = judgement.decision.outcome;
+  const std::string start = std::string(outcome_emoji(outcome)) + " " + outcome_name(outcome);
+  if (outcome == Outcome::pass && summary.waived > 0) {
+    return start + " · " + std::to_string(summary.waived) + (summary.waived == 1 ? " regression" : " regressions") +
+           " waived" + (summary.waived_until ? " until " + prose_text(*summary.waived_until) : std::string());
+  }
+  if ((outcome != Outcome::regression && outcome != Outcome::pass) || summary.deciding.empty()) {
+    return verdict_line(judgement, conditions, false);
+  }
+  const MetricComparison& m = judgement.metrics[summary.deciding.front()];
+  const char* joint = outcome == Outcome::regression ? ": " : (summary.pass_per_op ? " · no gating op regressed; largest change " : " · ");
+  std::string line = start + joint + metric_label(m) + " " + change_with_ci(m);
+  const std::size_t more = outcome == Outcome::regression ? summary.deciding.size() - 1 : 0;
+  return more > 0 ? line + " and " + std::to_string(more) + " more" : line;
+}
+
+std::string context_text(const Judgement& judgement, const VerdictSummary& summary, const std::string& base_spec,
+                         const std::string& head_spec) {
+  std::string line = "base " + prose_code(base_spec) + " → head " + prose_code(head_spec) + samples_text(summary);
+  if (summary.conditions > 0) {
+    line += " · " + std::to_string(summary.conditions_matched) + " of " + std::to_string(summary.conditions) +
+            (summary.conditions == 1 ? " condition matches" : " conditions match") +
+            (summary.conditions_accepted > 0 ? ", " + std::to_string(summary.conditions_accepted) + " accepted" : std::string());
+  }
+  const std::vector<MetricClass>& classes = summary.gating_classes;
+  if (!classes.empty() && judgement.decision.outcome != Outcome::not_comparable) {
+    line += " · gated by ";
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      line += (i ? ", " : "") + std::string(metric_class_label(classes[i]));
+    }
+  }
+  return line + counts_text(judgement.decision);
+}
+
+std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary) {
+  std::vector<SummaryLine> lines;
+  for (const SummaryRow& row : summary.rows) {
+    const MetricComparison& m = metrics[row.metric];
+    lines.push_back({row.role, row.metric, metric_label(m), signed_change_text(m),
+                     format_value(m.base_median, m.unit, m.resolution), format_value(m.head_median, m.unit, m.resolution),
+                     note_of(m, row.role)});
+  }
+  return lines;
+}
+
+} // namespace neuron_gate
