@@ -114,6 +114,10 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   compare_cmd->add_option("--today", compare.today,
                           "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
+  compare_cmd->add_option("--comment-key", compare.comment_key,
+                          "key of the sticky PR comment this report belongs to (a matrix keeps one comment per key); "
+                          "1-64 of A-Z a-z 0-9 . _ -")
+      ->type_name("KEY");
   compare_cmd->add_option("--rules-from", compare.rules_from,
                           "where --rules was taken from, e.g. the base commit; shown in the report's Provenance")
       ->type_name("TEXT");

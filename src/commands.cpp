@@ -158,7 +158,7 @@ Judgement judge_comparison(const SideSamples& base, const SideSamples& head, con
 
 // Renders every requested report, then writes them (so a rendering error leaves none half done).
 void write_reports(const CompareOptions& options, const Report& report, std::ostream& out) {
-  const std::string markdown = render_markdown(report);
+  const std::string markdown = render_markdown(report, k_comment_limit - 512, options.comment_key);
   struct Output {
     const std::string& path;
     std::string text;
@@ -295,6 +295,10 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
 int run_compare(const CompareOptions& options, std::ostream& out) {
   Checked checked = Checked::nothing;
   try {
+    if (!options.comment_key.empty() && !comment_key_problem(options.comment_key).empty()) {
+      throw UsageError("--comment-key: " + comment_key_problem(options.comment_key) + ", not \"" +
+                       escape_terminal(options.comment_key) + "\"");
+    }
     check_output_destinations(options);
     checked = Checked::destinations;
     const RuleSet rules = applied_rules(options.rules_path, options.unit);

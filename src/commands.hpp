@@ -33,6 +33,7 @@ struct CompareOptions {
   std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
   std::string today;                  // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
   std::string rules_from;             // where the rules came from (e.g. the base commit), shown in Provenance
+  std::string comment_key;            // --comment-key: carried by the Markdown's marker line ("" = none)
 };
 
 // Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad

@@ -13,12 +13,16 @@ NUL-separated where said), or writes the file it is given.
   regressions REPORT_JSON            gating metrics REGRESSED without a waiver (0 when there is no report)
   fallback-markdown STDERR_FILE EXIT_CODE OUT
                                      a short Markdown report when neuron-gate wrote none (usage/input error)
-  write-meta OUT EXIT_CODE VERDICT   comment.json: what the comment job needs (PR number from the event)
+  write-meta OUT EXIT_CODE VERDICT [KEY]
+                                     comment.json: what the comment job needs (PR number from the event;
+                                     comment_key: the comment key, "" for none)
   comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT" for comment.sh ("-" where none)
-  find-comment LIST_FILE LOGIN       id of the sticky comment in `gh api --paginate` output: the first one
-                                     written by LOGIN whose FIRST line is the marker; nothing when none
-  comment-body REPORT_MD OUT [NOTE]  {"body": ...}: the marker as the first line, then NOTE (if any), then the
-                                     report, cut to GitHub's 65,536-character limit
+  find-comment LIST_FILE LOGIN [KEY] id of the sticky comment in `gh api --paginate` output: the first one
+                                     written by LOGIN whose FIRST line is the marker of KEY; nothing when none
+  comment-body REPORT_MD OUT [NOTE] [KEY]
+                                     {"body": ...}: the marker of KEY as the first line, then NOTE (if any),
+                                     then the report, cut to GitHub's 65,536-character limit
+  check-key KEY                      exit 0 when KEY is a valid comment key ("" or 1-64 of A-Z a-z 0-9 . _ -)
   get FILE KEY[.KEY...]              one value from a JSON file (empty when absent or null)
 """
 
@@ -29,6 +33,26 @@ import shlex
 import sys
 
 MARKER = "<!-- neuron-gate -->"
+# A comment key (input comment-key, compare --comment-key): one sticky comment per key, e.g. per matrix entry.
+KEY_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def valid_key(key):
+    return key == "" or KEY_PATTERN.fullmatch(key) is not None
+
+
+def marker_for(key=""):
+    """The marker line: MARKER without a key, `<!-- neuron-gate key=KEY -->` with one (the same line
+    neuron-gate's Markdown ends with under --comment-key). An invalid key is refused, never embedded."""
+    if not valid_key(key):
+        raise ValueError(f"invalid comment key {key!r}")
+    return MARKER if key == "" else f"<!-- neuron-gate key={key} -->"
+
+
+def is_marker_line(line):
+    """Any neuron-gate marker line, with or without a key."""
+    line = line.strip()
+    return line == MARKER or (line.startswith("<!-- neuron-gate key=") and line.endswith(" -->"))
 COMMENT_LIMIT = 65536
 VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "inconclusive"}
 # Every verdict the Action reports; "no-decision" only comes from the JSON report's `verdict`.
@@ -99,7 +123,7 @@ def event_pr(event):
     return None, None
 
 
-def cmd_write_meta(out, code, verdict):
+def cmd_write_meta(out, code, verdict, key=""):
     event = load_json(os.environ.get("GITHUB_EVENT_PATH", "")) if os.environ.get("GITHUB_EVENT_PATH") else None
     number, sha = event_pr(event)
     meta = {
@@ -110,6 +134,7 @@ def cmd_write_meta(out, code, verdict):
         "run_id": os.environ.get("GITHUB_RUN_ID"),
         "verdict": verdict,
         "exit_code": int(code),
+        "comment_key": key if valid_key(key) else "",
     }
     with open(out, "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=2)
@@ -152,7 +177,7 @@ def json_values(text):
         values.append(value)
 
 
-def is_sticky_comment(comment, login):
+def is_sticky_comment(comment, login, key=""):
     """Ours: written by `login` (the token's own user) and the marker as the body's first line. Anyone can
     post a comment carrying the marker; only the token's user can have written this one, so another user's
     comment (a PR author's decoy, a reply quoting the report) is never edited or taken for the report."""
@@ -162,25 +187,25 @@ def is_sticky_comment(comment, login):
     if user.get("login") != login:
         return False
     body = comment.get("body") if isinstance(comment.get("body"), str) else ""
-    return body.split("\n", 1)[0].rstrip("\r").strip() == MARKER
+    return body.split("\n", 1)[0].rstrip("\r").strip() == marker_for(key)
 
 
-def cmd_find_comment(path, login):
+def cmd_find_comment(path, login, key=""):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     for value in json_values(text):
         for comment in value if isinstance(value, list) else [value]:
-            if is_sticky_comment(comment, login):
+            if is_sticky_comment(comment, login, key):
                 print(comment["id"])
                 return
 
 
-def cmd_comment_body(report_md, out, note=""):
+def cmd_comment_body(report_md, out, note="", key=""):
     with open(report_md, encoding="utf-8", errors="replace") as f:
         report = f.read()
     # The marker leads (find-comment matches the first line only); the report's own copy is dropped.
-    report = "\n".join(line for line in report.split("\n") if line.strip() != MARKER).strip("\n") + "\n"
-    head = MARKER + "\n" + (note.strip() + "\n\n" if note.strip() else "")
+    report = "\n".join(line for line in report.split("\n") if not is_marker_line(line)).strip("\n") + "\n"
+    head = marker_for(key) + "\n" + (note.strip() + "\n\n" if note.strip() else "")
     body = head + report
     if len(body) > COMMENT_LIMIT:
         cut = "\n\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n"
@@ -203,10 +228,11 @@ def main(argv):
         "verdict": (lambda code, report=None: print(verdict_for(code, report)), 1, 2),
         "regressions": (cmd_regressions, 1, 1),
         "fallback-markdown": (cmd_fallback_markdown, 3, 3),
-        "write-meta": (cmd_write_meta, 3, 3),
+        "write-meta": (cmd_write_meta, 3, 4),
         "comment-target": (cmd_comment_target, 1, 1),
-        "find-comment": (cmd_find_comment, 2, 2),
-        "comment-body": (cmd_comment_body, 2, 3),
+        "find-comment": (cmd_find_comment, 2, 3),
+        "comment-body": (cmd_comment_body, 2, 4),
+        "check-key": (lambda key: sys.exit(0 if valid_key(key) else 1), 1, 1),
         "get": (cmd_get, 2, 2),
     }
     if len(argv) < 2 or argv[1] not in commands:

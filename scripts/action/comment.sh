@@ -75,7 +75,10 @@ if gh api user > "$work/user.json" 2> /dev/null; then
 fi
 login="${login:-github-actions[bot]}"
 gh api --paginate "repos/$repo/issues/$pr/comments?per_page=100" > "$work/comments.json"
-existing="$(json find-comment "$work/comments.json" "$login")"
+# The comment key travels in comment.json (an artifact in a workflow_run job): checked again here.
+comment_key="$(json get "$report_dir/comment.json" comment_key)"
+json check-key "$comment_key" || { echo "comment.sh: invalid comment_key in comment.json" >&2; exit 1; }
+existing="$(json find-comment "$work/comments.json" "$login" "$comment_key")"
 
 if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; then
   echo "comment.sh: verdict pass and no earlier neuron-gate comment on #$pr; nothing posted (comment: on-change)"
@@ -88,7 +91,7 @@ if [ "$verify_sha" != "-" ]; then
   run_id="$(json get "$report_dir/comment.json" run_id | tr -cd '0-9')"
   note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`); the comparison ran there, with that run's permissions.*"
 fi
-json comment-body "$report_dir/report.md" "$work/body.json" "$note"
+json comment-body "$report_dir/report.md" "$work/body.json" "$note" "$comment_key"
 if [ -n "$existing" ]; then
   gh api --method PATCH "repos/$repo/issues/comments/$existing" --input "$work/body.json" > "$work/response.json"
   action="updated"

@@ -46,6 +46,11 @@ esac
 case "$fail_on" in regression | never) ;;
   *) config_error "input fail-on must be regression or never, not '$fail_on'" ;;
 esac
+comment_key="${NG_COMMENT_KEY:-}"
+json check-key "$comment_key" ||
+  config_error "input comment-key must be 1-64 of A-Z a-z 0-9 . _ - (one sticky comment per key), not '$comment_key'"
+key_args=()
+[ -z "$comment_key" ] || key_args=(--comment-key "$comment_key")
 [ -n "${NG_BINARY:-}" ] || config_error "NG_BINARY (the neuron-gate binary) is not set"
 [ -x "$NG_BINARY" ] || config_error "neuron-gate binary '$NG_BINARY' is not executable"
 [ -n "${NG_BASE:-}" ] || config_error "input base (the base profile) is empty"
@@ -96,7 +101,7 @@ elif [ -n "${NG_RULES:-}" ]; then
   rules=(--rules "$NG_RULES")
 fi
 
-command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}"
+command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
               --json "$dir/report.json" --markdown "$dir/report.md" --annotations "$dir/annotations.txt")
 echo "neuron-gate: ${command_line[*]}"
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
@@ -136,7 +141,7 @@ elif [ "$code" -ne 0 ]; then
   echo "::error title=neuron-gate%3A exit code $code ($verdict)::neuron-gate wrote no annotations; its message is in the log above"
 fi
 
-json write-meta "$dir/comment.json" "$code" "$verdict"
+json write-meta "$dir/comment.json" "$code" "$verdict" "$comment_key"
 case "$comment" in
   never) echo "neuron-gate: comment: never; no PR comment" ;;
   artifact-only)

@@ -5,6 +5,7 @@
 #include "report/number_format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace neuron_gate {
@@ -220,7 +221,30 @@ std::string fitted_full_tables(const FullTables& full_tables, std::size_t room) 
 
 } // namespace
 
-std::string render_markdown(const Report& report, std::size_t max_chars) {
+// The key when it is valid, else "" (the CLI refuses a bad key before any work; this keeps the marker
+// line a marker whatever a caller passes).
+std::string comment_problem_free(const std::string& key);
+
+std::string comment_key_problem(const std::string& key) {
+  if (key.empty() || key.size() > 64) {
+    return "a comment key has 1 to 64 characters, not " + std::to_string(key.size());
+  }
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return "a comment key holds only A-Z a-z 0-9 . _ -";
+    }
+  }
+  return "";
+}
+
+std::string comment_problem_free(const std::string& key) { return comment_key_problem(key).empty() ? key : ""; }
+
+std::string sticky_marker(const std::string& key) {
+  return key.empty() ? std::string(k_sticky_marker) : "<!-- neuron-gate key=" + key + " -->";
+}
+
+std::string render_markdown(const Report& report, std::size_t max_chars, const std::string& comment_key) {
+  const std::string marker = sticky_marker(comment_problem_free(comment_key));
   std::string head = "## " + prose_markdown(report.verdict_line) + "\n\n";
   head += "**neuron-gate** · " + prose_markdown(report.context_line) + "\n\n";
   head += summary_table(report);
@@ -231,7 +255,7 @@ std::string render_markdown(const Report& report, std::size_t max_chars) {
 
   const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.", false) +
                            bullet_section("Open hypotheses", report.open_hypotheses, "None.", true) +
-                           provenance_section(report) + "\n" + k_sticky_marker + "\n";
+                           provenance_section(report) + "\n" + marker + "\n";
 
   // Full tables take what room is left, least changed rows cut first.
   const std::size_t fixed = head.size() + tail.size();
@@ -239,7 +263,7 @@ std::string render_markdown(const Report& report, std::size_t max_chars) {
   if (text.size() > max_chars) {
     // Interpretations or provenance alone overflow: keep the verdict and say so.
     text = head.substr(0, std::min(head.size(), max_chars / 2)) +
-           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n\n" + k_sticky_marker + "\n";
+           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n\n" + marker + "\n";
   }
   return text;
 }

@@ -11,6 +11,15 @@ namespace neuron_gate {
 // The hidden marker that lets the GitHub Action find and update its one sticky comment.
 inline constexpr const char* k_sticky_marker = "<!-- neuron-gate -->";
 
+// What is wrong with a comment key, "" when nothing: 1 to 64 characters of A-Z a-z 0-9 . _ - (so the
+// marker line that carries it can hold nothing else).
+std::string comment_key_problem(const std::string& key);
+
+// The marker line of a report: k_sticky_marker without a key, "<!-- neuron-gate key=KEY -->" with one
+// (the Action's finder matches this whole line as a comment's first line). `key` must pass
+// comment_key_problem.
+std::string sticky_marker(const std::string& key);
+
 // GitHub's limit on a comment body, in characters.
 inline constexpr std::size_t k_comment_limit = 65536;
 
@@ -18,6 +27,8 @@ inline constexpr std::size_t k_comment_limit = 65536;
 // Measurements, Interpretations, Open hypotheses, Provenance. The result is shorter than
 // `max_chars` (counted in bytes, which bounds characters): rows of the full tables are cut, least
 // changed first, and the text says how many were cut.
-std::string render_markdown(const Report& report, std::size_t max_chars = k_comment_limit - 512);
+// The marker line at the end is sticky_marker(comment_key).
+std::string render_markdown(const Report& report, std::size_t max_chars = k_comment_limit - 512,
+                            const std::string& comment_key = "");
 
 } // namespace neuron_gate

@@ -423,5 +423,34 @@ check "err1: the binary's error annotation names the missing profile" contains "
 check "the scripts hold no annotation policy (no annotate.sh, no annotations command)" \
   equals "$(ls "$root/scripts/action/annotate.sh" 2>/dev/null; grep -c 'def cmd_annotations' "$root/scripts/action/action_json.py")" 0
 
+echo "# comment-key: a matrix keeps one sticky comment per key (issue 16 item 4)"
+keyed_ids() { # keyed_ids KEY: ids of github-actions[bot] comments on #42 whose first line is KEY's marker
+  python3 - "$GH_STUB_STATE" "$1" <<'PY'
+import json, sys
+state, key = json.load(open(sys.argv[1])), sys.argv[2]
+marker = "<!-- neuron-gate -->" if key == "" else f"<!-- neuron-gate key={key} -->"
+for c in state["comments"].get("octo-org/neuron-app#42", []):
+    if c["user"]["login"] == "github-actions[bot]" and c["body"].split("\n")[0] == marker:
+        print(c["id"])
+PY
+}
+seed_state
+gate key1 "$pr_event" "$examples/A" "$examples/Areg" always never --input "comment-key=model-a"
+gate key2 "$pr_event" "$examples/A" "$examples/A2" always never --input "comment-key=model-b"
+gate key3 "$pr_event" "$examples/A" "$examples/Areg" always never --input "comment-key=model-a"
+gate key4 "$pr_event" "$examples/A" "$examples/A2" always never
+check "key model-a: one comment, created then updated" equals "$(keyed_ids model-a | grep -c .)" 1
+check "key model-b: its own comment" equals "$(keyed_ids model-b | grep -c .)" 1
+check "no key: its own comment, apart from the keyed ones" equals "$(keyed_ids "" | grep -c .)" 1
+check "the second model-a run PATCHed its comment, posted none" equals \
+  "$(calls key3 PATCH "repos/octo-org/neuron-app/issues/comments/$(keyed_ids model-a)")$(calls key3 POST '.*')" "10"
+check "the report itself ends with the keyed marker (compare --comment-key)" equals \
+  "$(tail -n 1 "$(out key2 report-markdown)")" "<!-- neuron-gate key=model-b -->"
+check "comment.json carries the key for a workflow_run comment job" equals \
+  "$(python3 "$root/scripts/action/action_json.py" get "$(out key2 report-dir)/comment.json" comment_key)" "model-b"
+gate key5 "$pr_event" "$examples/A" "$examples/A2" always never --input "comment-key=a b"
+check "a bad comment-key is a configuration error (exit 2, nothing run)" equals "$(rc key5)$(calls key5 POST '.*')" "20"
+check "and says what a key may hold" contains "$tmp/key5/stdout" "input comment-key must be 1-64 of A-Z a-z 0-9 . _ -"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,10 +2,10 @@
 // profiles with clean names as GFM (markdown-it with tables and linkify, from npm, installed into NPM_DIR
 // as tests/report/check_markdown.mjs does) and checks that the hostile report has exactly the clean
 // report's structure:
-//   - the same headings (level and text): no heading forged by "\r## ✅ PASS";
+//   - the same headings (level and text, code spans as one placeholder): no heading forged by "\r## ✅ PASS";
 //   - the same tables with the same number of rows: no row hidden after an injected "<!--", none added;
 //   - the same links and images (count and targets): none from "[link](url)", "![img](url)" or an autolink;
-//   - the same raw HTML (only <details>, <summary>, the marker comment): no <img onerror>, no comment;
+//   - the same raw HTML (only <details>, <summary>, the marker comment; digits aside): no <img onerror>, no comment;
 //   - no @mention and no #123 issue reference in text outside code (GitHub links both);
 //   - the sticky marker "<!-- neuron-gate -->" exactly once, as the report's own last line.
 //
@@ -77,14 +77,20 @@ function structure(md, text) {
   };
   for (let i = 0; i < tokens.length; i += 1) {
     const t = tokens[i];
-    if (t.type === "heading_open") s.headings.push(`${t.tag} ${tokens[i + 1].content}`);
+    if (t.type === "heading_open") {
+      // The headline names the deciding metric (issue 16): its code spans hold data, so they are compared
+      // as one placeholder; everything GFM made of the heading outside code must be the same.
+      const parts = (tokens[i + 1].children || []).map((c) => (c.type === "code_inline" ? "`data`" : c.content));
+      s.headings.push(`${t.tag} ${parts.join("")}`);
+    }
     if (t.type === "table_open") rows = 0;
     if (t.type === "tr_open" && rows >= 0) rows += 1;
     if (t.type === "table_close") {
       s.tables.push(rows);
       rows = -1;
     }
-    if (t.type === "html_block") s.html.push(t.content.trim());
+    // Counts in <summary> lines ("10 hypotheses") may differ: hostile data adds data-problem notes.
+    if (t.type === "html_block") s.html.push(t.content.trim().replace(/[0-9]+/g, "#"));
     if (t.type === "inline") visitInline(t.children);
   }
   return s;

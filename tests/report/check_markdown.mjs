@@ -7,7 +7,8 @@
 //     no line that looks like a table row is left outside a table;
 //   - raw HTML is only <details>, <summary> and the marker comment (data never becomes markup);
 //   - the chart is a ```mermaid fence inside Measurements holding an xychart-beta whose every series has
-//     one number per x-axis label, with each label one double-quoted string and no value above the axis;
+//     one (signed) number per x-axis label, with each label one double-quoted string and every value
+//     within the axis;
 //   - the report stays under GitHub's 65,536-character comment limit.
 //
 // Usage: node check_markdown.mjs NPM_DIR [--require-chart] FILE.md...
@@ -192,19 +193,22 @@ function checkChart(name, tokens, headings) {
     if (/[[\]{}<>`#;\\]/.test(label) || label.trim() === "") problems.push(`label not sanitised: ${label}`);
   }
   const y = body.find((l) => l.startsWith("y-axis "));
-  const ym = y && y.match(/^y-axis "[^"]*" ([0-9.]+) --> ([0-9.]+)$/);
+  // Signed % change around 0 (issue 16 item 3): the axis may start below 0.
+  const ym = y && y.match(/^y-axis "[^"]*" (-?[0-9.]+) --> (-?[0-9.]+)$/);
   if (!ym) problems.push(`y-axis is not 'y-axis "title" MIN --> MAX': ${y}`);
   const series = body.filter((l) => /^(bar|line) /.test(l));
   if (series.length === 0) problems.push("no bar or line series");
   for (const s of series) {
     const m = s.match(/^(bar|line) \[(.*)\]$/);
     const values = m ? m[2].split(",").map((v) => v.trim()) : [];
-    if (!m || !values.every((v) => /^[0-9]+(\.[0-9]+)?$/.test(v))) {
+    if (!m || !values.every((v) => /^-?[0-9]+(\.[0-9]+)?$/.test(v))) {
       problems.push(`series is not a list of numbers: ${s}`);
     } else if (values.length !== labels.length) {
       problems.push(`series has ${values.length} values for ${labels.length} labels: ${s}`);
     } else if (ym && values.some((v) => Number(v) > Number(ym[2]))) {
       problems.push(`a value is above the y-axis maximum ${ym[2]}: ${s}`);
+    } else if (ym && values.some((v) => Number(v) < Number(ym[1]))) {
+      problems.push(`a value is below the y-axis minimum ${ym[1]}: ${s}`);
     }
   }
   const known = /^(xychart-beta( horizontal)?$|title "[^"]*"|x-axis |y-axis |bar |line )/;
