@@ -86,7 +86,13 @@ void add_explaining(const Judgement& j, VerdictSummary& s, std::size_t max_rows)
   std::vector<std::size_t> structural, changes;
   for (std::size_t i = 0; i < j.metrics.size(); ++i) {
     const MetricComparison& m = j.metrics[i];
-    if (taken(i) || all_zero(m) || m.metric_class == MetricClass::end_to_end) {
+    if (taken(i) || all_zero(m) || m.metric_class == MetricClass::end_to_end || m.scope == MetricScope::class_total) {
+      continue;
+    }
+    if (m.scope == MetricScope::replacement_group) {
+      if (s.rows.size() < max_rows) {
+        s.rows.push_back({i, SummaryRole::replacement});  // the replacement explains its ops: first
+      }
       continue;
     }
     (m.verdict == Verdict::structural ? structural : changes).push_back(i);

@@ -19,6 +19,7 @@ inline constexpr std::size_t k_summary_rows = 8;
 // Why a row is in the summary.
 enum class SummaryRole {
   deciding,    // a gating metric the outcome rests on (regressed, waived, undecided or, on a pass, the gate)
+  replacement, // a replacement group (replacement_groups.hpp): the summed ops that left, appeared or changed calls
   structural,  // an op that appeared, disappeared or changed its calls per step
   top_change,  // one of the largest per-op or step-time changes (by |head - base| per step)
 };
@@ -44,8 +45,9 @@ struct VerdictSummary {
 // Chooses the summary. Deciding metrics by outcome: regression - the gating metrics REGRESSED and not
 // waived; pass - waived regressions, else the gating metrics of the first gating class (at most 3, the
 // most changed); no decision - the metric NoDecision names; inconclusive - the undecided gating metrics;
-// not comparable - none. Rows that follow: STRUCTURAL ops, then the largest |head - base| changes
-// among ops and step time; rows where both medians are 0 (or absent) are never chosen.
+// not comparable - none. Rows that follow: replacement groups, STRUCTURAL ops, then the largest
+// |head - base| changes among ops and step time (class totals aside); rows where both medians are 0 (or
+// absent) are never chosen.
 VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDiff& conditions,
                                  std::size_t max_rows = k_summary_rows);
 

@@ -12,6 +12,9 @@ namespace {
 
 // "`latency`" for end-to-end, "profiled step time", "`aten::mm` self CPU" / "device" for ops.
 std::string metric_label(const MetricComparison& m) {
+  if (m.scope != MetricScope::op) {  // the sums' own names ("replaced ops", "all ops"), not profile data
+    return m.name + (m.metric_class == MetricClass::device ? " device" : " self CPU");
+  }
   switch (m.metric_class) {
   case MetricClass::end_to_end:
     return prose_code(m.name);
