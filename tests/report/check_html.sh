@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Opens neuron-gate HTML reports in headless Chromium (Debian's `chromium`, installed with apt-get when
 # missing and running as root) and checks what a reader gets:
+#   - at 860 px (GitHub's comment column) the verdict line and the deciding metric are in the first 300 px
+#     and nothing scrolls sideways (measured in the DOM through an iframe wrapper page);
 #   - Chromium loads the page and takes a screenshot (a PNG, kept in OUT_DIR for a person to look at);
 #   - the DOM Chromium built has the section headings in order, the inline <svg> charts, and no <script>
 #     element; a report with an op named "<script>..." shows it as text;
@@ -116,6 +118,59 @@ for report in "$@"; do
     else
       fail "$name: charts have bars and sample dots"
     fi
+  fi
+
+  # Layout at GitHub's 860 px comment width (issue 16 "Checked by"): a wrapper page next to a copy of the
+  # report loads it in an 860 px iframe (same origin with --allow-file-access-from-files; the report's own
+  # CSP forbids scripts, the wrapper's does not) and writes what it measured into its <pre>: the verdict
+  # line (h1) must end within the first 300 px, and the deciding metric too: its row (the summary table's
+  # first) or, where the headline is long (NO DECISION), its name in the verdict line; and no element may
+  # make the page scroll sideways.
+  layout_dir="$tmp/layout-$name"
+  mkdir -p "$layout_dir"
+  cp "$report" "$layout_dir/report.html"
+  cat > "$layout_dir/wrap.html" <<'WRAP'
+<!DOCTYPE html><html><body style="margin:0"><pre id="out">pending</pre>
+<iframe id="f" src="report.html" style="width:860px;height:2000px;border:0"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", () => {
+  const d = document.getElementById("f").contentDocument;
+  const bottom = (el) => (el ? Math.round(el.getBoundingClientRect().bottom) : -1);
+  const h1 = d.querySelector("header h1");
+  const row = d.querySelector("#summary tbody tr");
+  const page = d.documentElement;
+  const code = row && row.querySelector("td code");
+  const named = h1 && code && h1.textContent.includes(code.textContent) ? 1 : 0;
+  document.getElementById("out").textContent = "h1=" + bottom(h1) + " row=" + bottom(row) + " named=" + named +
+    " scroll=" + page.scrollWidth + " client=" + page.clientWidth;
+});
+</script></body></html>
+WRAP
+  layout="$(run_chromium "$tmp/$name.layout.log" --allow-file-access-from-files --dump-dom --virtual-time-budget=3000 \
+    --window-size=900,2100 "file://$layout_dir/wrap.html" | grep -o 'h1=[-0-9]* row=[-0-9]* named=[01] scroll=[0-9]* client=[0-9]*')"
+  h1_bottom="$(echo "$layout" | sed -n 's/.*h1=\([-0-9]*\).*/\1/p')"
+  row_bottom="$(echo "$layout" | sed -n 's/.*row=\([-0-9]*\).*/\1/p')"
+  named="$(echo "$layout" | sed -n 's/.*named=\([01]\).*/\1/p')"
+  scroll="$(echo "$layout" | sed -n 's/.*scroll=\([0-9]*\).*/\1/p')"
+  client="$(echo "$layout" | sed -n 's/.*client=\([0-9]*\).*/\1/p')"
+  if [ -n "$h1_bottom" ] && [ "$h1_bottom" -gt 0 ] && [ "$h1_bottom" -le 300 ]; then
+    pass "$name: at 860 px the verdict line ends within the first 300 px ($layout)"
+  else
+    fail "$name: at 860 px the verdict line ends within the first 300 px (got '$layout')"
+  fi
+  if grep -q 'Not computed: the conditions above differ.' "$dom"; then
+    pass "$name: NOT COMPARABLE, no deciding metric row"
+  elif [ -n "$row_bottom" ] && [ "$row_bottom" -gt 0 ] && [ "$row_bottom" -le 300 ]; then
+    pass "$name: at 860 px the deciding metric's row ends within the first 300 px (row=$row_bottom)"
+  elif [ "$named" = 1 ] && [ -n "$h1_bottom" ] && [ "$h1_bottom" -gt 0 ] && [ "$h1_bottom" -le 300 ]; then
+    pass "$name: at 860 px the deciding metric is named in the verdict line, within the first 300 px (row=$row_bottom)"
+  else
+    fail "$name: at 860 px the deciding metric's row ends within the first 300 px (got '$layout')"
+  fi
+  if [ -n "$scroll" ] && [ -n "$client" ] && [ "$scroll" -le "$client" ]; then
+    pass "$name: no horizontal overflow at 860 px (scrollWidth $scroll <= clientWidth $client)"
+  else
+    fail "$name: no horizontal overflow at 860 px (got '$layout')"
   fi
 
   if grep -qi '<script' "$dom"; then

@@ -76,6 +76,11 @@ if [ "$has_html" -eq 0 ]; then
   echo "note: $(basename "$binary") has no --html yet; checking the golden HTML report only"
 fi
 html_files+=("$source_dir/tests/golden/report.html")
+# The golden report of each outcome (issue 16): pass, pass with a waiver, NOT COMPARABLE, NO DECISION, a
+# traces-only regression; each must open on its verdict at 860 px.
+for name in A-vs-A2 A-vs-Areg-waived A-vs-A_sched one-trace-A-vs-Areg traces-only-A-vs-A_slow; do
+  html_files+=("$source_dir/reports/$name.html")
+done
 
 if [ "$what" = "markdown" ] || [ "$what" = "all" ]; then
   node "$here/check_markdown.mjs" "$work/npm" --require-chart "${markdown_files[@]}" > "$work/markdown.log" 2>&1
