@@ -8,7 +8,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+#include <iostream>
 #include <optional>
+
+#include <unistd.h>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -114,6 +118,11 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   compare_cmd->add_option("--today", compare.today,
                           "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
+  compare_cmd->add_option("--format", compare.format,
+                          "what stdout gets: markdown, terminal (a compact summary) or none; default terminal when "
+                          "stdout is a terminal, else markdown")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"markdown", "terminal", "none"}));
   compare_cmd->add_option("--comment-key", compare.comment_key,
                           "key of the sticky PR comment this report belongs to (a matrix keeps one comment per key); "
                           "1-64 of A-Z a-z 0-9 . _ -")
@@ -217,6 +226,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   try {
     if (compare_cmd->parsed()) {
+      // A terminal gets the compact summary, coloured unless NO_COLOR is set (https://no-color.org).
+      const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) == 1;
+      if (compare_cmd->get_option("--format")->count() == 0 && tty) {
+        compare.format = "terminal";
+      }
+      compare.colour = tty && std::getenv("NO_COLOR") == nullptr;
       compare.git = !no_git;
       return run_compare(compare, out);
     }

@@ -18,6 +18,7 @@
 #include "report/json.hpp"
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
+#include "report/terminal.hpp"
 #include "report/provenance.hpp"
 #include "report/ranking_report.hpp"
 #include "report/report.hpp"
@@ -181,7 +182,15 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   }
   if (!options.markdown_path.empty()) {
     write_file_atomically(options.markdown_path, markdown);
-  } else if (!options.quiet) {
+  }
+  if (options.quiet || options.format == "none" || (!options.markdown_path.empty() && options.format != "terminal")) {
+    return;
+  }
+  if (options.format == "terminal") {
+    write_stream(out, render_terminal(report, options.colour,
+                                      {options.markdown_path, options.html_path, options.json_path, options.junit_path}),
+                 "stdout");
+  } else {
     write_stream(out, markdown, "stdout");
   }
 }

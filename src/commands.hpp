@@ -34,6 +34,10 @@ struct CompareOptions {
   std::string today;                  // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
   std::string rules_from;             // where the rules came from (e.g. the base commit), shown in Provenance
   std::string comment_key;            // --comment-key: carried by the Markdown's marker line ("" = none)
+  // --format: what stdout gets when no --markdown file is named: "markdown", "terminal" (a compact
+  // summary; coloured when `colour`), "none". The CLI picks terminal when stdout is a terminal, else markdown.
+  std::string format = "markdown";
+  bool colour = false;
 };
 
 // Runs a comparison; returns the exit code (0, 1, 3, 4). Throws InputError / UsageError for bad

@@ -1045,3 +1045,22 @@ TEST_CASE("--comment-key puts the key in the marker line; a bad key is a usage e
     CHECK(r.err.rfind("neuron-gate: error: --comment-key: a comment key ", 0) == 0);
   }
 }
+
+TEST_CASE("--format terminal prints the compact summary (no colour off a terminal); none prints nothing") {
+  const std::string base = example("A"), head = example("Areg");
+  const std::string html = (std::filesystem::temp_directory_path() / "neuron-gate-format-terminal.html").string();
+  const CliResult t = run({"compare", base, head, "--no-git", "--format", "terminal", "--html", html});
+  CHECK(t.exit_code == 1);
+  CHECK(t.out.rfind("❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)\n", 0) == 0);
+  CHECK(t.out.find("  `latency`") != std::string::npos);
+  CHECK(t.out.find("11.0 µs → 15.7 µs  regressed") != std::string::npos);
+  CHECK(t.out.find("Full reports: " + html + "\n") != std::string::npos);
+  CHECK(t.out.find('\x1b') == std::string::npos);  // stdout is a pipe here: no colour
+  CHECK(t.out.find("### ") == std::string::npos);  // not the Markdown
+  const CliResult none = run({"compare", base, head, "--no-git", "--format", "none"});
+  CHECK(none.exit_code == 1);
+  CHECK(none.out.empty());
+  const CliResult markdown = run({"compare", base, head, "--no-git", "--format", "markdown"});
+  CHECK(markdown.out.rfind("## ❌ REGRESSION: ", 0) == 0);
+  CHECK(run({"compare", base, head, "--format", "html"}).exit_code == 2);
+}
