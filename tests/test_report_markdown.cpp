@@ -62,6 +62,12 @@ TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says 
   CHECK(text.find(k_sticky_marker) != std::string::npos);
 }
 
+TEST_CASE("golden: the 2,000-op report is byte-identical to tests/golden/report-2000-ops.md and under 65,536") {
+  const std::string text = render_markdown(many_ops_report(2000));
+  CHECK(text.size() < k_comment_limit);
+  neuron_gate::testing::check_golden("report-2000-ops.md", text);
+}
+
 TEST_CASE("the Mermaid chart sits in Measurements after the end-to-end tables and before the full tables") {
   const std::string text = render_markdown(sample_report());
   const std::size_t measurements = text.find("### Measurements");
