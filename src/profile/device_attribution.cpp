@@ -55,108 +55,130 @@ std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, st
   return k_no_event;
 }
 
-} // namespace
-
-std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const CpuNesting& nesting) {
-  const std::vector<TraceEvent>& events = trace.events;
+// The lookups every device event's attribution uses, built once per trace.
+struct LaunchIndex {
   std::unordered_map<std::uint64_t, std::uint32_t> runtime_by_correlation;
   std::unordered_map<std::uint64_t, std::uint32_t> op_by_external_id;
-  bool any_device = false;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const TraceEvent& event = events[i];
-    const auto index = static_cast<std::uint32_t>(i);
-    if (event.kind == EventKind::runtime && event.has_correlation) {
-      runtime_by_correlation.emplace(event.correlation, index);
-    } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
-      op_by_external_id.emplace(event.external_id, index);
-    } else if (event.kind == EventKind::device) {
-      any_device = true;
-    }
-  }
-  std::vector<DeviceLaunch> launches;
-  if (!any_device) {
-    return launches;
-  }
-
   // Flow arrows: starts by (category, id), finishes by the (thread, instant) they bind to.
   std::unordered_map<FlowKey, std::vector<std::uint32_t>, FlowKeyHash> flow_starts;
   std::unordered_multimap<InstantKey, FlowKey, InstantKeyHash> flow_finishes;
+  bool any_device = false;
+};
+
+LaunchIndex index_launches(const RawTrace& trace) {
+  LaunchIndex index;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const TraceEvent& event = trace.events[i];
+    const auto at = static_cast<std::uint32_t>(i);
+    if (event.kind == EventKind::runtime && event.has_correlation) {
+      index.runtime_by_correlation.emplace(event.correlation, at);
+    } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
+      index.op_by_external_id.emplace(event.external_id, at);
+    } else if (event.kind == EventKind::device) {
+      index.any_device = true;
+    }
+  }
   for (std::size_t i = 0; i < trace.flows.size(); ++i) {
     const FlowPoint& flow = trace.flows[i];
     const FlowKey key{flow.id, flow.category};
     if (flow.is_start) {
-      flow_starts[key].push_back(static_cast<std::uint32_t>(i));
+      index.flow_starts[key].push_back(static_cast<std::uint32_t>(i));
     } else {
-      flow_finishes.emplace(InstantKey{flow.thread, flow.ts_ns}, key);
+      index.flow_finishes.emplace(InstantKey{flow.thread, flow.ts_ns}, key);
     }
   }
+  return index;
+}
 
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const TraceEvent& event = events[i];
-    if (event.kind != EventKind::device) {
+// One device event's launch while it is being attributed.
+struct LaunchInProgress {
+  DeviceLaunch launch;
+  bool has_launch = false;
+  void set(LaunchLink link, std::uint32_t thread, Nanoseconds ts) {
+    launch.link = link;
+    launch.launch_thread = thread;
+    launch.launch_ts_ns = ts;
+    has_launch = true;
+  }
+};
+
+// 2. a flow arrow (ac2g, async_npu, ...) ending at the event's start: the op holding its start.
+void link_by_flow(const RawTrace& trace, const CpuNesting& nesting, const LaunchIndex& index, const TraceEvent& event,
+                  LaunchInProgress& state) {
+  const auto [first, last] = index.flow_finishes.equal_range(InstantKey{event.thread, event.ts_ns});
+  for (auto finish = first; finish != last && state.launch.op == k_no_event; ++finish) {
+    const auto starts = index.flow_starts.find(finish->second);
+    if (starts == index.flow_starts.end()) {
       continue;
     }
-    DeviceLaunch launch;
-    launch.event = static_cast<std::uint32_t>(i);
-    bool has_launch = false;
-    const auto set_launch = [&](LaunchLink link, std::uint32_t thread, Nanoseconds ts) {
-      launch.link = link;
-      launch.launch_thread = thread;
-      launch.launch_ts_ns = ts;
-      has_launch = true;
-    };
-    // 1. the runtime call with the same correlation; its innermost enclosing op
-    const auto runtime = event.has_correlation ? runtime_by_correlation.find(event.correlation)
-                                               : runtime_by_correlation.end();
-    if (runtime != runtime_by_correlation.end()) {
-      // Some traces reuse the correlation number as External id: the runtime path comes first.
-      set_launch(LaunchLink::correlation, events[runtime->second].thread, events[runtime->second].ts_ns);
-      launch.op = innermost_cpu_op(events, nesting, runtime->second);
-    }
-    // 2. a flow arrow (ac2g, async_npu, ...) ending at the event's start: the op holding its start
-    if (launch.op == k_no_event) {
-      const auto [first, last] = flow_finishes.equal_range(InstantKey{event.thread, event.ts_ns});
-      for (auto finish = first; finish != last && launch.op == k_no_event; ++finish) {
-        const auto starts = flow_starts.find(finish->second);
-        if (starts == flow_starts.end()) {
-          continue;
-        }
-        for (const std::uint32_t s : starts->second) {
-          const FlowPoint& start = trace.flows[s];
-          const std::uint32_t holder = cpu_op_at(events, nesting, start.thread, start.ts_ns);
-          if (!has_launch || holder != k_no_event) {
-            set_launch(LaunchLink::flow, start.thread, start.ts_ns);
-          }
-          if (holder != k_no_event) {
-            launch.op = holder;
-            break;
-          }
-        }
+    for (const std::uint32_t s : starts->second) {
+      const FlowPoint& start = trace.flows[s];
+      const std::uint32_t holder = cpu_op_at(trace.events, nesting, start.thread, start.ts_ns);
+      if (!state.has_launch || holder != k_no_event) {
+        state.set(LaunchLink::flow, start.thread, start.ts_ns);
+      }
+      if (holder != k_no_event) {
+        state.launch.op = holder;
+        break;
       }
     }
-    // 3. the cpu_op with the same non-zero External id
-    if (launch.op == k_no_event && event.external_id != 0) {
-      if (const auto op = op_by_external_id.find(event.external_id); op != op_by_external_id.end()) {
-        launch.op = op->second;
-        if (!has_launch) {
-          set_launch(LaunchLink::external_id, events[op->second].thread, events[op->second].ts_ns);
-        } else {
-          launch.link = LaunchLink::external_id;
-        }
+  }
+}
+
+DeviceLaunch attribute_one(const RawTrace& trace, const CpuNesting& nesting, const LaunchIndex& index,
+                           std::uint32_t at) {
+  const std::vector<TraceEvent>& events = trace.events;
+  const TraceEvent& event = events[at];
+  LaunchInProgress state;
+  state.launch.event = at;
+  // 1. the runtime call with the same correlation; its innermost enclosing op
+  const auto runtime = event.has_correlation ? index.runtime_by_correlation.find(event.correlation)
+                                             : index.runtime_by_correlation.end();
+  if (runtime != index.runtime_by_correlation.end()) {
+    // Some traces reuse the correlation number as External id: the runtime path comes first.
+    state.set(LaunchLink::correlation, events[runtime->second].thread, events[runtime->second].ts_ns);
+    state.launch.op = innermost_cpu_op(events, nesting, runtime->second);
+  }
+  if (state.launch.op == k_no_event) {
+    link_by_flow(trace, nesting, index, event, state);
+  }
+  // 3. the cpu_op with the same non-zero External id
+  if (state.launch.op == k_no_event && event.external_id != 0) {
+    if (const auto op = index.op_by_external_id.find(event.external_id); op != index.op_by_external_id.end()) {
+      state.launch.op = op->second;
+      if (!state.has_launch) {
+        state.set(LaunchLink::external_id, events[op->second].thread, events[op->second].ts_ns);
+      } else {
+        state.launch.link = LaunchLink::external_id;
       }
     }
-    // 4. the innermost user annotation (not a ProfilerStep) holding the launch on its thread
-    if (launch.op == k_no_event && has_launch) {
-      launch.op = annotation_at(trace, nesting, launch.launch_thread, launch.launch_ts_ns);
-      if (launch.op != k_no_event) {
-        launch.link = LaunchLink::enclosing;
-      }
+  }
+  // 4. the innermost user annotation (not a ProfilerStep) holding the launch on its thread
+  if (state.launch.op == k_no_event && state.has_launch) {
+    state.launch.op = annotation_at(trace, nesting, state.launch.launch_thread, state.launch.launch_ts_ns);
+    if (state.launch.op != k_no_event) {
+      state.launch.link = LaunchLink::enclosing;
     }
-    launch.attributed = launch.op != k_no_event;
-    if (!has_launch) {
-      launch.link = LaunchLink::none;
+  }
+  state.launch.attributed = state.launch.op != k_no_event;
+  if (!state.has_launch) {
+    state.launch.link = LaunchLink::none;
+  }
+  return state.launch;
+}
+
+} // namespace
+
+std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const CpuNesting& nesting) {
+  const LaunchIndex index = index_launches(trace);
+  std::vector<DeviceLaunch> launches;
+  if (!index.any_device) {
+    return launches;
+  }
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    if (trace.events[i].kind == EventKind::device) {
+      launches.push_back(attribute_one(trace, nesting, index, static_cast<std::uint32_t>(i)));
     }
-    launches.push_back(launch);
   }
   return launches;
 }
