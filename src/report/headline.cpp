@@ -70,21 +70,6 @@ std::string samples_text(const VerdictSummary& s) {
   return " · " + std::to_string(s.base_samples) + " / " + std::to_string(s.head_samples) + " samples (base / head)";
 }
 
-std::string counts_text(const Decision& decision) {
-  static const std::pair<Verdict, const char*> order[] = {
-      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
-      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
-      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, "insufficient"}};
-  std::string line;
-  for (const auto& [verdict, word] : order) {
-    auto it = decision.counts.find(verdict);
-    if (it != decision.counts.end() && it->second > 0) {
-      line += " · " + std::to_string(it->second) + " " + word;
-    }
-  }
-  return line;
-}
-
 } // namespace
 
 std::string signed_change_text(const MetricComparison& m) {
@@ -132,7 +117,7 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
       line += (i ? ", " : "") + std::string(metric_class_label(classes[i]));
     }
   }
-  return line + counts_text(judgement.decision);
+  return line + counts_text(judgement.decision, "insufficient");
 }
 
 std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary) {

@@ -199,21 +199,6 @@ std::string verdict_reason_text(const MetricComparison& m) {
 
 namespace {
 
-std::string counts_text(const Decision& decision) {
-  static const std::pair<Verdict, const char*> order[] = {
-      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
-      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
-      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, "insufficient (too few samples to decide)"}};
-  std::string line;
-  for (const auto& [verdict, word] : order) {
-    auto it = decision.counts.find(verdict);
-    if (it != decision.counts.end() && it->second > 0) {
-      line += " · " + std::to_string(it->second) + " " + word;
-    }
-  }
-  return line;
-}
-
 // "`latency` (end-to-end) +7.0% (95% CI [1.02, 1.12]) beyond the +5.0% threshold, but adjusted p 0.09
 // does not reach alpha 0.05; needs 14 samples per side (has 6 / 6)".
 std::string no_decision_text(const Judgement& judgement) {
@@ -249,6 +234,21 @@ std::string no_decision_text(const Judgement& judgement) {
 
 } // namespace
 
+std::string counts_text(const Decision& decision, const char* insufficient) {
+  static const std::pair<Verdict, const char*> order[] = {
+      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
+      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
+      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, nullptr}};
+  std::string line;
+  for (const auto& [verdict, word] : order) {
+    auto it = decision.counts.find(verdict);
+    if (it != decision.counts.end() && it->second > 0) {
+      line += " · " + std::to_string(it->second) + " " + (word != nullptr ? word : insufficient);
+    }
+  }
+  return line;
+}
+
 std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts) {
   const Decision& decision = judgement.decision;
   std::string line = std::string(outcome_emoji(decision.outcome)) + " " + outcome_name(decision.outcome);
@@ -262,7 +262,7 @@ std::string verdict_line(const Judgement& judgement, const ConditionsDiff& condi
   if (decision.outcome == Outcome::no_decision && decision.no_decision) {
     line += " · " + no_decision_text(judgement);
   }
-  return with_counts ? line + counts_text(decision) : line;
+  return with_counts ? line + counts_text(decision, "insufficient (too few samples to decide)") : line;
 }
 
 } // namespace neuron_gate

@@ -30,6 +30,10 @@ std::string verdict_reason_text(const MetricComparison& m);
 // "⛔ NOT COMPARABLE · 2 conditions differ", or for NO DECISION the metric, its change and the samples
 // needed: "⚠️ NO DECISION · `latency` (end-to-end) +7.0%: too few samples to decide; needs 6 per side
 // (has 2 / 2) · 1 insufficient (too few samples to decide)".
+// " · 2 regressed · 5 inconclusive …": the decision's metrics per verdict, in a fixed order, zeros left
+// out; INSUFFICIENT counts are named `insufficient`.
+std::string counts_text(const Decision& decision, const char* insufficient);
+
 // `with_counts` false leaves out the " · N regressed …" counts (headline_text puts them in the context line).
 std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts = true);
 
