@@ -93,6 +93,14 @@ TEST_CASE("workflow command escaping: data cannot start a command, properties ca
 TEST_CASE("escape_terminal removes escape sequences and line breaks") {
   CHECK(escape_terminal("name\n::stop-commands::x\x1b]0;t\x07") == "name␊::stop-commands::x␛]0;t␇");
   CHECK(escape_terminal("\xC2\x9B" "2J") == "\xEF\xBF\xBD" "2J");
+  // Bidirectional overrides, embeddings, isolates and marks cannot reorder the line (Trojan Source).
+  CHECK(escape_terminal("a\xE2\x80\xAE" "cba\xE2\x80\xAC" "d") == "a\xEF\xBF\xBD" "cba\xEF\xBF\xBD" "d");  // RLO, PDF
+  CHECK(escape_terminal("\xE2\x81\xA6x\xE2\x81\xA9") == "\xEF\xBF\xBDx\xEF\xBF\xBD");  // LRI, PDI
+  CHECK(escape_terminal("\xE2\x80\x8F\xD8\x9C\xE2\x80\xAA") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // RLM, ALM, LRE
+  CHECK(escape_markdown("\xE2\x80\xAE") == "\xEF\xBF\xBD");
+  CHECK(escape_html("\xE2\x81\xA7") == "\xEF\xBF\xBD");
+  // Right-to-left text itself is data and stays (Hebrew alef, Arabic alef).
+  CHECK(escape_terminal("\xD7\x90\xD8\xA7") == "\xD7\x90\xD8\xA7");
 }
 
 TEST_CASE("prose: data pieces are escaped per format, the report's own code spans kept") {

@@ -46,6 +46,12 @@ char32_t neutral(char32_t cp) {
   if ((cp >= 0x80 && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF) {
     return k_replacement;
   }
+  // Bidirectional formatting (Unicode UAX #9: ALM, LRM, RLM, the embeddings and overrides LRE…RLO, the
+  // isolates LRI…PDI): invisible, they reorder what a terminal, browser or GitHub shows around them
+  // ("Trojan Source", CVE-2021-42574), so a name could make a report read otherwise.
+  if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+    return k_replacement;
+  }
   return cp;
 }
 

@@ -7,8 +7,10 @@
 // Shared rules (sanitize_text): invalid UTF-8 (bad, overlong, surrogate, out of range, cut sequences)
 // becomes U+FFFD, one per maximal invalid subpart (util/utf8.hpp); C0 controls and DEL become their visible Control Pictures (LF -> ␊,
 // CR -> ␍, ESC -> ␛, tab -> ␉); C1 controls become U+FFFD except NEL (U+0085), which like U+2028 and
-// U+2029 becomes ␤ (U+2424); the noncharacters U+FFFE and U+FFFF become U+FFFD. So no data string can
-// break a line, end a table row, or carry a terminal escape sequence in any output.
+// U+2029 becomes ␤ (U+2424); the noncharacters U+FFFE and U+FFFF and the bidirectional formatting
+// characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: they reorder the text shown around
+// them) become U+FFFD. So no data string can break a line, end a table row, reorder the report's own
+// words, or carry a terminal escape sequence in any output.
 
 #include <cstddef>
 #include <string>

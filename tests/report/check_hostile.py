@@ -8,8 +8,11 @@
              as many test cases and failures as the clean report
   html       the same elements (counted by tag name) as the clean report: no <img>, no onerror, no
              comment or element from a name
-  terminal   stdout/stderr/inspect text: no CR, no ESC or other C0 control but LF and tab, no C1
-             control, no U+2028/U+2029; every stderr line is neuron-gate's own ("neuron-gate: ...")
+  terminal   stdout/stderr/inspect text and the --format terminal summary (off a terminal, and on a
+             pseudo-terminal where it is coloured): no CR, no ESC or other C0 control but LF and tab, no
+             C1 control, no U+2028/U+2029, no bidi control (U+061C, U+200E/F, U+202A-E, U+2066-9); on
+             the terminal no escape sequence but the renderer's own colours; the hostile summary has
+             the clean one's lines and verdict line; every stderr line is neuron-gate's own
   annotations every line is one workflow command neuron-gate wrote; the input error's one ::error
              (::error / ::warning / ::notice), no CR, and the same kinds and count as the clean run
 
@@ -132,12 +135,15 @@ def check_html(work):
     check("img" not in h.tags, "html: no <img> element")
 
 
-BAD_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u2028\u2029]")
+BAD_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u2028\u2029"
+                          "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # bidi controls (Trojan Source)
+# The only escape sequences the terminal summary may hold on a tty: its own colours (report/terminal.cpp).
+OWN_SGR = re.compile("\x1b\\[(?:0|1|1;31|1;32|1;33)m")
 
 
 def check_terminal(work):
     for name in ("hostile.stdout", "hostile.stderr", "inspect.out", "inspect.err", "broken.stderr",
-                 "calibrate.out"):
+                 "calibrate.out", "hostile.terminal", "hostile.tty"):
         path = os.path.join(work, name)
         if not os.path.exists(path):
             check(False, f"{name}: exists")
@@ -148,6 +154,10 @@ def check_terminal(work):
         except UnicodeDecodeError as error:
             check(False, f"{name}: valid UTF-8", str(error))
             continue
+        if name.endswith(".tty"):
+            own = len(OWN_SGR.findall(text))
+            check(own >= 2, f"{name}: coloured on a terminal ({own} colour sequences of the renderer's own)")
+            text = OWN_SGR.sub("", text).replace("\r\n", "\n")  # the pty turns LF into CR LF
         bad = BAD_TERMINAL.search(text)
         check(bad is None, f"{name}: no control character, CR, ESC, C1 control or Unicode line break",
               repr(text[max(0, bad.start() - 30):bad.end() + 10]) if bad else "")
@@ -159,6 +169,28 @@ def check_terminal(work):
 
 
 COMMAND = re.compile(r"^::(error|warning|notice)( [a-z]+=[^:,\r\n]*(,[a-z]+=[^:,\r\n]*)*)?::[^\r\n]*$")
+
+
+def check_terminal_summary(work):
+    """The --format terminal summary of the hostile names has the clean one's lines, row for row."""
+    texts = {}
+    for variant in ("hostile", "clean"):
+        for kind in ("terminal", "tty"):
+            path = os.path.join(work, f"{variant}.{kind}")
+            texts[(variant, kind)] = read_bytes(path).decode("utf-8", "replace") if os.path.exists(path) else ""
+    for kind in ("terminal", "tty"):
+        h = OWN_SGR.sub("", texts[("hostile", kind)]).replace("\r\n", "\n").split("\n")
+        c = OWN_SGR.sub("", texts[("clean", kind)]).replace("\r\n", "\n").split("\n")
+        check(len(h) == len(c) and len(c) > 5, f"{kind} summary: {len(h)} lines, as the clean one's {len(c)}",
+              repr(h[:12]))
+        # The headline names the end-to-end metric: the same words around the name.
+        check(h[0].split("`")[0] == c[0].split("`")[0] and h[0].rsplit("` ", 1)[-1] == c[0].rsplit("` ", 1)[-1],
+              f"{kind} summary: the verdict line is the clean one's but for the name ({c[0][:60]})", repr(h[0][:200]))
+        check("DESSERGER\ufffd" in h[0], f"{kind} summary: the metric name's right-to-left override is replaced",
+              repr(h[0][:200]))
+        rows = [line for line in h if "→" in line and line.startswith("  ")]
+        check(len(rows) > 0 and "DESSERGER\ufffd" in rows[0],
+              f"{kind} summary: the deciding row names the metric, override replaced", repr(rows[:2]))
 
 
 def check_annotations(work):
@@ -202,6 +234,7 @@ def main(argv):
     check_junit(work)
     check_html(work)
     check_terminal(work)
+    check_terminal_summary(work)
     check_annotations(work)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

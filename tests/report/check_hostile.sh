@@ -5,8 +5,9 @@
 # checks the results:
 #   check_hostile.py           JSON (valid UTF-8, parses, round-trips), JUnit (Python's XML parser), HTML
 #                              (the clean report's elements, no <img>/onerror/comment), stdout, stderr,
-#                              `inspect` and `calibrate` text (no control character, no workflow command
-#                              line), annotations (one escaped workflow command a line; the input
+#                              `inspect` and `calibrate` text, the --format terminal summary off and on a
+#                              terminal (no control character or bidi control, no workflow command line;
+#                              on a terminal only the renderer's own colours), annotations (one escaped workflow command a line; the input
 #                              error's annotation naming the broken file on one line)
 #   check_hostile_markdown.mjs the Markdown as GFM (markdown-it from npm): the clean report's headings,
 #                              table rows, links and raw HTML exactly; no @mention, no #123
@@ -64,6 +65,35 @@ for variant in hostile clean; do
   "$binary" "${args[@]}" > "$work/$variant.md" 2> "$work/$variant.stderr"
   expect_code "compare on $variant names writes every report" 1 $?
   cp "$work/$variant.md" "$work/$variant.stdout"
+done
+# The compact terminal summary (--format terminal), off a terminal (no colour) and on one: a pseudo-
+# terminal from Python's pty module, so the binary sees a tty and colours its own lines.
+for variant in hostile clean; do
+  "$binary" compare "$fixture/$variant/base" "$fixture/$variant/head" --no-git --allow-mismatch manifest.model_version \
+    --format terminal > "$work/$variant.terminal" 2>> "$work/$variant.stderr"
+  expect_code "compare --format terminal on $variant names" 1 $?
+  python3 - "$work/$variant.tty" "$binary" compare "$fixture/$variant/base" "$fixture/$variant/head" --no-git \
+    --allow-mismatch manifest.model_version <<'PTY' 2>> "$work/$variant.stderr"
+import os, pty, sys
+out, argv = sys.argv[1], sys.argv[2:]
+env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+pid, fd = pty.fork()
+if pid == 0:
+    os.execve(argv[0], argv, env)
+data = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+_, status = os.waitpid(pid, 0)
+open(out, "wb").write(data)
+sys.exit(os.waitstatus_to_exitcode(status))
+PTY
+  expect_code "compare on a terminal (colour) on $variant names" 1 $?
 done
 "$binary" inspect "$fixture/hostile/head" > "$work/inspect.out" 2> "$work/inspect.err"
 expect_code "inspect on hostile names" 0 $?

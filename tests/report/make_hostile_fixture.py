@@ -7,8 +7,8 @@ some file and folder names.
   OUT/hostile/{base,head}   names with CR, LF, U+2028, U+0085, backticks, pipes, <!--, <img onerror>,
                             [link](url), ![image](url), @mentions, ::error::, ::stop-commands::, invalid
                             UTF-8 bytes (in file and folder names: the JSON readers refuse them inside a
-                            file, naming it), U+FFFF, U+FFFE, terminal escape sequences, "## ✅ PASS"
-                            after a CR
+                            file, naming it), U+FFFF, U+FFFE, terminal escape sequences, bidirectional
+                            overrides and isolates, "## ✅ PASS" after a CR
   OUT/clean/{base,head}     the same profiles with plain names (op_01, ...): the report a hostile report
                             must look like (same headings, table rows and links)
   OUT/broken/head           a cut trace whose file name holds LF + ::stop-commands:: (an input error that
@@ -26,6 +26,7 @@ import sys
 # One hostile name per op (ops sorted by name, the regressed aten::div_ first).
 HOSTILE = [
     "div\r## ✅ PASS · 0 regressed <!--",
+    "bidi\u202eDESSERGER\u202c \u2066iso\u2069 \u200fmark\u061c",  # Trojan Source: RLO reverses what follows
     "line\nbreak ## not a heading",
     "sep\u2028## after U+2028",
     "back`tick",
@@ -85,7 +86,9 @@ def mapping(names, hostile):
         if not hostile:
             result[name] = f"op_{i + 1:02d}"
             continue
-        value = HOSTILE[i % len(HOSTILE)]
+        # Fewer ops than names: op i also carries names i + n, i + 2n, ... so that every name is used.
+        value = HOSTILE[i % len(HOSTILE)] if len(names) >= len(HOSTILE) else \
+            " ".join(HOSTILE[j] for j in range(i, len(HOSTILE), len(names)))
         suffix = "" if i < len(HOSTILE) else f" {i}"
         if isinstance(value, bytes):
             raw[i] = value + suffix.encode()
@@ -127,7 +130,7 @@ def copy_side(source, target, names, raw, hostile, side_number):
     with open(os.path.join(source, "e2e.json"), encoding="utf-8") as f:
         e2e = json.load(f)
     for metric in e2e["metrics"]:
-        metric["name"] = "lat\r## e2e <!-- @user `x" if hostile else "latency"
+        metric["name"] = "lat\r## e2e <!-- @user `x \u202eDESSERGER\u202c" if hostile else "latency"
     with open(os.path.join(target, "e2e.json"), "wb") as f:
         f.write(encode(e2e, {}))
     values = MANIFEST_HOSTILE if hostile else MANIFEST_CLEAN
