@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "compare_steps.hpp"
 
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
@@ -79,6 +80,8 @@ void check_output_path(const std::string& output, const std::vector<const Profil
   }
 }
 
+} // namespace
+
 void require_samples(const SideSamples& side) {
   if (side.traces.empty() && side.end_to_end.empty()) {
     std::size_t ignored = 0;
@@ -89,6 +92,8 @@ void require_samples(const SideSamples& side) {
                                               " files ignored; run `neuron-gate inspect` to see why)");
   }
 }
+
+namespace {
 
 // The rules a command applies: the rules file (or the built-in rules) with the command line's
 // overrides. These are the rules the report shows and hashes.
@@ -128,8 +133,6 @@ void check_outputs_not_inputs(const CompareOptions& options, const ProfileInvent
     check_output_path(path, {&base, &head}, options.rules_path);
   }
 }
-
-std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration);
 
 // Stage 5: the judgement, refusing a comparison in which nothing was tested (never a pass in disguise).
 // Per op, base's own A/A noise (`calibration`, when estimated) must be cleared (issue 14 item 3).
@@ -199,6 +202,8 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
 // (README "Statistics and verdicts").
 constexpr std::size_t k_compare_noise_splits = 20;
 
+} // namespace
+
 // Base's A/A noise (calibration.hpp) for the compare, when base has runs enough to split (4, or 6 under
 // unit run): k_compare_noise_splits halvings of base's runs. Each half keeps whole runs, so the noise
 // holds the variation between runs, not only between steps (issue 14 items 3-4).
@@ -247,6 +252,8 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
   found.noise = noise_finding(*calibration, metrics);
 }
 
+namespace {
+
 
 // How far run_compare checked the report destinations when an error stopped it.
 enum class Checked { nothing, destinations, everything };
@@ -269,6 +276,11 @@ void annotate_error(const CompareOptions& options, Checked checked, const char* 
 // The comparison once every destination is checked: read, compare, decide, render, write.
 int compare_checked(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
                     const ProfileInventory& base_inventory, const ProfileInventory& head_inventory, std::ostream& out) {
+  const std::vector<OperatingPointFiles> base_points = split_operating_points(base_inventory);
+  const std::vector<OperatingPointFiles> head_points = split_operating_points(head_inventory);
+  if (compare_per_point(base_points, head_points)) {
+    return compare_points(options, rules, today_date, base_points, head_points, out);
+  }
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   SideSamples base = read_side("base", base_inventory, read_options);

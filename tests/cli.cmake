@@ -15,3 +15,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_cost.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_rank.cpp)
 # Replacement groups and class totals (issue 12 item 2).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_replacements.cpp)
+# Operating points: several per side, matched by label, one Holm family (issue 19 item 1).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_operating_points.cpp)

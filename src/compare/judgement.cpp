@@ -485,4 +485,8 @@ Judgement judge(const std::vector<MetricMeasurement>& measurements, const Condit
   return result;
 }
 
+void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options) {
+  count_and_decide(judgement, conditions, options);
+}
+
 } // namespace neuron_gate

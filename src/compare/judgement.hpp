@@ -221,4 +221,10 @@ struct Judgement {
 Judgement judge(const std::vector<MetricMeasurement>& measurements, const ConditionsDiff& conditions,
                 const RuleSet& rules, const DecideOptions& options);
 
+// The decision over metrics already judged (judge() ends with it): the counts, the regressed gating
+// metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and
+// .material; `judgement.decision` must not hold counts yet. Used per operating point
+// (operating_points.hpp), whose metrics were judged with every other point's.
+void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options);
+
 } // namespace neuron_gate

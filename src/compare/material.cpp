@@ -19,7 +19,9 @@ bool per_op(const MetricComparison& m) {
 }
 
 // The members of every replacement group, by class, rank and op name (no rank suffix).
-using MemberKey = std::tuple<MetricClass, std::optional<unsigned>, std::string>;
+using MemberKey = std::tuple<std::string, MetricClass, std::optional<unsigned>, std::string>;
+// References are per operating point and rank.
+using ReferenceKey = std::pair<std::string, std::optional<unsigned>>;
 
 std::set<MemberKey> group_members(const std::vector<MetricComparison>& metrics) {
   std::set<MemberKey> members;
@@ -27,7 +29,7 @@ std::set<MemberKey> group_members(const std::vector<MetricComparison>& metrics) 
     if (m.scope == MetricScope::replacement_group) {
       for (const auto* list : {&m.replaced.gone, &m.replaced.appeared, &m.replaced.calls_changed}) {
         for (const std::string& name : *list) {
-          members.insert({m.metric_class, m.rank, name});
+          members.insert({m.point, m.metric_class, m.rank, name});
         }
       }
     }
@@ -49,9 +51,9 @@ std::optional<double> reference_for(const MetricComparison& m, const References&
 } // namespace
 
 MaterialSelection select_material(std::vector<MetricComparison>& metrics, double share) {
-  std::map<std::optional<unsigned>, References> by_rank;
+  std::map<ReferenceKey, References> by_rank;
   for (const MetricComparison& m : metrics) {
-    References& r = by_rank[m.rank];
+    References& r = by_rank[{m.point, m.rank}];
     if (m.metric_class == MetricClass::step_time) {
       r.step_us = m.base_median;
     } else if (per_op(m) && m.present_in_base && m.base_median) {
@@ -73,12 +75,12 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
     if (!per_op(m)) {
       continue;
     }
-    const std::optional<double> reference = reference_for(m, by_rank[m.rank]);
+    const std::optional<double> reference = reference_for(m, by_rank[{m.point, m.rank}]);
     if (reference && m.base_median) {
       m.base_share = *m.base_median / *reference;
     }
     m.material = !m.present_in_base ? false : !reference || share <= 0 || (m.base_share && *m.base_share >= share);
-    const bool replaced = members.count({m.metric_class, m.rank, unranked_name(m)}) > 0;
+    const bool replaced = members.count({m.point, m.metric_class, m.rank, unranked_name(m)}) > 0;
     if (replaced) {
       m.family = Family::replaced;
     } else if (!m.material) {

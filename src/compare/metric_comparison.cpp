@@ -1,5 +1,7 @@
 #include "compare/metric_comparison.hpp"
 
+#include "profile/operating_points.hpp"
+
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
 #include "profile/neuron_summary.hpp"
@@ -385,14 +387,14 @@ int sum_order(const MetricMeasurement& metric) {
   return (metric.metric_class == MetricClass::device ? 2 : 0) + (metric.scope == MetricScope::replacement_group ? 1 : 0);
 }
 
+static std::string without_suffix(const std::string& name, const std::string& suffix) {
+  const bool has_suffix = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? name.substr(0, name.size() - suffix.size()) : name;
+}
+
 std::string unranked_name(const MetricMeasurement& metric) {
-  if (!metric.ranked) {
-    return metric.name;
-  }
-  const std::string suffix = rank_suffix(metric.rank);
-  const bool has_suffix = metric.name.size() >= suffix.size() &&
-                          metric.name.compare(metric.name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return has_suffix ? metric.name.substr(0, metric.name.size() - suffix.size()) : metric.name;
+  const std::string name = metric.point.empty() ? metric.name : without_suffix(metric.name, point_suffix(metric.point));
+  return metric.ranked ? without_suffix(name, rank_suffix(metric.rank)) : name;
 }
 
 // The share of each side's time of a metric's kind that the event screen excluded (issue 13 item 2).

@@ -30,6 +30,10 @@ struct MetricMeasurement {
   // ranks.hpp); `ranked` tells that case apart from a rank-less single-rank comparison.
   std::optional<unsigned> rank;
   bool ranked = false;
+  // The operating point (profile/operating_points.hpp) whose samples these are, "" unless the sides are
+  // compared point by point; then every name ends in point_suffix(point), after any rank suffix:
+  // "latency [at 16x2048-float32]", "aten::mm [rank 1] [at 4x512-bfloat16]".
+  std::string point;
   std::string unit;                // "us" for op and step metrics, else the e2e unit
   Better better = Better::lower;
   // An end-to-end metric that explains rather than decides: a Neuron device summary measure other than
@@ -110,8 +114,8 @@ int sum_order(const MetricMeasurement& metric);
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
 std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);
 
-// The name of a metric without its rank suffix ("aten::mm [rank 1]" -> "aten::mm"); the name itself
-// when the metric is not per rank. Rules patterns (waivers) match either.
+// The name of a metric without its point and rank suffixes ("aten::mm [rank 1] [at 4x512]" -> "aten::mm");
+// the name itself when the metric is neither per point nor per rank. Rules patterns (waivers) match either.
 std::string unranked_name(const MetricMeasurement& metric);
 
 // One run of a side: the traces read from one folder (the path up to its last '/'), e.g. the three

@@ -85,9 +85,11 @@ std::string signed_change_text(const MetricComparison& m) {
   return "–";
 }
 
-std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary) {
+std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary,
+                          const std::string& point) {
   const Outcome outcome = judgement.decision.outcome;
-  const std::string start = std::string(outcome_emoji(outcome)) + " " + outcome_name(outcome);
+  const std::string start = std::string(outcome_emoji(outcome)) + " " + outcome_name(outcome) +
+                            (point.empty() ? std::string() : " at " + prose_code(point));
   if (outcome == Outcome::pass && summary.waived > 0) {
     return start + " · " + std::to_string(summary.waived) + (summary.waived == 1 ? " regression" : " regressions") +
            " waived" + (summary.waived_until ? " until " + prose_text(*summary.waived_until) : std::string());

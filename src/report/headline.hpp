@@ -14,7 +14,10 @@ namespace neuron_gate {
 // with " and 2 more" when more gating metrics regressed. Pass: "✅ PASS · `latency` +0.3% (95% CI
 // -0.4…+1.0%, within ±5%)", or "✅ PASS · 1 regression waived until 2026-12-31" when a waiver covered
 // one. NO DECISION, INCONCLUSIVE and NOT COMPARABLE: verdict_line() (prose.hpp).
-std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary);
+// `point`, when given, is an operating point's label named after the outcome word ("❌ REGRESSION at
+// `16x2048-float32`: ..."; README "Operating points").
+std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary,
+                          const std::string& point = "");
 
 // The one line of context under it: sides, samples per side (once), conditions matched, the class that
 // gated and the verdict counts, e.g. "base `A` → head `Areg` · 200 samples per side · 7 of 7 conditions

@@ -243,8 +243,11 @@ std::string sticky_marker(const std::string& key) {
   return key.empty() ? std::string(k_sticky_marker) : "<!-- neuron-gate key=" + key + " -->";
 }
 
-std::string render_markdown(const Report& report, std::size_t max_chars, const std::string& comment_key) {
-  const std::string marker = sticky_marker(comment_problem_free(comment_key));
+namespace {
+
+// The report with `marker` as its last line ("" for none: a point's detail inside another report).
+std::string render_with_marker(const Report& report, std::size_t max_chars, const std::string& marker) {
+  const std::string end = marker.empty() ? std::string() : "\n" + marker + "\n";
   std::string head = "## " + prose_markdown(report.verdict_line) + "\n\n";
   head += "**neuron-gate** · " + prose_markdown(report.context_line) + "\n\n";
   head += summary_table(report);
@@ -255,7 +258,7 @@ std::string render_markdown(const Report& report, std::size_t max_chars, const s
 
   const std::string tail = bullet_section("Interpretations", report.interpretations, "Nothing to interpret.", false) +
                            bullet_section("Open hypotheses", report.open_hypotheses, "None.", true) +
-                           provenance_section(report) + "\n" + marker + "\n";
+                           provenance_section(report) + end;
 
   // Full tables take what room is left, least changed rows cut first.
   const std::size_t fixed = head.size() + tail.size();
@@ -263,9 +266,19 @@ std::string render_markdown(const Report& report, std::size_t max_chars, const s
   if (text.size() > max_chars) {
     // Interpretations or provenance alone overflow: keep the verdict and say so.
     text = head.substr(0, std::min(head.size(), max_chars / 2)) +
-           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n\n" + marker + "\n";
+           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n" + end;
   }
   return text;
+}
+
+} // namespace
+
+std::string render_markdown(const Report& report, std::size_t max_chars, const std::string& comment_key) {
+  return render_with_marker(report, max_chars, sticky_marker(comment_problem_free(comment_key)));
+}
+
+std::string render_markdown_detail(const Report& report, std::size_t max_chars) {
+  return render_with_marker(report, max_chars, "");
 }
 
 } // namespace neuron_gate

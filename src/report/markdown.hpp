@@ -31,4 +31,8 @@ inline constexpr std::size_t k_comment_limit = 65536;
 std::string render_markdown(const Report& report, std::size_t max_chars = k_comment_limit - 512,
                             const std::string& comment_key = "");
 
+// The same report without the marker line, for one operating point's folded detail inside a report of
+// several (points_report.hpp). Shorter than `max_chars` as render_markdown.
+std::string render_markdown_detail(const Report& report, std::size_t max_chars);
+
 } // namespace neuron_gate

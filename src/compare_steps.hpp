@@ -1,0 +1,40 @@
+#pragma once
+// Steps of `compare` shared by the one-point path (commands.cpp) and the path of several operating
+// points (compare_points.cpp). Internal to the cli library.
+
+#include "commands.hpp"
+#include "compare/calibration.hpp"
+#include "compare/findings.hpp"
+#include "compare/judgement.hpp"
+#include "profile/operating_points.hpp"
+#include "profile/read_side.hpp"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace neuron_gate {
+
+// Throws InputError naming the side's profile when it holds no trace and no end-to-end file.
+void require_samples(const SideSamples& side);
+
+// Base's A/A noise for the compare, when base has runs enough to split; nullopt otherwise.
+std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules);
+
+// The per-op noise floors of `calibration` as the judgement takes them (empty without one).
+std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration);
+
+// Base's A/A noise as an open hypothesis (or that it was not estimated), for gating metrics.
+void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
+                        const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
+                        OpenHypotheses& found);
+
+// `compare` of sides with several operating points (README "Operating points"): reads each point,
+// checks its conditions, judges all points at once, renders and writes the reports; returns the exit
+// code. Refuses --html, --junit and --annotations (not rendered for several points yet) with a UsageError.
+int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
+                   const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
+                   std::ostream& out);
+
+} // namespace neuron_gate

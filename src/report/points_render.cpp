@@ -1,0 +1,83 @@
+// Renderers of a report of several operating points (points_report.hpp): they only render.
+#include "report/escape.hpp"
+#include "report/json.hpp"
+#include "report/markdown.hpp"
+#include "report/points_report.hpp"
+#include "report/prose.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace neuron_gate {
+namespace {
+
+
+std::string points_table(const PointsReport& report) {
+  std::string text = "| operating point | deciding metric | change | verdict |\n|---|---|--:|---|\n";
+  for (const PointRow& row : report.rows) {
+    const bool bold = row.outcome == Outcome::regression && row.status == PointStatus::compared;
+    text += "| " + markdown_code(row.label, true) + " | " + prose_markdown(row.metric) + " | " +
+            (bold ? "**" + row.change + "**" : row.change) + " | " +
+            (bold ? "**" + prose_markdown(row.verdict) + "**" : prose_markdown(row.verdict)) + " |\n";
+  }
+  return text + "\n";
+}
+
+} // namespace
+
+std::string render_points_markdown(const PointsReport& report, std::size_t max_chars, const std::string& comment_key) {
+  const std::string marker = sticky_marker(comment_key_problem(comment_key).empty() ? comment_key : "");
+  std::string text = "## " + prose_markdown(report.verdict_line) + "\n\n";
+  text += "**neuron-gate** · " + prose_markdown(report.context_line) + "\n\n";
+  text += points_table(report);
+  text += "### Operating points\n\n";
+  const std::size_t fixed = text.size() + marker.size() + 2 + report.rows.size() * 512;
+  const std::size_t share = fixed < max_chars ? (max_chars - fixed) / std::max<std::size_t>(1, report.rows.size()) : 0;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const PointRow& row = report.rows[i];
+    text += "<details><summary>" + escape_html(row.label) + " · " + escape_html(prose_plain(row.verdict)) + "</summary>\n\n";
+    text += report.details[i] ? render_markdown_detail(*report.details[i], share)
+                              : prose_markdown(row.verdict) + ": nothing to compare it with.\n";
+    text += "\n</details>\n\n";
+  }
+  return text + marker + "\n";
+}
+
+std::string render_points_json(const PointsReport& report) {
+  nlohmann::ordered_json j;
+  j["schema"] = "neuron-gate.points/1";
+  j["outcome"] = outcome_name(report.decision.outcome);
+  j["verdict"] = outcome_key(report.decision.outcome);
+  j["exit_code"] = report.decision.exit_code;
+  j["verdict_line"] = prose_plain(report.verdict_line);
+  j["context_line"] = prose_plain(report.context_line);
+  j["regressed"] = report.decision.regressed;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const PointRow& row = report.rows[i];
+    nlohmann::ordered_json point;
+    point["label"] = row.label;
+    point["outcome"] = outcome_name(row.outcome);
+    point["verdict"] = prose_plain(row.verdict);
+    point["deciding_metric"] = prose_plain(row.metric);
+    point["change"] = row.change;
+    point["report"] = report.details[i] ? nlohmann::ordered_json::parse(render_json(*report.details[i]))
+                                        : nlohmann::ordered_json(nullptr);
+    points.push_back(std::move(point));
+  }
+  j["operating_points"] = std::move(points);
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string render_points_terminal(const PointsReport& report) {
+  std::string text = escape_terminal(prose_plain(report.verdict_line)) + "\n" +
+                     escape_terminal(prose_plain(report.context_line)) + "\n\n";
+  for (const PointRow& row : report.rows) {
+    text += "  " + escape_terminal(row.label) + "  " + escape_terminal(prose_plain(row.metric)) + "  " +
+            escape_terminal(row.change) + "  " + escape_terminal(prose_plain(row.verdict)) + "\n";
+  }
+  return text;
+}
+
+} // namespace neuron_gate
