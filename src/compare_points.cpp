@@ -122,6 +122,9 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
   if (!options.json_path.empty()) {
     write_file_atomically(options.json_path, render_points_json(report));
   }
+  if (!options.annotations_path.empty()) {
+    write_file_atomically(options.annotations_path, render_points_annotations(report));
+  }
   if (!options.markdown_path.empty()) {
     write_file_atomically(options.markdown_path, markdown);
   }
@@ -136,10 +139,10 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
                    const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
                    std::ostream& out) {
-  for (const std::string* path : {&options.html_path, &options.junit_path, &options.annotations_path}) {
+  for (const std::string* path : {&options.html_path, &options.junit_path}) {
     if (!path->empty()) {
-      throw UsageError("--html, --junit and --annotations are not written yet for profiles of several operating "
-                       "points (README \"Operating points\"); use --markdown and --json");
+      throw UsageError("--html and --junit are not written yet for profiles of several operating points (README "
+                       "\"Operating points\"); use --markdown, --json and --annotations");
     }
   }
   std::vector<std::optional<Calibration>> calibrations;

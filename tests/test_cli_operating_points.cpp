@@ -182,12 +182,26 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   CHECK(result.err.find("lies outside every operating point's folder") != std::string::npos);
 }
 
-TEST_CASE("--html --junit and --annotations are refused for sides of several points (not rendered yet)") {
+TEST_CASE("--html and --junit are refused for sides of several points (not rendered yet)") {
   const std::string html = (scratch("op-html") / "r.html").string();
   const CliResult result = run({"compare", points("base"), points("head"), "--no-git", "--html", html});
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("not written yet for profiles of several operating points") != std::string::npos);
   CHECK_FALSE(fs::exists(html));
+}
+
+TEST_CASE("--annotations for several points: the regression names its point - a point not compared is a warning") {
+  const std::string path = (scratch("op-annotations") / "a.txt").string();
+  CHECK(run({"compare", points("base"), points("head"), "--no-git", "--quiet", "--annotations", path}).exit_code == 1);
+  std::string text = read_text(path);
+  CHECK(count_of(text, "::error ") == 1);
+  CHECK(text.find("::error title=neuron-gate%3A latency [at 16x2048-float32] regressed::latency (end-to-end): +41.7%") == 0);
+  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--annotations", path}).exit_code == 0);
+  text = read_text(path);
+  CHECK(count_of(text, "::error ") == 0);
+  CHECK(text.find("::warning title=neuron-gate%3A operating point 64x4096-float32 not compared::not comparable: in base "
+                  "only") != std::string::npos);
+  CHECK(text.find("::warning title=neuron-gate%3A operating point 8x1024-float32 not compared::") != std::string::npos);
 }
 
 TEST_SUITE_END();

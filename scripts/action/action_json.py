@@ -87,6 +87,9 @@ def cmd_split_args(text):
 def gating_regressions(report):
     if not isinstance(report, dict):
         return []
+    if isinstance(report.get("operating_points"), list):  # schema neuron-gate.points/1: each point's report
+        return [m for point in report["operating_points"] if isinstance(point, dict)
+                for m in gating_regressions(point.get("report"))]
     return [m for m in report.get("metrics") or []
             if m.get("gating") and m.get("verdict") == "REGRESSED" and not m.get("waiver")]
 

@@ -47,12 +47,12 @@ bool undecided(const MetricComparison& m) {
   return m.verdict == Verdict::inconclusive || m.verdict == Verdict::insufficient;
 }
 
-std::vector<Annotation> errors(const Report& report) {
+std::vector<Annotation> errors(const Report& report, const std::string& where) {
   std::vector<Annotation> found;
   if (report.outcome == Outcome::not_comparable) {
     for (const ConditionRow& row : report.conditions.rows) {
       if (!row.matches && !row.accepted) {
-        found.push_back({"neuron-gate: not comparable",
+        found.push_back({"neuron-gate: not comparable" + where,
                          "condition " + row.name + " differs: base " + row.base + "; head " + row.head +
                              "; rerun both sides with the same settings or accept it with --allow-mismatch " + row.name});
       }
@@ -60,32 +60,32 @@ std::vector<Annotation> errors(const Report& report) {
   }
   for (const MetricComparison& m : report.metrics) {
     if (m.gating && m.verdict == Verdict::regressed && !m.waiver) {
-      found.push_back({"neuron-gate: " + m.name + " regressed", describe(m)});
+      found.push_back({"neuron-gate: " + m.name + where + " regressed", describe(m)});
     }
   }
   if (report.decision.exit_code == 4) {  // --strict: what is undecided failed the gate
     if (report.outcome == Outcome::no_decision) {
-      found.push_back({"neuron-gate: no decision (--strict)", prose_plain(report.verdict_line)});
+      found.push_back({"neuron-gate: no decision (--strict)" + where, prose_plain(report.verdict_line)});
     }
     for (const MetricComparison& m : report.metrics) {
       if (m.gating && undecided(m)) {
-        found.push_back({"neuron-gate: " + m.name + " " + verdict_name(m.verdict) + " (--strict)", describe(m)});
+        found.push_back({"neuron-gate: " + m.name + where + " " + verdict_name(m.verdict) + " (--strict)", describe(m)});
       }
     }
   }
   return found;
 }
 
-std::vector<Annotation> warnings(const Report& report) {
+std::vector<Annotation> warnings(const Report& report, const std::string& where) {
   std::vector<Annotation> found;
   if (report.outcome == Outcome::no_decision && report.decision.exit_code != 4) {
-    found.push_back({"neuron-gate: no decision", prose_plain(report.verdict_line)});
+    found.push_back({"neuron-gate: no decision" + where, prose_plain(report.verdict_line)});
   }
   for (const bool gating : {true, false}) {
     for (const MetricComparison& m : report.metrics) {
       if (m.gating == gating && m.verdict == Verdict::regressed && (m.waiver || !m.gating)) {
         const char* note = m.waiver ? " (waived)" : " (not gating)";
-        found.push_back({"neuron-gate: " + m.name + " regressed" + note, describe(m)});
+        found.push_back({"neuron-gate: " + m.name + where + " regressed" + note, describe(m)});
       }
     }
   }
@@ -94,9 +94,10 @@ std::vector<Annotation> warnings(const Report& report) {
 
 } // namespace
 
-std::string render_annotations(const Report& report, std::size_t max_per_kind) {
-  const std::vector<Annotation> error_list = errors(report);
-  const std::vector<Annotation> warning_list = warnings(report);
+std::string render_annotations(const Report& report, std::size_t max_per_kind, const std::string& point) {
+  const std::string where = point.empty() ? std::string() : " [at " + point + "]";
+  const std::vector<Annotation> error_list = errors(report, where);
+  const std::vector<Annotation> warning_list = warnings(report, where);
   std::string text;
   for (std::size_t i = 0; i < error_list.size() && i < max_per_kind; ++i) {
     text += command("error", error_list[i]);
@@ -112,6 +113,10 @@ std::string render_annotations(const Report& report, std::size_t max_per_kind) {
                                                   " more warnings are not annotated; the full list is in the report"});
   }
   return text;
+}
+
+std::string point_warning_annotation(const std::string& point, const std::string& verdict) {
+  return command("warning", {"neuron-gate: operating point " + point + " not compared", verdict});
 }
 
 std::string error_annotation(std::string_view message) {

@@ -25,7 +25,14 @@ constexpr std::size_t k_annotations_per_kind = 10;
 
 // The annotations of `report` as workflow command lines, each ending in "\n"; "" when there is
 // nothing to annotate (a pass without non-gating regressions).
-std::string render_annotations(const Report& report, std::size_t max_per_kind = k_annotations_per_kind);
+// `point`, when given, is the operating point `report` is of (README "Operating points"): every title
+// names it ("neuron-gate: latency [at 16x2048-float32] regressed").
+std::string render_annotations(const Report& report, std::size_t max_per_kind = k_annotations_per_kind,
+                               const std::string& point = "");
+
+// The warning for an operating point that was not compared: `verdict` says why ("not comparable: in
+// base only"; plain text). Both strings are escaped here.
+std::string point_warning_annotation(const std::string& point, const std::string& verdict);
 
 // The one annotation for a run that ended in a usage or input error (exit code 2): `message` (the
 // error's text, hostile: it may quote a file name) as `::error title=neuron-gate: error (exit code 2)::…`.

@@ -1,4 +1,5 @@
 // Renderers of a report of several operating points (points_report.hpp): they only render.
+#include "report/annotations.hpp"
 #include "report/escape.hpp"
 #include "report/json.hpp"
 #include "report/markdown.hpp"
@@ -68,6 +69,17 @@ std::string render_points_json(const PointsReport& report) {
   }
   j["operating_points"] = std::move(points);
   return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string render_points_annotations(const PointsReport& report) {
+  std::string text;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const PointRow& row = report.rows[i];
+    text += row.status == PointStatus::compared && report.details[i]
+                ? render_annotations(*report.details[i], k_annotations_per_kind, row.label)
+                : point_warning_annotation(row.label, prose_plain(row.verdict));
+  }
+  return text;
 }
 
 std::string render_points_terminal(const PointsReport& report) {

@@ -452,5 +452,17 @@ gate key5 "$pr_event" "$examples/A" "$examples/A2" always never --input "comment
 check "a bad comment-key is a configuration error (exit 2, nothing run)" equals "$(rc key5)$(calls key5 POST '.*')" "20"
 check "and says what a key may hold" contains "$tmp/key5/stdout" "input comment-key must be 1-64 of A-Z a-z 0-9 . _ -"
 
+echo "# operating points (README \"Operating points\"): a regression at one point fails, naming it"
+points="tests/data/profiles/operating-points"
+gate points1 "$pr_event" "$points/base" "$points/head" never regression
+check "six points, Areg at 16x2048-float32 only: exit code 1" equals "$(rc points1)" 1
+check "output verdict=regression" equals "$(out points1 verdict)" regression
+check "output regressions=1 (latency at 16x2048-float32, from the points' reports)" equals "$(out points1 regressions)" 1
+check "one ::error:: annotation" equals "$(annotations points1 error)" 1
+check "it names the point" contains "$tmp/points1/stdout" "latency [at 16x2048-float32] regressed"
+gate points2 "$pr_event" "$points/base" "$points/partial" never regression
+check "a point on one side only does not fail the gate" equals "$(rc points2)$(out points2 verdict)" 0pass
+check "it is a warning naming the point" contains "$tmp/points2/stdout" "operating point 64x4096-float32 not compared"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
