@@ -117,16 +117,24 @@ Report point_report(const CompareOptions& options, const RuleSet& rules, const P
   return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules, std::move(provenance));
 }
 
+// Renders every requested report, then writes them (a rendering error leaves none half done).
 void write_points_reports(const CompareOptions& options, const PointsReport& report, std::ostream& out) {
   const std::string markdown = render_points_markdown(report, k_comment_limit - 512, options.comment_key);
+  std::vector<std::pair<const std::string*, std::string>> outputs;
   if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, render_points_json(report));
+    outputs.emplace_back(&options.json_path, render_points_json(report));
+  }
+  if (!options.html_path.empty()) {
+    outputs.emplace_back(&options.html_path, render_points_html(report));
   }
   if (!options.annotations_path.empty()) {
-    write_file_atomically(options.annotations_path, render_points_annotations(report));
+    outputs.emplace_back(&options.annotations_path, render_points_annotations(report));
   }
   if (!options.markdown_path.empty()) {
-    write_file_atomically(options.markdown_path, markdown);
+    outputs.emplace_back(&options.markdown_path, markdown);
+  }
+  for (const auto& [path, text] : outputs) {
+    write_file_atomically(*path, text);
   }
   if (options.quiet || options.format == "none" || (!options.markdown_path.empty() && options.format != "terminal")) {
     return;
@@ -139,11 +147,9 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
                    const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
                    std::ostream& out) {
-  for (const std::string* path : {&options.html_path, &options.junit_path}) {
-    if (!path->empty()) {
-      throw UsageError("--html and --junit are not written yet for profiles of several operating points (README "
-                       "\"Operating points\"); use --markdown, --json and --annotations");
-    }
+  if (!options.junit_path.empty()) {
+    throw UsageError("--junit is not written yet for profiles of several operating points (README \"Operating "
+                     "points\"); use --markdown, --json, --html and --annotations");
   }
   std::vector<std::optional<Calibration>> calibrations;
   std::vector<PointComparison> points = read_points(options, rules, base_points, head_points, calibrations);

@@ -169,8 +169,11 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   // A hostile label: escaped in the Markdown, kept as data in the JSON.
   text.replace(text.find("4x512-bfloat16"), 14, "<img src=x>|`x");
   write(twice, text);
-  result = run({"compare", base.string(), points("head"), "--no-git"});
+  const std::string html_path = (base.parent_path() / "r.html").string();
+  result = run({"compare", base.string(), points("head"), "--no-git", "--html", html_path});
   CHECK(result.exit_code == 1);
+  CHECK(read_text(html_path).find("<img") == std::string::npos);
+  CHECK(read_text(html_path).find("<code>&lt;img src=x&gt;|`x</code>") != std::string::npos);
   CHECK(count_of(result.out, "<img") == count_of(result.out, "``<img src=x>\\|`x``"));  // only inside code spans
   CHECK(count_of(result.out, "``<img src=x>\\|`x``") >= 1);
   CHECK(result.out.find("<summary>&lt;img src=x&gt;|`x · not comparable: in base only</summary>") != std::string::npos);
@@ -182,12 +185,24 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   CHECK(result.err.find("lies outside every operating point's folder") != std::string::npos);
 }
 
-TEST_CASE("--html and --junit are refused for sides of several points (not rendered yet)") {
-  const std::string html = (scratch("op-html") / "r.html").string();
-  const CliResult result = run({"compare", points("base"), points("head"), "--no-git", "--html", html});
+TEST_CASE("--junit is refused for sides of several points (not rendered yet) - --html is written") {
+  const std::string junit = (scratch("op-junit") / "r.xml").string();
+  const CliResult result = run({"compare", points("base"), points("head"), "--no-git", "--junit", junit});
   CHECK(result.exit_code == 2);
-  CHECK(result.err.find("not written yet for profiles of several operating points") != std::string::npos);
-  CHECK_FALSE(fs::exists(html));
+  CHECK(result.err.find("--junit is not written yet for profiles of several operating points") != std::string::npos);
+  CHECK_FALSE(fs::exists(junit));
+
+  const std::string html_path = (scratch("op-html") / "r.html").string();
+  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--html", html_path}).exit_code == 0);
+  const std::string html = read_text(html_path);
+  CHECK(html.find("Content-Security-Policy") != std::string::npos);
+  CHECK(html.find("<header class=\"verdict pass\">") != std::string::npos);
+  CHECK(html.find("<th>operating point</th><th>deciding metric</th><th class=\"num\">change</th><th>verdict</th>") <
+        html.find("<details class=\"point\">"));
+  CHECK(count_of(html, "<details class=\"point\">") == 7);
+  CHECK(html.find("<tr><td><code>64x4096-float32</code></td><td>–</td><td class=\"num\">–</td><td>not comparable: in "
+                  "base only</td></tr>") != std::string::npos);
+  CHECK(html.find("<summary><code>16x2048-float32</code> · pass</summary>") != std::string::npos);
 }
 
 TEST_CASE("--annotations for several points: the regression names its point - a point not compared is a warning") {

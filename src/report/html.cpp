@@ -290,9 +290,8 @@ std::string provenance_section(const Report& report) {
 
 // The verdict line without its leading emoji: the page draws its own icon, so the header does not
 // depend on an emoji font being installed.
-std::string verdict_text(const Report& report) {
-  const std::string& line = report.verdict_line;
-  const std::size_t word = line.find(outcome_name(report.outcome));
+std::string verdict_text(const std::string& line, Outcome outcome) {
+  const std::size_t word = line.find(outcome_name(outcome));
   if (word == std::string::npos || word == 0) {
     return line;
   }
@@ -349,28 +348,36 @@ std::string summary_section(const Report& report) {
 
 } // namespace
 
-std::string render_html(const Report& report) {
-  const Provenance& p = report.provenance;
+std::string render_html_sections(const Report& report) {
+  return summary_section(report) + conditions_section(report) + measurements_section(report) +
+         list_section("interpretations", "Interpretations", report.interpretations, "Nothing to interpret.") +
+         list_section("open-hypotheses", "Open hypotheses", report.open_hypotheses, "None.") +
+         provenance_section(report);
+}
+
+std::string render_html_page(Outcome outcome, const std::string& title, const std::string& verdict_line,
+                             const std::string& context_line, const std::string& main_html, const std::string& tool_version) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
           "img-src data:\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += "<title>neuron-gate: " + esc(outcome_name(report.outcome)) + " · " + esc(p.base_spec) + " → " +
-          esc(p.head_spec) + "</title>\n";
+  html += "<title>" + esc(title) + "</title>\n";
   html += std::string("<style>") + k_style + "</style>\n</head>\n<body>\n";
-  html += std::string("<header class=\"verdict ") + outcome_key(report.outcome) + "\"><div class=\"inner\">\n<h1>" +
-          outcome_icon(report.outcome) + prose_html(verdict_text(report)) + "</h1>\n<p><strong>neuron-gate</strong> · " +
-          prose_html(report.context_line) + "</p>\n</div></header>\n<main>\n";
-  html += summary_section(report);
-  html += conditions_section(report);
-  html += measurements_section(report);
-  html += list_section("interpretations", "Interpretations", report.interpretations, "Nothing to interpret.");
-  html += list_section("open-hypotheses", "Open hypotheses", report.open_hypotheses, "None.");
-  html += provenance_section(report);
-  html += "</main>\n<footer>neuron-gate " + esc(p.tool_version) +
+  html += std::string("<header class=\"verdict ") + outcome_key(outcome) + "\"><div class=\"inner\">\n<h1>" +
+          outcome_icon(outcome) + prose_html(verdict_text(verdict_line, outcome)) + "</h1>\n<p><strong>neuron-gate</strong> · " +
+          prose_html(context_line) + "</p>\n</div></header>\n<main>\n";
+  html += main_html;
+  html += "</main>\n<footer>neuron-gate " + esc(tool_version) +
           " · measurements, interpretations and open hypotheses are kept apart; the JSON report has every "
           "metric</footer>\n</body>\n</html>\n";
   return html;
+}
+
+std::string render_html(const Report& report) {
+  const Provenance& p = report.provenance;
+  const std::string title = std::string("neuron-gate: ") + outcome_name(report.outcome) + " · " + p.base_spec + " → " + p.head_spec;
+  return render_html_page(report.outcome, title, report.verdict_line, report.context_line, render_html_sections(report),
+                          p.tool_version);
 }
 
 } // namespace neuron_gate

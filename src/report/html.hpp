@@ -15,4 +15,14 @@ namespace neuron_gate {
 // any fetch. Byte-identical for the same report.
 std::string render_html(const Report& report);
 
+// The sections of one report as render_html lays them out in <main>: summary, conditions, measurements,
+// interpretations, open hypotheses, provenance (for one operating point's folded detail, points_report.hpp).
+std::string render_html_sections(const Report& report);
+
+// A whole page as render_html writes it: <head> (the no-script CSP, the style; `title` escaped), the
+// verdict header (icon and colour of `outcome`; `verdict_line` without its leading emoji and
+// `context_line`, both prose), `main_html` (already HTML) in <main>, the footer naming `tool_version`.
+std::string render_html_page(Outcome outcome, const std::string& title, const std::string& verdict_line,
+                             const std::string& context_line, const std::string& main_html, const std::string& tool_version);
+
 } // namespace neuron_gate

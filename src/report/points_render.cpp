@@ -1,6 +1,7 @@
 // Renderers of a report of several operating points (points_report.hpp): they only render.
 #include "report/annotations.hpp"
 #include "report/escape.hpp"
+#include "report/html.hpp"
 #include "report/json.hpp"
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
@@ -69,6 +70,39 @@ std::string render_points_json(const PointsReport& report) {
   }
   j["operating_points"] = std::move(points);
   return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string render_points_html(const PointsReport& report) {
+  std::string main = "<section id=\"operating-points\">\n<div class=\"table-wrap\"><table>\n<thead><tr>"
+                     "<th>operating point</th><th>deciding metric</th><th class=\"num\">change</th><th>verdict</th>"
+                     "</tr></thead>\n<tbody>\n";
+  std::string version;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const PointRow& row = report.rows[i];
+    const bool bold = row.outcome == Outcome::regression && row.status == PointStatus::compared;
+    main += std::string("<tr") + (bold ? " class=\"deciding\"" : "") + "><td><code>" + escape_html(row.label) +
+            "</code></td><td>" + prose_html(row.metric) + "</td><td class=\"num\">" +
+            (bold ? "<strong>" + escape_html(row.change) + "</strong>" : escape_html(row.change)) + "</td><td>" +
+            prose_html(row.verdict) + "</td></tr>\n";
+    if (report.details[i]) {
+      version = report.details[i]->provenance.tool_version;
+    }
+  }
+  main += "</tbody>\n</table></div>\n</section>\n";
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const PointRow& row = report.rows[i];
+    main += "<details class=\"point\"><summary><code>" + escape_html(row.label) + "</code> · " +
+            prose_html(row.verdict) + "</summary>\n";
+    if (const std::optional<Report>& detail = report.details[i]) {
+      main += "<h2>" + prose_html(detail->verdict_line) + "</h2>\n<p>" + prose_html(detail->context_line) + "</p>\n" +
+              render_html_sections(*detail);
+    } else {
+      main += "<p>" + prose_html(row.verdict) + ": nothing to compare it with.</p>\n";
+    }
+    main += "</details>\n";
+  }
+  return render_html_page(report.decision.outcome, "neuron-gate: " + std::string(outcome_name(report.decision.outcome)),
+                          report.verdict_line, report.context_line, main, version);
 }
 
 std::string render_points_annotations(const PointsReport& report) {

@@ -60,6 +60,9 @@ std::string render_points_markdown(const PointsReport& report, std::size_t max_c
 // JSON: schema "neuron-gate.points/1", outcome, exit code, headline, and per point its row and its
 // report as render_json writes it ("report": null for a point on one side only).
 std::string render_points_json(const PointsReport& report);
+// HTML: the page of render_html with the points table under the header, then each point's verdict,
+// context and sections (render_html_sections) in a <details> of its own.
+std::string render_points_html(const PointsReport& report);
 // GitHub annotations: each compared point's (render_annotations naming the point), and a warning per
 // point not compared (a point whose conditions differ: its not-comparable errors as warnings, since it
 // does not decide the gate).
