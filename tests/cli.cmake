@@ -17,3 +17,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_rank.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_replacements.cpp)
 # Operating points: several per side, matched by label, one Holm family (issue 19 item 1).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_operating_points.cpp)
+# Device time no op accounts for: shown, capped, gated through the device total (issue 13 item 2).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_unattributed.cpp)

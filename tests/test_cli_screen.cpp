@@ -8,7 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 using namespace neuron_gate::testing;
 
@@ -69,20 +71,35 @@ void never_decided_from_screened(const Screened& s) {
   }
 }
 
-// Every device metric is INCONCLUSIVE because the data are incomplete; the verdict line says so.
-void device_metrics_incomplete(const Screened& s) {
+// The device metrics holding screened events (`affected`, by name) are INCONCLUSIVE because the data are
+// incomplete, the others keep their verdicts; self CPU metrics keep theirs (no CPU event was screened); the
+// verdict line says the data are incomplete.
+void device_metrics_incomplete(const Screened& s, const std::vector<std::string>& affected) {
   CHECK(s.result.exit_code == 0);
   CHECK(s.report["verdict"] == "no-decision");
   CHECK(s.report["verdict_line"].get<std::string>().find("the data are incomplete") != std::string::npos);
-  int device = 0;
+  int device = 0, incomplete = 0;
   for (const auto& m : s.report["metrics"]) {
-    if (m["class"] == "device") {
-      ++device;
-      CHECK(m["verdict"] == "INCONCLUSIVE");
-      CHECK(m["reason"].get<std::string>().find("max_excluded_share") != std::string::npos);
+    const std::string name = m["name"].get<std::string>();
+    CAPTURE(name);
+    const bool is_incomplete = m["reason"].get<std::string>().find("max_excluded_share") != std::string::npos;
+    incomplete += is_incomplete ? 1 : 0;
+    if (m["class"] != "device") {
+      CHECK(!is_incomplete);
+      CHECK(m.count("screened_events") == 0);
+      continue;
+    }
+    ++device;
+    const bool hit = name == "all ops" || std::find(affected.begin(), affected.end(), name) != affected.end();
+    CHECK(is_incomplete == hit);
+    CHECK(m["verdict"] == (hit ? "INCONCLUSIVE" : "EQUIVALENT"));
+    if (hit) {
+      CHECK(m["screened_events"]["head"] == true);
+      CHECK(m["screened_events"]["base"] == false);
     }
   }
   CHECK(device == 3);  // two ops and the device total `all ops` (replacement_groups.hpp)
+  CHECK(incomplete == static_cast<int>(affected.size()) + 1);
 }
 
 } // namespace
@@ -105,7 +122,7 @@ TEST_CASE("screen: device events at ts 0 or a day after the trace are excluded; 
   CHECK(found[0]["example"] == "gemm \"ts\": 0.000, \"dur\": 303.000");
   CHECK(found[0]["byte"] == 1654);
   CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() == doctest::Approx(0.2932).epsilon(0.001));
-  device_metrics_incomplete(s);
+  device_metrics_incomplete(s, {"aten::mm"});  // only gemm (launched by aten::mm) was screened
   never_decided_from_screened(s);
   CHECK(s.markdown.find("device events at ts 0 or outside the trace's time range: excluded") != std::string::npos);
 }
@@ -117,7 +134,7 @@ TEST_CASE("screen: a 2 s kernel in a 1 ms step is excluded") {
   CHECK(count(found) == 3);
   CHECK(sum(found, "excluded_device_us") == 3 * 2000000.0);
   CHECK(found[0]["example"] == "gemm \"ts\": 1700000000002030.000, \"dur\": 2000000.000");
-  device_metrics_incomplete(s);
+  device_metrics_incomplete(s, {"aten::mm"});
   never_decided_from_screened(s);
 }
 
@@ -128,7 +145,7 @@ TEST_CASE("screen: exact duplicates of every kernel are excluded (a 2x regressio
   CHECK(count(found) == 36);  // 12 kernels per trace written twice
   CHECK(sum(found, "excluded_device_us") == 2056 + 2052 + 2060);
   CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() == doctest::Approx(0.5));
-  device_metrics_incomplete(s);
+  device_metrics_incomplete(s, {"aten::mm", "aten::add"});
   never_decided_from_screened(s);
   SUBCASE("with the share allowed (rules max_excluded_share 1) the de-duplicated head equals base") {
     const auto dir = scratch("screen-rules");
@@ -154,7 +171,8 @@ TEST_CASE("screen: unfinished (dur -1) and negative durations are excluded with 
   CHECK(sum(unfinished, "excluded_device_us") == 303 + 303 + 301);
   CHECK(s.report["sides"]["head"]["unfinished_events_excluded"] == 3);
   CHECK(s.report["sides"]["head"]["negative_duration_events_excluded"] == 3);
-  device_metrics_incomplete(s);
+  // the unusable gemm events are named by their correlation with aten::mm's launch
+  device_metrics_incomplete(s, {"aten::mm"});
   never_decided_from_screened(s);
 }
 
@@ -188,6 +206,30 @@ TEST_CASE("screen: kernel launches without any device event lose device time") {
     never_decided_from_screened(accepted);
   }
   CHECK(s.markdown.find("kernel launches with no device event in the trace") != std::string::npos);
+}
+
+TEST_CASE("screen: only the metrics holding screened events are undecided; a clean op beside them still fails") {
+  // head: every gemm (aten::mm) written twice, and add_k (aten::add) really twice as long
+  const Screened s = compare_screen("duplicate-one-op");
+  const auto found = problems(s, "duplicate");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 18);  // 6 gemm per trace
+  CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() > 0.4);
+  CHECK(s.result.exit_code == 1);
+  CHECK(s.report["verdict"] == "regression");
+  const auto add = find_metric(s.report, "device", "aten::add");
+  CHECK(add["verdict"] == "REGRESSED");
+  CHECK(add["ratio"].get<double>() == doctest::Approx(2.0).epsilon(0.05));
+  CHECK(add.count("screened_events") == 0);
+  const auto mm = find_metric(s.report, "device", "aten::mm");
+  CHECK(mm["verdict"] == "INCONCLUSIVE");
+  CHECK(mm["reason"].get<std::string>().find("the data are incomplete: this metric holds events excluded") == 0);
+  CHECK(find_metric(s.report, "device", "all ops")["verdict"] == "INCONCLUSIVE");  // holds aten::mm
+  CHECK(find_metric(s.report, "self_cpu", "aten::mm")["verdict"] == "EQUIVALENT");  // no CPU event was screened
+  CHECK(find_metric(s.report, "self_cpu", "all ops")["verdict"] == "EQUIVALENT");
+  SUBCASE("--strict does not hide the regression") {
+    CHECK(compare_screen("duplicate-one-op", {"--strict"}).result.exit_code == 1);
+  }
 }
 
 TEST_CASE("screen: --strict makes incomplete data exit 4") {

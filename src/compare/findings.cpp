@@ -1,5 +1,7 @@
 #include "compare/findings.hpp"
 
+#include "compare/unattributed.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -171,6 +173,10 @@ Interpretations interpret(const ConditionsDiff& conditions, const Judgement& jud
     }
     if (m.explanatory && !m.gating && (m.verdict == Verdict::regressed || m.verdict == Verdict::improved)) {
       found.device_summary.push_back(i);
+    }
+    if (m.capped_from && m.scope == MetricScope::op) {
+      const std::size_t total = device_total_of(m, metrics);
+      found.unattributed.push_back({i, total < metrics.size() ? std::optional<std::size_t>(total) : std::nullopt});
     }
   }
   found.whole_run_shift = whole_run_shift(metrics, rules);

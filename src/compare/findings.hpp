@@ -72,6 +72,13 @@ struct DisagreementFinding {
   std::size_t step = 0, latency = 0;  // metric indices
 };
 
+// Device time no op accounts for that changed beyond its threshold, significantly (its verdict was capped:
+// unattributed.hpp), with the device class total of its rank, which holds that time and gates.
+struct UnattributedFinding {
+  std::size_t metric = 0;              // the unattributed row (MetricJudgement::capped_from set)
+  std::optional<std::size_t> total;    // the device `all ops` of the same rank
+};
+
 // The conclusions, in the order a report lists them.
 struct Interpretations {
   std::vector<ConditionDifference> not_comparable;  // non-empty: NOT COMPARABLE, and nothing else is set
@@ -83,6 +90,7 @@ struct Interpretations {
   std::vector<std::size_t> op_regressions;  // non-gating per-op REGRESSED, largest absolute change first,
                                             // except the ops that moved along a whole-run shift
   std::vector<std::size_t> device_summary;  // explanatory end-to-end metrics REGRESSED or IMPROVED
+  std::vector<UnattributedFinding> unattributed;  // capped unattributed rows, in metric order
   StructuralFinding structural;
   std::optional<StepTimeFinding> step_time;
   std::optional<DisagreementFinding> disagreement;

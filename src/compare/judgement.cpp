@@ -1,6 +1,7 @@
 #include "compare/judgement.hpp"
 
 #include "compare/material.hpp"
+#include "compare/unattributed.hpp"
 #include "stats/multiple_testing.hpp"
 #include "stats/power.hpp"
 
@@ -70,7 +71,7 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
   for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
-                        Family::step_time, Family::replaced}) {
+                        Family::step_time, Family::replaced, Family::unattributed}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {
@@ -205,7 +206,8 @@ bool shift_within_floor(const MetricComparison& m) {
 
 // The verdict rules of judge() (judgement.hpp), in order.
 void give_verdict(MetricComparison& m) {
-  if (std::max(m.base_excluded_share, m.head_excluded_share) > m.max_excluded_share) {
+  if ((m.base_screened && m.base_excluded_share > m.max_excluded_share) ||
+      (m.head_screened && m.head_excluded_share > m.max_excluded_share)) {
     m.verdict = Verdict::inconclusive;
     m.why = VerdictReason::data_incomplete;
     return;
@@ -282,12 +284,13 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   m.gating = std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end() &&
              (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
-             m.family != Family::replaced;
+             m.family != Family::replaced && m.family != Family::unattributed;
   give_verdict(m);
+  cap_unattributed(m);
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
     m.minimum_detectable_ratio = minimum_detectable_ratio(m.base_samples, m.head_samples, m.needed_p);
   }
-  m.worth_a_look = m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.q_value &&
+  m.worth_a_look = m.verdict != Verdict::regressed && m.verdict != Verdict::improved && !m.capped_from && m.q_value &&
                    *m.q_value <= rules.alpha && m.ratio && std::fabs(*m.ratio - 1.0) >= m.threshold &&
                    m.metric_class != MetricClass::end_to_end;
   if (m.verdict == Verdict::regressed && !options.today.empty()) {
@@ -435,6 +438,8 @@ const char* family_name(Family family) {
     return "step time";
   case Family::replaced:
     return "per-op (replaced)";
+  case Family::unattributed:
+    return "per-op (not attributed)";
   }
   return "per-op";
 }
@@ -477,6 +482,7 @@ Judgement judge(const std::vector<MetricMeasurement>& measurements, const Condit
     result.metrics.push_back(std::move(m));
   }
   result.decision.material = select_material(result.metrics, rules.material_share);
+  mark_unattributed(result.metrics, rules.floor_us, result.decision.material);
   adjust_families(result.metrics, rules.correction);
   for (MetricComparison& m : result.metrics) {
     judge_metric(m, rules, result.decision.gating_classes, options);

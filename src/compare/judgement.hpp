@@ -30,9 +30,13 @@ enum class Family {
   step_time,       // profiled step time (per rank)
   replaced,        // ops of a replacement group (replacement_groups.hpp): judged through the group's summed
                    // time, which is in per_op; STRUCTURAL themselves, never gating
+  unattributed,    // device time no op accounts for (unattributed.hpp): the rows per event category and the
+                   // device replacement groups that hold such time; measured, never REGRESSED/IMPROVED, never
+                   // gating: the device class total `all ops` (in per_op) holds that time and gates
 };
 
-// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time", "per-op (replaced)".
+// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time", "per-op (replaced)",
+// "per-op (not attributed)".
 const char* family_name(Family family);
 
 // Why a metric got its verdict. The numbers each reason rests on are in the MetricComparison
@@ -62,8 +66,11 @@ enum class VerdictReason {
                            // from one process, so the change is not established across runs
   within_run_allowance,    // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
                            // from too few processes and the change is within the between-run allowance
-  data_incomplete,         // INCONCLUSIVE: screened events carry more than max_excluded_share of a side's time of the
-                           // metric's kind (MetricMeasurement::base/head_excluded_share), whatever the numbers say
+  data_incomplete,         // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
+                           // and they carry more than max_excluded_share of that side's time of the metric's kind
+                           // (MetricMeasurement::base/head_excluded_share), whatever the numbers say
+  not_attributed,          // INCONCLUSIVE: device time no op accounts for (MetricJudgement::unattributed) that would
+                           // be REGRESSED or IMPROVED on its own (capped_from); the device `all ops` total gates it
 };
 
 // The one per-test level of a family: the p a single metric must reach when it is tested alone against
@@ -107,6 +114,12 @@ struct MetricJudgement {
   // than k_min_runs_for_e2e_run_unit runs; 0 when the samples are per run.
   double run_allowance = 0.0;
   double max_excluded_share = 0.01;  // rules.max_excluded_share, against base/head_excluded_share
+  // Device time no op accounts for (unattributed.hpp): an unattributed row, or a device replacement group
+  // holding such time. In Family::unattributed; never gating; its verdict is capped (never REGRESSED or
+  // IMPROVED: issue 13 item 2).
+  bool unattributed = false;
+  // The verdict the capped metric had before the cap (REGRESSED or IMPROVED), when it was capped.
+  std::optional<Verdict> capped_from;
 };
 
 // A measured and judged metric: what every renderer draws from.
@@ -172,6 +185,7 @@ struct MaterialSelection {
   std::size_t not_material = 0;      // per-op metrics (both sides present) in Family::per_op_minor
   std::size_t sums = 0;              // replacement groups and class totals, in Family::per_op (always material)
   std::size_t replaced = 0;          // ops of a replacement group with both sides present, in Family::replaced
+  std::size_t unattributed = 0;      // metrics of Family::unattributed with both sides present (not in the counts above)
   std::optional<double> step_us;     // base's median step time (rank-less or rank 0), the self CPU reference
   std::optional<double> device_us;   // base's device time per step (sum of the ops' base medians)
 };
@@ -200,8 +214,9 @@ struct Judgement {
 // its own with rules.correction (Holm by default); Benjamini–Hochberg q values are added for "worth a
 // look". Only the per-op family's metrics gate among per-op classes (material ops, groups, totals).
 // Verdict rules per metric, in order (t = threshold, f = floor for per-op metrics):
-//   INCONCLUSIVE screened events carry more than rules.max_excluded_share of a side's time of the metric's
-//                kind (data_incomplete): never REGRESSED or IMPROVED from incomplete data
+//   INCONCLUSIVE the metric holds events the screen excluded on a side whose excluded share of the metric's
+//                kind is above rules.max_excluded_share (data_incomplete): never REGRESSED or IMPROVED from
+//                incomplete data; other metrics keep their verdicts
 //   STRUCTURAL   the op is on one side only, or (in_replacement_group) a member of a replacement group
 //   INCONCLUSIVE step time where a side has a single run
 //   REGRESSED    adjusted one-sided p <= alpha, ratio >= 1 + t (worse direction), |shift| >= f; per op, the
@@ -215,6 +230,8 @@ struct Judgement {
 //   INCONCLUSIVE quantised data whose unwidened shift CI lies within one quantum (within_resolution)
 //   INSUFFICIENT the smallest attainable p for (n_base, n_head) exceeds family_alpha(alpha, family size)
 //   INCONCLUSIVE otherwise, with the reason that holds (VerdictReason)
+//   then, for device time no op accounts for (MetricJudgement::unattributed): REGRESSED or IMPROVED becomes
+//   INCONCLUSIVE (not_attributed, capped_from set); such metrics never gate (Family::unattributed)
 // Outcome, in order: not_comparable (conditions differ), regression, no_decision (first for a gating
 // metric with incomplete data: NoDecisionCause::data_incomplete), inconclusive
 // (--strict and a gating metric undecided), pass.

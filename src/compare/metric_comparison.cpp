@@ -1,5 +1,6 @@
 #include "compare/metric_comparison.hpp"
 
+#include "compare/screened_metrics.hpp"
 #include "profile/operating_points.hpp"
 
 #include "profile/ranks.hpp"
@@ -130,7 +131,8 @@ std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, 
   std::set<std::string> names;
   for (const StepSample& step : steps) {
     for (const auto& [name, values] : step.ops) {
-      if (!rules.is_ignored(name)) {
+      // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
+      if (!rules.is_ignored(name) || is_unattributed_row(name)) {
         names.insert(name);
       }
     }
@@ -282,7 +284,9 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankPair& 
       }
       return metric;
     };
-    metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
+    if (!is_unattributed_row(name)) {  // device time only: its self CPU is 0 by construction
+      metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
+    }
     if (b.any_device || h.any_device) {
       metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
     }
@@ -305,6 +309,9 @@ void append_class_sums(std::vector<MetricMeasurement>& metrics, const RankPair& 
     }
     std::vector<OpStepValues> ops;
     for (const std::string& name : names) {
+      if (cpu && is_unattributed_row(name)) {
+        continue;  // device time only (no self CPU metric either)
+      }
       const OpSeries& b = base_ops[name];
       const OpSeries& h = head_ops[name];
       ops.push_back(OpStepValues{name, cpu ? &b.self_cpu_us : &b.device_us, cpu ? &h.self_cpu_us : &h.device_us,
@@ -397,17 +404,6 @@ std::string unranked_name(const MetricMeasurement& metric) {
   return metric.ranked ? without_suffix(name, rank_suffix(metric.rank)) : name;
 }
 
-// The share of each side's time of a metric's kind that the event screen excluded (issue 13 item 2).
-static void set_excluded_shares(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head) {
-  for (MetricMeasurement& metric : metrics) {
-    if (metric.metric_class != MetricClass::end_to_end) {
-      const bool device = metric.metric_class == MetricClass::device;
-      metric.base_excluded_share = device ? excluded_device_share(base.screened) : excluded_cpu_share(base.screened);
-      metric.head_excluded_share = device ? excluded_device_share(head.screened) : excluded_cpu_share(head.screened);
-    }
-  }
-}
-
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   std::vector<MetricMeasurement> metrics;
   const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
@@ -472,7 +468,7 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
   });
   std::move(sum_metrics.begin(), sum_metrics.end(), std::back_inserter(metrics));
   std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
-  set_excluded_shares(metrics, base, head);
+  mark_screened_metrics(metrics, base, head, rules);
   return metrics;
 }
 

@@ -73,8 +73,12 @@ struct MetricMeasurement {
 
   // Share of each side's time of this metric's kind carried by events the event screen excluded
   // (profile/event_screen.hpp; SideSamples::screened): device time for device metrics (1 when a side's
-  // device time was lost), self CPU time for self CPU and step time; 0 end to end.
+  // device time was lost), self CPU time for self CPU, the larger of the two for step time; 0 end to end.
   double base_excluded_share = 0.0, head_excluded_share = 0.0;
+  // The metric holds events the screen excluded on that side (screened_metrics.hpp): its op's own events
+  // (device: events attributed to it), for a class total or replacement group any of its ops', for step
+  // time a step cut off or screened. Only these metrics can be INCONCLUSIVE for incomplete data.
+  bool base_screened = false, head_screened = false;
   // Self CPU and device metrics: one op, or a sum per step (replacement_groups.hpp): the replacement
   // group of the class (named k_replacement_group_name, `replaced` lists its ops) or the class total
   // (k_class_total_name). Sums are on both sides with calls unset; other classes keep MetricScope::op.

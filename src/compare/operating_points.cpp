@@ -1,6 +1,7 @@
 #include "compare/operating_points.hpp"
 
 #include "compare/material.hpp"
+#include "compare/unattributed.hpp"
 #include "profile/operating_points.hpp"
 #include "util/error.hpp"
 
@@ -42,6 +43,7 @@ Judgement point_judgement(const PointComparison& point, const Judgement& all, co
     judgement.metrics = slice_of(all.metrics, point.label);
     std::vector<MetricComparison> copy = judgement.metrics;  // the families are already set: only the counts
     judgement.decision.material = select_material(copy, rules.material_share);
+    mark_unattributed(copy, rules.floor_us, judgement.decision.material);
   }
   if (point.status == PointStatus::compared) {
     decide(judgement, point.conditions, options);

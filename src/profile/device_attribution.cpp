@@ -125,10 +125,10 @@ void link_by_flow(const RawTrace& trace, const CpuNesting& nesting, const Launch
   }
 }
 
+// `event` is trace.events[at], or (at == k_no_event) a device event the screen took out of trace.events.
 DeviceLaunch attribute_one(const RawTrace& trace, const CpuNesting& nesting, const LaunchIndex& index,
-                           std::uint32_t at) {
+                           const TraceEvent& event, std::uint32_t at) {
   const std::vector<TraceEvent>& events = trace.events;
-  const TraceEvent& event = events[at];
   LaunchInProgress state;
   state.launch.event = at;
   // 1. the runtime call with the same correlation; its innermost enclosing op
@@ -177,10 +177,24 @@ std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const C
   }
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     if (trace.events[i].kind == EventKind::device) {
-      launches.push_back(attribute_one(trace, nesting, index, static_cast<std::uint32_t>(i)));
+      launches.push_back(attribute_one(trace, nesting, index, trace.events[i], static_cast<std::uint32_t>(i)));
     }
   }
   return launches;
+}
+
+std::vector<std::uint32_t> attribute_other_device_events(const RawTrace& trace, const CpuNesting& nesting,
+                                                         const std::vector<TraceEvent>& others) {
+  std::vector<std::uint32_t> ops;
+  if (others.empty()) {
+    return ops;
+  }
+  const LaunchIndex index = index_launches(trace);
+  for (const TraceEvent& event : others) {
+    ops.push_back(event.kind == EventKind::device ? attribute_one(trace, nesting, index, event, k_no_event).op
+                                                  : k_no_event);
+  }
+  return ops;
 }
 
 } // namespace neuron_gate

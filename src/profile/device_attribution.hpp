@@ -41,4 +41,11 @@ struct DeviceLaunch {
 // step holding the event's start.
 std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const CpuNesting& nesting);
 
+// The op (index into trace.events) each of `others` would be attributed to by the same rules, or
+// k_no_event (unattributed, or not a device event). `others` are device events that are not in
+// trace.events: excluded by the event screen (event_screen.hpp) or unusable (RawTrace::unusable). The
+// screen names the ops whose device time it cut (issue 13 item 2: only the affected metrics).
+std::vector<std::uint32_t> attribute_other_device_events(const RawTrace& trace, const CpuNesting& nesting,
+                                                         const std::vector<TraceEvent>& others);
+
 } // namespace neuron_gate

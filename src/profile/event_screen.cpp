@@ -194,6 +194,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       if (const auto kind = classes.classify(static_cast<std::uint32_t>(i))) {
         classes.exclude(static_cast<std::uint32_t>(i), *kind, screen);
+        screen.excluded.push_back(trace.events[i]);
         drop[i] = 1;
       }
     }

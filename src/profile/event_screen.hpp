@@ -19,6 +19,9 @@ namespace neuron_gate {
 struct EventScreen {
   std::vector<DataProblem> problems;
   ScreenedTime time;
+  // The events removed from trace.events, in file order: the sample builder names the ops (and, for
+  // device events, the ops they would be attributed to) whose events were screened.
+  std::vector<TraceEvent> excluded;
 };
 
 // Screens the events of `trace` (named `path` in examples) and removes the excluded ones from

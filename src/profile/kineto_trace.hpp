@@ -85,8 +85,8 @@ struct RawTrace {
   TraceFormat format = TraceFormat::kineto;
   std::vector<TraceEvent> events;  // in file order
   std::vector<EventOrigin> origins;  // one per event, same order
-  // Events with dur -1 (unfinished) or another negative dur, not in `events`: name, category, thread and
-  // kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not times) so the event
+  // Events with dur -1 (unfinished) or another negative dur, not in `events`: name, category, thread,
+  // shapes, correlation, External id and kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not times) so the event
   // screen can estimate the time they carried.
   std::vector<TraceEvent> unusable;
   std::vector<FlowPoint> flows;    // in file order

@@ -268,6 +268,10 @@ std::string unattributed_row_name(const std::string& category) {
   return std::string(k_unattributed_row) + " (" + category + ")";
 }
 
+bool is_unattributed_row(std::string_view name) {
+  return name.substr(0, std::string_view(k_unattributed_row).size()) == k_unattributed_row;
+}
+
 void add_unattributed_rows(TraceSamples& trace) {
   const auto add = [](StepSample& step) {
     for (const auto& [category, ns] : step.unattributed_by_category) {
@@ -278,6 +282,9 @@ void add_unattributed_rows(TraceSamples& trace) {
     add(step);
   }
   add(trace.outside_steps);
+  for (const auto& [category, events] : trace.screened_unattributed) {
+    trace.screened_ops[unattributed_row_name(category)].device_events += events;
+  }
 }
 
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {

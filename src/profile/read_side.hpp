@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron_gate {
@@ -54,12 +55,18 @@ struct SideSamples {
 };
 
 // The row that carries device time no op was found for (device_attribution.hpp), one per event
-// category: "device time not attributed to an op (kernel)". Compared and gating like an op's device time.
+// category: "device time not attributed to an op (kernel)". Measured and shown like an op's device time,
+// never judged on its own: the device class total `all ops` holds it and gates (compare/unattributed.hpp).
 inline constexpr const char* k_unattributed_row = "device time not attributed to an op";
 std::string unattributed_row_name(const std::string& category);
 
+// True for a name made by unattributed_row_name (it starts with k_unattributed_row). Such a row has device
+// time only: no self CPU metric is made for it.
+bool is_unattributed_row(std::string_view name);
+
 // Adds those rows to every step (and outside_steps) of `trace`: device_ns = the step's
-// unattributed_by_category entry, self CPU 0, calls 0. read_side calls it for every trace.
+// unattributed_by_category entry, self CPU 0, calls 0; and trace.screened_unattributed to
+// trace.screened_ops under the same names. read_side calls it for every trace.
 void add_unattributed_rows(TraceSamples& trace);
 
 // Reads every trace, table, end-to-end file (e2e.json, Google Benchmark, hyperfine, pytest-benchmark,

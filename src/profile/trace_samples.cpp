@@ -96,6 +96,8 @@ public:
     add_cpu_events();
     add_device_events(samples);
     add_steps(samples, screen);
+    record_screened(samples, screen.excluded);
+    record_screened(samples, m_trace.unusable);
     finish(samples);
     samples.problems.listed.insert(samples.problems.listed.end(), screen.problems.begin(), screen.problems.end());
     samples.screened = screen.time;
@@ -196,6 +198,44 @@ private:
     }
   }
 
+  // Names what the screen excluded (screened_ops, screened_unattributed, steps_screened): CPU-side
+  // events by their op key, device events by the op the attribution rules give them.
+  void record_screened(TraceSamples& samples, const std::vector<TraceEvent>& events) {
+    const std::vector<std::uint32_t> ops = attribute_other_device_events(m_trace, m_nesting, events);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const TraceEvent& event = events[i];
+      if (event.kind == EventKind::device) {
+        if (ops[i] != k_no_event) {
+          ++samples.screened_ops[m_keys.text(m_keys.key(m_trace.events[ops[i]]))].device_events;
+        } else {
+          const std::string& category = m_trace.categories[event.category];
+          ++samples.screened_unattributed[category.empty() ? "no category" : category];
+        }
+      } else if (is_cpu_side(event.kind)) {
+        if (is_step_name(m_trace.names[event.name_id])) {
+          samples.steps_screened = true;
+        }
+        ++samples.screened_ops[m_keys.text(m_keys.key(event))].cpu_events;
+      }
+    }
+  }
+
+  // A cut-off step's ops, in the classes they had time or calls in, and its unattributed device time.
+  static void record_cut_off(TraceSamples& samples, const StepSample& step) {
+    samples.steps_screened = true;
+    for (const auto& [name, values] : step.ops) {
+      if (values.self_cpu_ns != 0 || values.calls != 0) {
+        ++samples.screened_ops[name].cpu_events;
+      }
+      if (values.device_ns != 0) {
+        ++samples.screened_ops[name].device_events;
+      }
+    }
+    for (const auto& [category, ns] : step.unattributed_by_category) {
+      ++samples.screened_unattributed[category];
+    }
+  }
+
   void fill(StepSample& sample, const StepTotals& step_totals) {
     for (const auto& [key, values] : step_totals.ops) {
       OpValues& total = sample.ops[m_keys.text(key)];
@@ -232,6 +272,7 @@ private:
         sample.duration_ns = window.end - window.start;
         fill(sample, m_totals[s]);
         if (std::find(cut.begin(), cut.end(), s) != cut.end()) {
+          record_cut_off(samples, sample);
           exclude_cut_off_step(sample, window, screen);
         } else {
           samples.steps.push_back(std::move(sample));

@@ -59,6 +59,16 @@ struct TraceDataProblems {
   bool operator==(const TraceDataProblems&) const = default;
 };
 
+// Events of one op the event screen excluded from a trace (issue 13 item 2: a data problem marks only the
+// metrics it touches): CPU-side events of that op key (self CPU), and device events that the attribution
+// rules (device_attribution.hpp) give to that op (device time). A cut-off step counts every op it held,
+// in the classes it had time or calls in.
+struct ScreenedOp {
+  std::int64_t cpu_events = 0;
+  std::int64_t device_events = 0;
+  bool operator==(const ScreenedOp&) const = default;
+};
+
 // Everything read from one trace file.
 struct TraceSamples {
   std::string path;
@@ -77,6 +87,14 @@ struct TraceSamples {
   // Time kept in the samples and excluded by the event screen (event_screen.hpp); the screened events'
   // problems are in problems.listed.
   ScreenedTime screened{};
+  // Op key (as in StepSample::ops) -> its screened events; read_side adds the unattributed rows'
+  // entries (k_unattributed_row) from screened_unattributed.
+  std::map<std::string, ScreenedOp> screened_ops;
+  // Event category ("kernel", "no category") -> screened device events no op is found for.
+  std::map<std::string, std::int64_t> screened_unattributed;
+  // A step of this trace was cut off (cut_off_steps()) or a ProfilerStep event itself was unusable: the
+  // step-time samples lack a step.
+  bool steps_screened = false;
   // The rank (process of a distributed run) this trace belongs to, set by read_side (ranks.hpp);
   // nullopt when nothing tells. rank_source: "distributedInfo.rank", "file name", "rank folder" or "".
   std::optional<unsigned> rank;

@@ -294,8 +294,12 @@ void TraceSax::add_complete_event() {
     TraceEvent event;
     event.ts_ns = *m_ts;
     event.dur_ns = unfinished ? -1 : -2;  // a marker of the kind, not a time
+    event.correlation = m_correlation.value_or(0);  // the links, so the screen can name the op it was for
+    event.has_correlation = m_correlation.has_value();
+    event.external_id = m_external_id;
     event.name_id = m_names.intern(m_name);
     event.thread = thread_index();
+    event.shapes_id = shapes_index();
     event.category = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff));
     m_trace.unusable.push_back(event);
     return;

@@ -84,6 +84,12 @@ ordered metric_json(const MetricComparison& m) {
   j["calls_per_step"] = {{"base", optional_number(m.base_calls)}, {"head", optional_number(m.head_calls)}};
   j["present"] = {{"base", m.present_in_base}, {"head", m.present_in_head}};
   j["waiver"] = m.waiver ? ordered(*m.waiver) : ordered(nullptr);
+  if (m.base_screened || m.head_screened) {  // holds events the screen excluded (compare/screened_metrics.hpp)
+    j["screened_events"] = {{"base", m.base_screened}, {"head", m.head_screened}};
+  }
+  if (m.unattributed) {  // device time no op accounts for: never judged on its own (compare/unattributed.hpp)
+    j["not_attributed"] = {{"capped_from", m.capped_from ? ordered(verdict_name(*m.capped_from)) : ordered(nullptr)}};
+  }
   return j;
 }
 

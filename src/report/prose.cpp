@@ -4,6 +4,9 @@
 
 #include "report/number_format.hpp"
 
+#include "profile/operating_points.hpp"
+#include "profile/ranks.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -62,12 +65,18 @@ std::string inconclusive_text(const MetricComparison& m) {
   case VerdictReason::not_across_runs:
     return "significant and beyond the threshold, but a side's steps come from one process: not established across "
            "runs (capture 3 or more runs per side)";
-  case VerdictReason::data_incomplete:
-    return "the data are incomplete: events excluded as data problems carry " +
-           format_number(std::max(m.base_excluded_share, m.head_excluded_share) * 100.0) + "% of " +
-           (m.head_excluded_share > m.base_excluded_share ? "head" : "base") + "'s " +
-           (m.metric_class == MetricClass::device ? "device" : "self CPU") + " time (more than the " +
-           format_number(m.max_excluded_share * 100.0) + "% allowed, rules `max_excluded_share`); see Data problems";
+  case VerdictReason::data_incomplete: {
+    // The side whose screened events this metric holds and whose share is beyond the limit (head first).
+    const bool head = m.head_screened && m.head_excluded_share > m.max_excluded_share;
+    const double share = head ? m.head_excluded_share : m.base_excluded_share;
+    const char* kind = m.metric_class == MetricClass::device     ? "device"
+                       : m.metric_class == MetricClass::self_cpu ? "self CPU"
+                                                                 : "self CPU or device";
+    return std::string("the data are incomplete: this metric holds events excluded as data problems on ") +
+           (head ? "head" : "base") + ", where excluded events carry " + format_number(share * 100.0) + "% of the " +
+           kind + " time (more than the " + format_number(m.max_excluded_share * 100.0) +
+           "% allowed, rules `max_excluded_share`); see Data problems";
+  }
   case VerdictReason::within_run_allowance:
     return "significant and beyond the threshold, but the samples come from too few processes (" +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
@@ -132,6 +141,18 @@ const char* outcome_emoji(Outcome outcome) {
 
 namespace {
 
+// Why device time no op accounts for is shown but not judged (compare/unattributed.hpp).
+std::string unattributed_text(const MetricComparison& m) {
+  // Our own name, not a profile's: plain backticks like `max_excluded_share` (the reason reaches JSON as it is).
+  const std::string total = "`" + std::string(k_class_total_name) + (m.ranked ? rank_suffix(m.rank) : "") +
+                            (m.point.empty() ? "" : point_suffix(m.point)) + "`";
+  return std::string(m.scope == MetricScope::replacement_group
+                         ? "the group holds device time no op accounts for (time may have moved between its ops and "
+                           "no op)"
+                         : "device time no op accounts for") +
+         ": counted in the device " + total + " total, which gates; not judged on its own";
+}
+
 // The reason of the verdict alone (verdict_reason_text adds the direction note).
 std::string reason_of_verdict(const MetricComparison& m) {
   const double t = m.threshold;
@@ -170,6 +191,12 @@ std::string reason_of_verdict(const MetricComparison& m) {
     return too_few_samples_text(m);
   case VerdictReason::single_run:
     return "a side has a single run: its steps do not sample run-to-run variation";
+  case VerdictReason::not_attributed: {
+    MetricComparison alone = m;  // the reason it had before the cap
+    alone.why = m.capped_from == Verdict::improved ? VerdictReason::better_beyond_threshold
+                                                   : VerdictReason::worse_beyond_threshold;
+    return unattributed_text(m) + " (on its own: " + reason_of_verdict(alone) + ")";
+  }
   default:
     break;
   }
@@ -189,6 +216,9 @@ bool ratio_against_medians(const MetricComparison& m) {
 
 std::string verdict_reason_text(const MetricComparison& m) {
   std::string reason = reason_of_verdict(m);
+  if (m.unattributed && m.why != VerdictReason::not_attributed && m.verdict != Verdict::structural) {
+    reason += "; " + unattributed_text(m);
+  }
   if (ratio_against_medians(m)) {
     reason += "; the ratio is the Hodges–Lehmann estimate over all base × head pairs of samples and moves the "
               "other way from the two medians shown: the samples overlap, and the medians alone do not show the "

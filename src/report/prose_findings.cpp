@@ -58,6 +58,11 @@ std::string material_text(const GateFinding& gate) {
     sums += " " + count_of(m.replaced, "op metric of a replacement group is", "op metrics of replacement groups are") +
             " judged through its group only (STRUCTURAL, not tested alone).";
   }
+  if (m.unattributed > 0) {
+    sums += " " + count_of(m.unattributed, "metric", "metrics") +
+            " of device time no op accounts for: shown, corrected on their own, never gating; the device `all ops` "
+            "total holds that time.";
+  }
   if (m.not_material == 0) {
     return sums;
   }
@@ -143,6 +148,24 @@ std::string device_summary_text(const Metrics& metrics, const std::vector<std::s
                     format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_ratio(m.ratio) + ")");
   }
   return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
+}
+
+// A capped unattributed row (compare/unattributed.hpp) named with the total that gates its time.
+std::string unattributed_finding_text(const Metrics& metrics, const UnattributedFinding& f) {
+  const MetricComparison& m = metrics[f.metric];
+  std::string line = prose_code(m.name) + ": " + format_duration_us(m.base_median) + " → " +
+                     format_duration_us(m.head_median) + " per step (" + format_ratio(m.ratio) + " of base, 95% CI " +
+                     format_ratio_interval(m.ratio_low, m.ratio_high) + "), " +
+                     (m.capped_from == Verdict::improved ? "better" : "worse") +
+                     " beyond its threshold with adjusted p within alpha, but device time no op accounts for is never "
+                     "judged on its own";
+  if (f.total) {
+    const MetricComparison& t = metrics[*f.total];
+    line += ": it is counted in " + prose_code(t.name) + " (device time), " + format_duration_us(t.base_median) + " → " +
+            format_duration_us(t.head_median) + " per step (" + format_ratio(t.ratio) + "), " + verdict_name(t.verdict) +
+            (t.gating ? "" : " (not gating)") + ", which gates that time";
+  }
+  return line + ". [Measurements: " + prose_code(m.name) + "]";
 }
 
 // One replacement group read together: its ops, then their summed time per step and its verdict.
@@ -270,6 +293,9 @@ std::vector<std::string> interpretation_lines(const Interpretations& found, cons
   }
   if (!found.device_summary.empty()) {
     lines.push_back(device_summary_text(metrics, found.device_summary));
+  }
+  for (const UnattributedFinding& f : found.unattributed) {
+    lines.push_back(unattributed_finding_text(metrics, f));
   }
   structural_lines(metrics, found.structural, lines);
   if (found.step_time) {

@@ -55,15 +55,17 @@ def trace(run, fault):
                 k["dur"] = -1  # never finished
             if fault == "negative-durations" and kernel == "gemm" and s == 4:
                 k["dur"] = -250  # its end timestamp was missing
+            if fault == "duplicate-one-op" and kernel == "add_k":
+                k["dur"] *= 2  # a real 2x regression of a clean op beside the faulty one
             events.append(k)
-            if fault == "duplicate":
+            if fault == "duplicate" or (fault == "duplicate-one-op" and kernel == "gemm"):
                 events.append(dict(k))  # the same event written twice
     return {"schemaVersion": 1, "traceEvents": events}
 
 
 def main():
     for fault in ("base", "clean", "device-out-of-range", "longer-than-step", "duplicate", "negative-durations",
-                  "cut-off-step", "device-time-lost"):
+                  "cut-off-step", "device-time-lost", "duplicate-one-op"):
         folder = os.path.join(HERE, fault)
         shutil.rmtree(folder, ignore_errors=True)
         for run in (1, 2, 3):
