@@ -429,8 +429,14 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   const ProfileInventory inventory = discover_profile(options.profile);
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
-  const SideSamples side = read_side("profile", inventory, read_options);
-  write_stream(out, render_inspect(options.profile, side, fingerprint_side(side)), "stdout");
+  // A side of several operating points: each point's inventory in turn, under its own folder's name.
+  const std::vector<OperatingPointFiles> points = split_operating_points(inventory);
+  std::string text;
+  for (const OperatingPointFiles& point : points) {
+    const SideSamples side = read_side("profile", point.inventory, read_options);
+    text += render_inspect(points.size() > 1 ? point.inventory.spec : options.profile, side, fingerprint_side(side));
+  }
+  write_stream(out, text, "stdout");
   return 0;
 }
 

@@ -127,6 +127,9 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
   if (!options.html_path.empty()) {
     outputs.emplace_back(&options.html_path, render_points_html(report));
   }
+  if (!options.junit_path.empty()) {
+    outputs.emplace_back(&options.junit_path, render_points_junit(report));
+  }
   if (!options.annotations_path.empty()) {
     outputs.emplace_back(&options.annotations_path, render_points_annotations(report));
   }
@@ -147,10 +150,6 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
                    const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
                    std::ostream& out) {
-  if (!options.junit_path.empty()) {
-    throw UsageError("--junit is not written yet for profiles of several operating points (README \"Operating "
-                     "points\"); use --markdown, --json, --html and --annotations");
-  }
   std::vector<std::optional<Calibration>> calibrations;
   std::vector<PointComparison> points = read_points(options, rules, base_points, head_points, calibrations);
   DecideOptions decide_options;

@@ -32,7 +32,7 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 
 // `compare` of sides with several operating points (README "Operating points"): reads each point,
 // checks its conditions, judges all points at once, renders and writes the reports; returns the exit
-// code. Refuses --junit (not rendered for several points yet) with a UsageError.
+// code.
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
                    const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
                    std::ostream& out);

@@ -185,12 +185,15 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   CHECK(result.err.find("lies outside every operating point's folder") != std::string::npos);
 }
 
-TEST_CASE("--junit is refused for sides of several points (not rendered yet) - --html is written") {
-  const std::string junit = (scratch("op-junit") / "r.xml").string();
-  const CliResult result = run({"compare", points("base"), points("head"), "--no-git", "--junit", junit});
-  CHECK(result.exit_code == 2);
-  CHECK(result.err.find("--junit is not written yet for profiles of several operating points") != std::string::npos);
-  CHECK_FALSE(fs::exists(junit));
+TEST_CASE("--junit and --html for several points: one testsuite per point - one page with the points table") {
+  const std::string junit_path = (scratch("op-junit") / "r.xml").string();
+  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--junit", junit_path}).exit_code == 0);
+  const std::string junit = read_text(junit_path);
+  CHECK(count_of(junit, "<testsuite name=") == 7);
+  CHECK(junit.find("<testsuite name=\"neuron-gate [at 16x2048-float32]\" tests=\"2\" failures=\"0\"") != std::string::npos);
+  CHECK(junit.find("<skipped message=\"not comparable: in base only\"/>") != std::string::npos);
+  CHECK(run({"compare", points("base"), points("head"), "--no-git", "--quiet", "--junit", junit_path}).exit_code == 1);
+  CHECK(read_text(junit_path).find("<testsuites name=\"neuron-gate\" tests=\"12\" failures=\"1\"") != std::string::npos);
 
   const std::string html_path = (scratch("op-html") / "r.html").string();
   CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--html", html_path}).exit_code == 0);
@@ -217,6 +220,15 @@ TEST_CASE("--annotations for several points: the regression names its point - a 
   CHECK(text.find("::warning title=neuron-gate%3A operating point 64x4096-float32 not compared::not comparable: in base "
                   "only") != std::string::npos);
   CHECK(text.find("::warning title=neuron-gate%3A operating point 8x1024-float32 not compared::") != std::string::npos);
+}
+
+TEST_CASE("inspect on a side of several points shows each point under its folder") {
+  const CliResult result = run({"inspect", points("partial")});
+  CHECK(result.exit_code == 0);
+  for (const char* label : {"4x512-bfloat16", "8x1024-float32", "64x4096-bfloat16"}) {
+    CHECK(result.out.find(points("partial") + "/" + label) != std::string::npos);
+  }
+  CHECK(count_of(result.out, "operating_point") >= 6);
 }
 
 TEST_SUITE_END();

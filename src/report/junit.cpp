@@ -116,7 +116,52 @@ std::string xml_lines(const std::string& text) {
 
 } // namespace
 
-std::string render_junit(const Report& report) {
+namespace {
+
+// One <testsuite> and its counts.
+struct Suite {
+  std::string xml;
+  std::size_t tests = 0, failures = 0, skipped = 0;
+};
+
+std::string counts_attributes(std::size_t tests, std::size_t failures, std::size_t skipped) {
+  return attribute("tests", std::to_string(tests)) + attribute("failures", std::to_string(failures)) +
+         attribute("errors", "0") + attribute("skipped", std::to_string(skipped));
+}
+
+std::string case_xml(const Case& c) {
+  std::string xml = "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) + attribute("time", "0") + ">\n";
+  if (c.kind == Case::Kind::failure) {
+    xml += "      <failure" + attribute("message", c.message) + attribute("type", c.type) + ">" + xml_lines(c.details) +
+           "</failure>\n";
+  } else if (c.kind == Case::Kind::skipped) {
+    xml += "      <skipped" + attribute("message", c.message) + "/>\n";
+  }
+  return xml + "      <system-out>" + xml_lines(c.details) + "</system-out>\n    </testcase>\n";
+}
+
+Suite suite_of(const std::string& name, const std::vector<Case>& cases,
+               const std::vector<std::pair<const char*, std::string>>& properties) {
+  Suite suite;
+  suite.tests = cases.size();
+  for (const Case& c : cases) {
+    suite.failures += c.kind == Case::Kind::failure ? 1 : 0;
+    suite.skipped += c.kind == Case::Kind::skipped ? 1 : 0;
+  }
+  suite.xml = "  <testsuite" + attribute("name", name) + counts_attributes(suite.tests, suite.failures, suite.skipped) +
+              attribute("time", "0") + ">\n    <properties>\n";
+  for (const auto& [property, value] : properties) {
+    suite.xml += "      <property" + attribute("name", property) + attribute("value", value) + "/>\n";
+  }
+  suite.xml += "    </properties>\n";
+  for (const Case& c : cases) {
+    suite.xml += case_xml(c);
+  }
+  suite.xml += "  </testsuite>\n";
+  return suite;
+}
+
+Suite report_suite(const Report& report, const std::string& name) {
   std::vector<Case> cases;
   cases.push_back(conditions_case(report));
   for (const MetricComparison& m : report.metrics) {
@@ -124,43 +169,45 @@ std::string render_junit(const Report& report) {
       cases.push_back(metric_case(report, m));
     }
   }
-  std::size_t failures = 0, skipped = 0;
-  for (const Case& c : cases) {
-    failures += c.kind == Case::Kind::failure ? 1 : 0;
-    skipped += c.kind == Case::Kind::skipped ? 1 : 0;
+  return suite_of(name, cases,
+                  {{"outcome", outcome_name(report.outcome)},
+                   {"exit_code", std::to_string(report.decision.exit_code)},
+                   {"verdict_line", prose_plain(report.verdict_line)},
+                   {"base", report.provenance.base_spec},
+                   {"head", report.provenance.head_spec},
+                   {"tool_version", report.provenance.tool_version},
+                   {"rules_sha256", report.provenance.rules_sha256}});
+}
+
+std::string document(const std::vector<Suite>& suites) {
+  std::size_t tests = 0, failures = 0, skipped = 0;
+  std::string body;
+  for (const Suite& suite : suites) {
+    tests += suite.tests;
+    failures += suite.failures;
+    skipped += suite.skipped;
+    body += suite.xml;
   }
-  const std::string counts = attribute("tests", std::to_string(cases.size())) +
-                             attribute("failures", std::to_string(failures)) + attribute("errors", "0") +
-                             attribute("skipped", std::to_string(skipped));
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += "<testsuites" + attribute("name", "neuron-gate") + counts + ">\n";
-  xml += "  <testsuite" + attribute("name", "neuron-gate") + counts + attribute("time", "0") + ">\n";
-  xml += "    <properties>\n";
-  const std::pair<const char*, std::string> properties[] = {
-      {"outcome", outcome_name(report.outcome)},
-      {"exit_code", std::to_string(report.decision.exit_code)},
-      {"verdict_line", prose_plain(report.verdict_line)},
-      {"base", report.provenance.base_spec},
-      {"head", report.provenance.head_spec},
-      {"tool_version", report.provenance.tool_version},
-      {"rules_sha256", report.provenance.rules_sha256}};
-  for (const auto& [name, value] : properties) {
-    xml += "      <property" + attribute("name", name) + attribute("value", value) + "/>\n";
-  }
-  xml += "    </properties>\n";
-  for (const Case& c : cases) {
-    xml += "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) + attribute("time", "0") + ">\n";
-    if (c.kind == Case::Kind::failure) {
-      xml += "      <failure" + attribute("message", c.message) + attribute("type", c.type) + ">" +
-             xml_lines(c.details) + "</failure>\n";
-    } else if (c.kind == Case::Kind::skipped) {
-      xml += "      <skipped" + attribute("message", c.message) + "/>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attribute("name", "neuron-gate") +
+         counts_attributes(tests, failures, skipped) + ">\n" + body + "</testsuites>\n";
+}
+
+} // namespace
+
+std::string render_junit(const Report& report) { return document({report_suite(report, "neuron-gate")}); }
+
+std::string render_junit_points(const std::vector<JunitPoint>& points) {
+  std::vector<Suite> suites;
+  for (const JunitPoint& point : points) {
+    const std::string name = "neuron-gate [at " + point.label + "]";
+    if (point.report != nullptr) {
+      suites.push_back(report_suite(*point.report, name));
+    } else {
+      Case c{"operating point " + point.label, "neuron-gate.conditions", Case::Kind::skipped, "", point.why, point.why};
+      suites.push_back(suite_of(name, {c}, {{"outcome", "NOT COMPARABLE"}}));
     }
-    xml += "      <system-out>" + xml_lines(c.details) + "</system-out>\n";
-    xml += "    </testcase>\n";
   }
-  xml += "  </testsuite>\n</testsuites>\n";
-  return xml;
+  return document(suites);
 }
 
 } // namespace neuron_gate

@@ -3,6 +3,7 @@
 #include "report/escape.hpp"
 #include "report/html.hpp"
 #include "report/json.hpp"
+#include "report/junit.hpp"
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
 #include "report/prose.hpp"
@@ -103,6 +104,15 @@ std::string render_points_html(const PointsReport& report) {
   }
   return render_html_page(report.decision.outcome, "neuron-gate: " + std::string(outcome_name(report.decision.outcome)),
                           report.verdict_line, report.context_line, main, version);
+}
+
+std::string render_points_junit(const PointsReport& report) {
+  std::vector<JunitPoint> points;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    points.push_back({report.rows[i].label, report.details[i] ? &*report.details[i] : nullptr,
+                      prose_plain(report.rows[i].verdict)});
+  }
+  return render_junit_points(points);
 }
 
 std::string render_points_annotations(const PointsReport& report) {

@@ -63,6 +63,8 @@ std::string render_points_json(const PointsReport& report);
 // HTML: the page of render_html with the points table under the header, then each point's verdict,
 // context and sections (render_html_sections) in a <details> of its own.
 std::string render_points_html(const PointsReport& report);
+// JUnit XML: one <testsuite> per point (render_junit_points); a point on one side only is a skipped case.
+std::string render_points_junit(const PointsReport& report);
 // GitHub annotations: each compared point's (render_annotations naming the point), and a warning per
 // point not compared (a point whose conditions differ: its not-comparable errors as warnings, since it
 // does not decide the gate).
