@@ -222,6 +222,15 @@ TEST_CASE("--annotations for several points: the regression names its point - a 
   CHECK(text.find("::warning title=neuron-gate%3A operating point 8x1024-float32 not compared::") != std::string::npos);
 }
 
+TEST_CASE("a waiver for latency covers the latency of every point - the point suffix is not part of the pattern") {
+  const fs::path rules = scratch("op-waiver") / "rules.json";
+  write(rules, R"({"waivers": [{"pattern": "latency", "reason": "accepted in #7", "expires": "2026-03-01"}]})");
+  const CliResult result =
+      run({"compare", points("base"), points("head"), "--no-git", "--rules", rules.string(), "--today", "2026-01-15"});
+  CHECK(result.exit_code == 0);
+  CHECK(row_of(result.out, "16x2048-float32").find("| pass |") != std::string::npos);
+}
+
 TEST_CASE("inspect on a side of several points shows each point under its folder") {
   const CliResult result = run({"inspect", points("partial")});
   CHECK(result.exit_code == 0);

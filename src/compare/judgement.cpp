@@ -295,8 +295,9 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
                    m.metric_class != MetricClass::end_to_end;
   if (m.verdict == Verdict::regressed && !options.today.empty()) {
     const Waiver* waiver = rules.waiver_for(m.name, options.today);
-    if (waiver == nullptr && m.ranked) {
-      waiver = rules.waiver_for(unranked_name(m), options.today);  // a pattern for the op covers every rank
+    if (waiver == nullptr && (m.ranked || !m.point.empty())) {
+      // a pattern for the op covers every rank and every operating point
+      waiver = rules.waiver_for(unranked_name(m), options.today);
     }
     if (waiver != nullptr) {
       m.waiver = waiver->reason + " (until " + waiver->expires + ")";
