@@ -5,7 +5,7 @@ real profile, and how often it fails when nothing changed.
   python3 bench/power.py [--binary build/src/neuron-gate] [--splits 20] [--seed 1] [--quick]
 
 Profiles (all in the repository):
-- RMSNorm (examples/rmsnorm-4x512/A: 10 runs x 3 traces, legacy CPU traces, self CPU time). Each split
+- RMSNorm (examples/rmsnorm-4x512/A: 10 runs x 8 traces, legacy CPU traces, self CPU time). Each split
   draws 5 of the 10 runs for base and the other 5 for head (seeded); the head copy gets the slowdown in
   one op's self CPU time (tests/tools/inject_slowdown.py). Traces only: e2e.json and the key_averages
   tables are left out, so the per-op metrics must decide.

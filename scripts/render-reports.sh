@@ -23,8 +23,8 @@ cd "$source_dir"
 
 examples=examples/rmsnorm-4x512
 traces=tests/data/profiles/traces-only
-one_base=$examples/A/run-10/vm_13560.1796061939795.pt.trace.json
-one_head=$examples/Areg/run-10/vm_13509.1796061936442.pt.trace.json
+one_base=$examples/A/run-10/vm_4489.1796188477455.pt.trace.json
+one_head=$examples/Areg/run-10/vm_4574.1796188479450.pt.trace.json
 # name|base|head|extra options: one report per outcome of issue 16's golden list.
 cases=(
   "A-vs-Areg|$examples/A|$examples/Areg|"

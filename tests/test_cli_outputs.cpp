@@ -82,17 +82,21 @@ TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs A
   const fs::path head = tables_only("Areg", root);
   const fs::path json_path = root / "r.json";
   const CliResult result = run({"compare", base.string(), head.string(), "--no-git", "--json", json_path.string()});
-  // The tables hold whole microseconds: aten::div_ 3 -> 5 µs (calls 1 -> 3) no longer clears the 1-µs
-  // quantum and base's noise, and the extra pow/mean are STRUCTURAL (issue 14): no regression from ops alone.
-  CHECK(result.exit_code == 0);
+  // The extra pow/mean are STRUCTURAL and judged through the replacement group (issue 12): from the tables
+  // alone its self CPU per step is 17 -> 22 µs, 1.417x, REGRESSED (the same as from the traces).
+  CHECK(result.exit_code == 1);
   CHECK(result.out.find("| samples_from | key_averages tables | key_averages tables | ✓ |") != std::string::npos);
   const auto json = nlohmann::json::parse(read_text(json_path.string()));
   const auto pow = find_metric(json, "self_cpu", "aten::pow");
   REQUIRE(pow.is_object());
   CHECK(pow["verdict"] == "STRUCTURAL");
-  // One table is one run: A has 30 tables, each one sample.
-  CHECK(pow["base"]["n"] == 30);
-  CHECK(pow["head"]["n"] == 30);
+  // One table is one sample: A has 80 tables (10 runs of 8 cycles).
+  CHECK(pow["base"]["n"] == 80);
+  CHECK(pow["head"]["n"] == 80);
+  const auto group = find_metric(json, "self_cpu", "replaced ops");
+  REQUIRE(group.is_object());
+  CHECK(group["verdict"] == "REGRESSED");
+  CHECK(group["ratio"].get<double>() == doctest::Approx(1.4167).epsilon(1e-3));
   CHECK(result.out.find("`aten::pow` 1 → 2") != std::string::npos);
 }
 
@@ -169,9 +173,9 @@ TEST_CASE("--allow-mismatch takes one name each time, before or after the profil
   CHECK(before.exit_code == 0);
   const CliResult twice = run({"compare", example("A"), example("A_8x512"), "--allow-mismatch", "schedule",
                                "--allow-mismatch", "inputs", "--quiet", "--no-git"});
-  // Accepted: compared, not NOT COMPARABLE (3). Latency +9.4% from one process a side is within the
-  // between-run allowance (10%): NO DECISION, exit 0.
-  CHECK(twice.exit_code == 0);
+  // Accepted: compared, not NOT COMPARABLE (3) nor a usage error (2). The 8x512 input's latency is
+  // +11.7% (95% CI +10.9…+12.6%), beyond the 10% between-run allowance: a regression, exit 1.
+  CHECK(twice.exit_code == 1);
 }
 
 TEST_CASE("a number beyond double in a rules file is an input error naming the file") {

@@ -161,7 +161,7 @@ TEST_CASE("every bundled rmsnorm trace sums to the Self CPU and # of Calls of it
     }
   }
   std::sort(traces.begin(), traces.end());
-  REQUIRE(traces.size() == 210);
+  REQUIRE(traces.size() == 560);
 
   int negative_div = 0;
   for (const auto& trace : traces) {

@@ -9,7 +9,8 @@ Run with Debian's python3 and python3-torch (PyTorch 1.13, CPU only, no Kineto):
 Each run is a separate process (`--one VARIANT DIR`), runs of all variants of a set interleaved, so
 machine drift hits every variant alike. One run: torch.set_num_threads(1), input of the variant's
 shape (bfloat16, seed 0), torch.no_grad(), torch.profiler with schedule wait=2 warmup=1 active=1
-repeat=3 (12 loop iterations, 3 traces of one active step each), record_shapes=True; each trace is
+repeat=8 for the examples (32 loop iterations, 8 traces of one active step each; repeat=3 for the
+tests set; A_sched: wait=1 active=2), record_shapes=True; each trace is
 written by export_chrome_trace (this build writes the legacy autograd-profiler format) beside its
 key_averages tables (by self CPU; grouped by input shape), plus run_meta.json. After the profiled
 loop, un-profiled latency samples of one call (ms) are taken for the variant's e2e.json.
@@ -27,6 +28,10 @@ import sys
 import time
 
 SCHEDULE = {"wait": 2, "warmup": 1, "active": 1, "repeat": 3}
+# The bundled examples run 8 profiler cycles per process: the first cycle or two of a process run slow
+# (warm-up, 2-3x), so with 3 cycles the samples were mostly warm-up and a +40% change under the profiler
+# was lost in it (issues 12 and 14: traces-only A -> Areg must fail).
+EXAMPLES_SCHEDULE = {"wait": 2, "warmup": 1, "active": 1, "repeat": 8}
 EPS = 1e-6
 
 
@@ -149,10 +154,10 @@ def one_run(variant, out_dir, worker, e2e_samples, tables, schedule):
 
 # Sets: variant folder -> (variant, worker name or None, with tables, with e2e.json, schedule).
 def plan(which):
-    sched2 = {"wait": 1, "warmup": 1, "active": 2, "repeat": 3}
+    sched2 = {"wait": 1, "warmup": 1, "active": 2, "repeat": 8}
     if which == "examples":
         runs, e2e = 10, 20
-        folders = {v: (v, None, True, True, SCHEDULE) for v in ["A", "A2", "Areg", "B", "C", "A_8x512"]}
+        folders = {v: (v, None, True, True, EXAMPLES_SCHEDULE) for v in ["A", "A2", "Areg", "B", "C", "A_8x512"]}
         folders["A_sched"] = ("A_sched", None, True, True, sched2)
         return runs, e2e, {"rmsnorm-4x512/" + k: v for k, v in folders.items()}
     runs, e2e = 4, 25

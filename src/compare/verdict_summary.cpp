@@ -53,8 +53,14 @@ std::vector<std::size_t> pass_gate(const Judgement& j) {
       break;
     }
   }
+  // Metrics with a ratio first: a change from a base median of 0 has no % to put in the headline.
   std::stable_sort(found.begin(), found.end(), [&](std::size_t a, std::size_t b) {
-    return absolute_change(j.metrics[a]) > absolute_change(j.metrics[b]);
+    const MetricComparison& x = j.metrics[a];
+    const MetricComparison& y = j.metrics[b];
+    if (x.ratio.has_value() != y.ratio.has_value()) {
+      return x.ratio.has_value();
+    }
+    return absolute_change(x) > absolute_change(y);
   });
   found.resize(std::min<std::size_t>(found.size(), 3));
   return found;

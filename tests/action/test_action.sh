@@ -139,8 +139,11 @@ check "the reports are in RUNNER_TEMP/neuron-gate-report" equals "$(out reg1 rep
 check "the job summary starts with the verdict line" equals "$(head -n 1 "$tmp/reg1/summary")" "$(head -n 1 "$(out reg1 report-markdown)")"
 check "the job summary holds the whole report" contains "$tmp/reg1/summary" "### Provenance"
 check "one ::error:: annotation (the gating regression)" equals "$(annotations reg1 error)" 1
-check "the error names the regressed metric and its change" contains "$tmp/reg1/stdout" "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +42.5%25 (95%25 CI"
-check "no ::warning:: annotation: structural and undecided metrics are left to the report" equals "$(annotations reg1 warning)" 0
+check "the error names the regressed metric and its change" contains "$tmp/reg1/stdout" "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +38.2%25 (95%25 CI"
+# Warnings only for non-gating regressions (issue 16 item 3): step time, all ops, replaced ops and
+# rmsnorm_step regress under the profiler too; the 10 structural and 6 undecided metrics are left to the report.
+check "four ::warning:: annotations: the non-gating regressions, not the structural or undecided metrics" equals "$(annotations reg1 warning)" 4
+check "a warning names a non-gating regression" contains "$tmp/reg1/stdout" "::warning title=neuron-gate%3A replaced ops regressed (not gating)::"
 check "no ::notice:: (nothing left out)" equals "$(annotations reg1 notice)" 0
 check "the comment list is read with --paginate" equals "$(calls reg1 GET 'repos/octo-org/neuron-app/issues/42/comments.*')" 1
 check "gh was called with --paginate" contains "$tmp/reg1/gh.log" '"paginate": true'
@@ -196,8 +199,8 @@ gate nc3 "$pr_event" "$examples/A" "$examples/A_sched" never regression --input 
 check "args are passed to compare (--allow-mismatch schedule, quoted)" equals "$(out nc3 exit-code)" 0
 
 echo "# no decision: one trace per side"
-one_base="$examples/A/run-10/vm_13560.1796061939795.pt.trace.json"
-one_head="$examples/Areg/run-10/vm_13509.1796061936442.pt.trace.json"
+one_base="$examples/A/run-10/vm_4489.1796188477455.pt.trace.json"
+one_head="$examples/Areg/run-10/vm_4574.1796188479450.pt.trace.json"
 gate nd1 "$pr_event" "$one_base" "$one_head" never regression
 check "one trace per side: exit code 0, the step passes" equals "$(rc nd1)" 0
 check "output verdict=no-decision (from report.json; exit code 0 alone would say pass)" equals "$(out nd1 verdict)" no-decision
