@@ -1047,7 +1047,7 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
 
 TEST_SUITE_END();
 
-TEST_CASE("--comment-key puts the key in the marker line; a bad key is a usage error before any work") {
+TEST_CASE("--comment-key puts the key in the marker line — a bad key is a usage error before any work") {
   const std::string base = example("A"), head = example("Areg");
   const CliResult keyed = run({"compare", base, head, "--no-git", "--comment-key", "resnet50.bs-8_fp16"});
   CHECK(keyed.exit_code == 1);
@@ -1066,14 +1066,14 @@ TEST_CASE("--comment-key puts the key in the marker line; a bad key is a usage e
   }
 }
 
-TEST_CASE("--format terminal prints the compact summary (no colour off a terminal); none prints nothing") {
+TEST_CASE("--format terminal prints the compact summary (no colour off a terminal) — none prints nothing") {
   const std::string base = example("A"), head = example("Areg");
   const std::string html = (std::filesystem::temp_directory_path() / "neuron-gate-format-terminal.html").string();
   const CliResult t = run({"compare", base, head, "--no-git", "--format", "terminal", "--html", html});
   CHECK(t.exit_code == 1);
-  CHECK(t.out.rfind("❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)\n", 0) == 0);
+  CHECK(t.out.rfind("❌ REGRESSION: `latency` +38.2% (95% CI +37.2…+39.2%, threshold 5%)\n", 0) == 0);
   CHECK(t.out.find("  `latency`") != std::string::npos);
-  CHECK(t.out.find("11.0 µs → 15.7 µs  regressed") != std::string::npos);
+  CHECK(t.out.find("11.8 µs → 16.3 µs  regressed") != std::string::npos);
   CHECK(t.out.find("Full reports: " + html + "\n") != std::string::npos);
   CHECK(t.out.find('\x1b') == std::string::npos);  // stdout is a pipe here: no colour
   CHECK(t.out.find("### ") == std::string::npos);  // not the Markdown

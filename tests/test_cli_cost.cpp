@@ -120,7 +120,7 @@ TEST_CASE("compare: head with more throughput has a lower cost, per sample from 
   CHECK(cost["test"]["p_better"].get<double>() == doctest::Approx(throughput["test"]["p_better"].get<double>()));
 }
 
-TEST_CASE("compare: prices that differ are shown, not a condition; each side's cost uses its own price") {
+TEST_CASE("compare: prices that differ are shown, not a condition — each side's cost uses its own price") {
   const fs::path dir = scratch("cost-price-differs");
   int exit_code = -1;
   const std::string base = side(dir / "base", 1990, "3.6");

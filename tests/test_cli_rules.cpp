@@ -28,7 +28,7 @@ const char* const k_latency_waiver =
 
 } // namespace
 
-TEST_CASE("a waiver inside max_waiver_days of --today waives the regression; --today decides, not the clock") {
+TEST_CASE("a waiver inside max_waiver_days of --today waives the regression — --today decides, not the clock") {
   const std::string rules = write_rules("waived", k_latency_waiver);
   const CliResult waived = run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-01-15",
                                 "--quiet", "--no-git"});
@@ -54,7 +54,7 @@ TEST_CASE("the catch-all waiver of issue 15 is refused, naming the rules file") 
   CHECK(r.err.rfind("neuron-gate: error: " + rules + ": \"waivers[0].pattern\" is \"*\", which matches every metric", 0) == 0);
 }
 
-TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given; a bad value is a usage error") {
+TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given — a bad value is a usage error") {
   const std::string rules = write_rules("epoch", k_latency_waiver);
   ::setenv("SOURCE_DATE_EPOCH", "1767225600", 1);  // 2026-01-01T00:00:00Z: 59 days before expiry
   const CliResult waived = run({"compare", example("A"), example("Areg"), "--rules", rules, "--quiet", "--no-git"});

@@ -112,7 +112,7 @@ TEST_CASE("screen: a clean head has no data problem and passes") {
   CHECK(s.report["sides"]["base"]["data_problems"].empty());
 }
 
-TEST_CASE("screen: device events at ts 0 or a day after the trace are excluded; device metrics INCONCLUSIVE") {
+TEST_CASE("screen: device events at ts 0 or a day after the trace are excluded — device metrics INCONCLUSIVE") {
   const Screened s = compare_screen("device-out-of-range");
   const auto found = problems(s, "device_out_of_range");
   REQUIRE(found.size() == 3);   // one entry per trace
@@ -176,7 +176,7 @@ TEST_CASE("screen: unfinished (dur -1) and negative durations are excluded with 
   never_decided_from_screened(s);
 }
 
-TEST_CASE("screen: a cut-off last step is excluded; its tiny share leaves the metrics decided") {
+TEST_CASE("screen: a cut-off last step is excluded — its tiny share leaves the metrics decided") {
   const Screened s = compare_screen("cut-off-step");
   const auto found = problems(s, "cut_off_step");
   REQUIRE(found.size() == 3);
@@ -208,7 +208,7 @@ TEST_CASE("screen: kernel launches without any device event lose device time") {
   CHECK(s.markdown.find("kernel launches with no device event in the trace") != std::string::npos);
 }
 
-TEST_CASE("screen: only the metrics holding screened events are undecided; a clean op beside them still fails") {
+TEST_CASE("screen: only the metrics holding screened events are undecided — a clean op beside them still fails") {
   // head: every gemm (aten::mm) written twice, and add_k (aten::add) really twice as long
   const Screened s = compare_screen("duplicate-one-op");
   const auto found = problems(s, "duplicate");

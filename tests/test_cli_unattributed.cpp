@@ -53,7 +53,7 @@ void row_capped(const Compared& c, const char* capped_from) {
 
 } // namespace
 
-TEST_CASE("unattributed device time doubling: the row is not REGRESSED; the device total fails the gate") {
+TEST_CASE("unattributed device time doubling: the row is not REGRESSED — the device total fails the gate") {
   const Compared c = compare_sides("base", "doubled");
   CHECK(c.result.exit_code == 1);
   CHECK(c.report["verdict"] == "regression");

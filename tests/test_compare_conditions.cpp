@@ -56,7 +56,7 @@ TEST_CASE("inputs: replaced lists differ, a new call site and a removed one do n
   CHECK(ng::diff_conditions(base, replaced, {"inputs"}).comparable());
 }
 
-TEST_CASE("inputs: a replaced list next to a kept one still differs; another argument count is structural") {
+TEST_CASE("inputs: a replaced list next to a kept one still differs — another argument count is structural") {
   const ng::Fingerprint base = shapes({{"aten::mul", {"[[4, 512], [512]]", "[[4, 512], [4, 1]]"}}});
   const ng::Fingerprint head = shapes({{"aten::mul", {"[[4, 512], [512]]", "[[8, 512], [8, 1]]"}}});
   CHECK_FALSE(ng::diff_conditions(base, head, {}).comparable());

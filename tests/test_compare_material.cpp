@@ -94,7 +94,7 @@ TEST_CASE("material_share 0 makes every op material, and the minor regression th
   CHECK(j.decision.outcome == ng::Outcome::regression);
 }
 
-TEST_CASE("a material op that regresses fails the gate; an op only in head is not material") {
+TEST_CASE("a material op that regresses fails the gate — an op only in head is not material") {
   auto measurements = profile();
   measurements[1] = metric(C::self_cpu, "big", 50.0, 1.5, 1e-6);
   ng::MetricMeasurement added = metric(C::self_cpu, "new_op", 500.0, 1.0, 0.5);

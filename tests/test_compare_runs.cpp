@@ -99,7 +99,7 @@ TEST_CASE("5 runs a side: samples are the runs' medians, no allowance, +8% regre
   CHECK(pooled.metrics[0].why == ng::VerdictReason::within_run_allowance);
 }
 
-TEST_CASE("self CPU of one process a side is not established across runs; device time still decides") {
+TEST_CASE("self CPU of one process a side is not established across runs — device time still decides") {
   ng::MetricMeasurement cpu;
   cpu.metric_class = ng::MetricClass::self_cpu;
   cpu.name = "aten::mul_";

@@ -120,7 +120,7 @@ TEST_CASE("attributed share per step equals tests/tools/device_share.py on H03, 
   }
 }
 
-TEST_CASE("H03 (MTIA): mtia_ccp_events are device time; 94.5% of it is attributed, the rest is a row of its own") {
+TEST_CASE("H03 (MTIA): mtia_ccp_events are device time — 94.5% of it is attributed, the rest is a row of its own") {
   TraceSamples samples = read_trace_samples(k_corpus + "H03-mtia-rank0.json.gz");
   REQUIRE(samples.steps.size() == 1);
   CHECK(samples.has_device_events);

@@ -74,7 +74,7 @@ TEST_CASE("symlink loops end the walk cleanly: no filesystem error, each file on
   fs::remove_all(root);
 }
 
-TEST_CASE("a link inside the profile is followed; a file reached twice is listed once, by its real path") {
+TEST_CASE("a link inside the profile is followed — a file reached twice is listed once, by its real path") {
   const fs::path root = fresh_dir("inside");
   write(root / "runs" / "run-1" / "trace.json", "{}");
   fs::create_directory_symlink("runs/run-1", root / "latest");
@@ -90,7 +90,7 @@ TEST_CASE("a link inside the profile is followed; a file reached twice is listed
   fs::remove_all(root);
 }
 
-TEST_CASE("a link leading outside is followed and named; `/` and /proc are never walked") {
+TEST_CASE("a link leading outside is followed and named — `/` and /proc are never walked") {
   const fs::path root = fresh_dir("outside");
   const fs::path elsewhere = fresh_dir("outside-target");
   write(elsewhere / "run" / "trace.json", "{}");
@@ -132,7 +132,7 @@ TEST_CASE("a FIFO in a profile is listed as ignored and never opened") {
   fs::remove_all(root);
 }
 
-TEST_CASE("a file name with invalid UTF-8 is shown with U+FFFD and counted; the raw name still opens") {
+TEST_CASE("a file name with invalid UTF-8 is shown with U+FFFD and counted — the raw name still opens") {
   const fs::path root = fresh_dir("utf8");
   write(root / "ok.json", "{}");
   write(root / std::string("bad\xff.json"), R"({"schema": "neuron-gate.e2e/1", "metrics": []})");

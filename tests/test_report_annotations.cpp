@@ -103,7 +103,7 @@ TEST_CASE("annotations: hostile metric names stay inside one escaped command") {
         0);
 }
 
-TEST_CASE("annotations: a differing condition is an error naming it; an accepted one is not") {
+TEST_CASE("annotations: a differing condition is an error naming it — an accepted one is not") {
   Report r = empty_report();
   r.outcome = Outcome::not_comparable;
   r.decision.exit_code = 3;
@@ -118,7 +118,7 @@ TEST_CASE("annotations: a differing condition is an error naming it; an accepted
   CHECK(lines[1].find("condition manifest.model␊::error::x differs: base v1,2; head v2:3%25") != std::string::npos);
 }
 
-TEST_CASE("annotations: waived regressions warn; --strict makes undecided gating metrics errors") {
+TEST_CASE("annotations: waived regressions warn — --strict makes undecided gating metrics errors") {
   Report r = empty_report();
   MetricComparison waived = regressed("aten::mm", true);
   waived.waiver = "known, tracked in #12";
