@@ -120,9 +120,10 @@ TEST_CASE("the Mermaid block is an xychart with as many values per series as lab
     CHECK(trimmed.back() == '"');
     CHECK(count(trimmed, "\"") == 2);
   }
-  // Only the summary table's metrics are drawn (issue 16 item 3): 5 of its 8 rows (step time is never
-  // a bar; the new and the gone op are named under the chart instead).
-  CHECK(labels[0].size() == 5);
+  // Only the summary table's metrics are drawn, in its order, deciding first (issue 16 item 3): 6 of its
+  // 8 rows (the new and the gone op are named under the chart instead).
+  CHECK(labels[0].size() == 6);
+  CHECK(labels[0][0] == "\"latency · +11.8% · REGRESSED\"");
   CHECK(block.find("Not drawn, new in head (no base to divide by): `fused_rms_norm (self CPU)`") != std::string::npos);
   CHECK(block.find("<script") == std::string::npos);
 }
@@ -135,10 +136,18 @@ TEST_CASE("no Mermaid block and no SVG bars when nothing has a ratio") {
 }
 
 TEST_CASE("the SVG change chart draws one group per bar with the full name as a tooltip") {
-  const std::string svg = svg_change_chart(sample_report());
+  const Report r = sample_report();
+  const std::string svg = svg_change_chart(r);
   REQUIRE(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
-  CHECK(count(svg, "<g>") == 10);
-  CHECK(count(svg, "<rect") == 9);  // the new op has a note, not a bar
+  // The summary table's 8 metrics (issue 16 item 4), not the 10 largest changes; deciding first.
+  REQUIRE(r.summary_lines.size() == 8);
+  CHECK(count(svg, "<g>") == 8);
+  CHECK(count(svg, "<rect") == 7);  // the new op has a note, not a bar
+  const std::vector<ChangeBar> bars = summary_bars(r);
+  REQUIRE(bars.size() == 8);
+  CHECK(bars[0].metric == &r.metrics[r.summary.rows[0].metric]);
+  CHECK(r.summary.rows[0].role == SummaryRole::deciding);
+  CHECK(svg.find("<title>latency: REGRESSED") < svg.find("<title>fused_rms_norm"));
   CHECK(svg.find("new in head") != std::string::npos);
   CHECK(svg.find("&lt;script&gt;") != std::string::npos);
   CHECK(svg.find("<script") == std::string::npos);

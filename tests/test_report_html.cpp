@@ -35,7 +35,7 @@ TEST_CASE("the HTML report has the Markdown's sections in the same order") {
                                "<section id=\"summary\">",       "<h2>Conditions held fixed</h2>",
                                "<h2>Measurements</h2>",            "<h3>End-to-end</h3>",
                                "<h3>Profiled step time</h3>",      "<h3>Ops that changed most: device time",
-                               "<h3>Ops that changed most: self CPU time", "<h3>Largest changes</h3>",
+                               "<h3>Ops that changed most: self CPU time", "<h3>Change of the summary metrics</h3>",
                                "<h3>Distributions, base vs head</h3>", "<summary>All ",
                                "<h2>Interpretations</h2>",         "<h2>Open hypotheses</h2>",
                                "<h2>Provenance</h2>"};
@@ -59,7 +59,7 @@ TEST_CASE("the HTML report contains the SVG change chart and one distribution pe
   CHECK(count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"") == 10);
   CHECK(count(html, "</svg>") == 11);  // and the verdict icon
   CHECK(html.find("5 of 5 ops that regressed, improved or changed structure") != std::string::npos);
-  CHECK(html.find("aria-label=\"Largest changes, head versus base, in percent\"") != std::string::npos);
+  CHECK(html.find("aria-label=\"Change of the summary metrics, head versus base, in percent, deciding first\"") != std::string::npos);
 }
 
 TEST_CASE("the HTML report escapes <script> in an op name and runs and fetches nothing") {

@@ -1,5 +1,8 @@
 // Markdown report: GitHub's comment limit with many changed ops, and the Mermaid chart's place.
+#include "report/escape.hpp"
+#include "report/html.hpp"
 #include "report/markdown.hpp"
+#include "report/terminal.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -60,6 +63,38 @@ TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says 
   CHECK(text.find("```mermaid") != std::string::npos);
   CHECK(text.find("### Provenance") != std::string::npos);
   CHECK(text.find(k_sticky_marker) != std::string::npos);
+}
+
+TEST_CASE("a summary change that points against its medians carries the Hodges–Lehmann note in every renderer") {
+  Report r = sample_report();
+  neuron_gate::testing::finish_summary(r);
+  REQUIRE(r.summary.rows.size() > 1);
+  // A row that explains: its medians go down while its Hodges–Lehmann change is +9.2% (A → Areg's step time).
+  MetricComparison& m = r.metrics[r.summary.rows[1].metric];
+  m.base_median = 71.0;
+  m.head_median = 69.5;
+  m.ratio = 1.092;
+  m.unit = "us";
+  m.present_in_base = m.present_in_head = true;
+  neuron_gate::testing::finish_summary(r);
+  const SummaryLine* line = nullptr;
+  for (const SummaryLine& l : r.summary_lines) {
+    line = &r.metrics[l.metric] == &m ? &l : line;
+  }
+  REQUIRE(line != nullptr);
+  CHECK(line->change == "+9.2%†");
+  CHECK(prose_plain(line->medians_note).find("the change +9.2% is the Hodges–Lehmann estimate over all base × head pairs of "
+                                             "samples and moves the other way from the two medians shown (71.0 µs → 69.5 µs)") !=
+        std::string::npos);
+  const std::string markdown = render_markdown(r);
+  CHECK(markdown.find("| +9.2%† | 71.0 µs | 69.5 µs |") != std::string::npos);
+  CHECK(markdown.find("\n† ") != std::string::npos);
+  CHECK(markdown.find("\n† ") < markdown.find("### Conditions held fixed"));  // under the summary table
+  const std::string html = render_html(r);
+  CHECK(html.find("<p class=\"note\">† ") != std::string::npos);
+  const std::string terminal = render_terminal(r, false, {});
+  CHECK(terminal.find("+9.2%†") != std::string::npos);
+  CHECK(terminal.find("\n  † ") != std::string::npos);
 }
 
 TEST_CASE("golden: the 2,000-op report is byte-identical to tests/golden/report-2000-ops.md and under 65,536") {

@@ -51,15 +51,15 @@ TEST_CASE("an INCONCLUSIVE metric whose CI lies beyond the threshold is not said
                                         e2e("c", 10, 1.0, 0.99, 1.01, 0.5)}));
   const std::string& reason = r.metrics[0].reason;
   CHECK(reason.find("straddles") == std::string::npos);
-  CHECK(reason == "95% CI of the ratio [1.100, 1.300] lies wholly beyond the ±5% threshold, but the adjusted p 0.0900 "
+  CHECK(reason == "95% CI +10.0…+30.0% lies wholly beyond the ±5% threshold, but the adjusted p 0.0900 "
                   "does not reach alpha 0.05 (3 metrics in the family)");
-  CHECK(r.metrics[1].reason == "95% CI of the ratio lies within ±5%");
+  CHECK(r.metrics[1].reason == "95% CI -1.0…+1.0% lies within ±5%");
 }
 
 TEST_CASE("a CI that straddles the threshold keeps its reason text") {
   const Report r = report_of(judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}));
   CHECK(r.metrics[0].reason ==
-        "95% CI of the ratio straddles the threshold and the change is not significant after correction");
+        "95% CI -2.0…+10.0% straddles the threshold and the change is not significant after correction");
 }
 
 TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
@@ -116,11 +116,14 @@ TEST_CASE("a ratio that moves the other way from the medians says why (Hodges–
   m.name = "aten::mul";
   m.verdict = Verdict::inconclusive;
   m.why = VerdictReason::threshold_straddled;
+  m.unit = "us";
   m.base_median = 10.0;
   m.head_median = 9.0;
   m.ratio = 1.2;
-  CHECK(verdict_reason_text(m).find("moves the other way from the two medians shown: the samples overlap") !=
-        std::string::npos);
+  CHECK(verdict_reason_text(m).find("the change +20.0% is the Hodges–Lehmann estimate over all base × head pairs of "
+                                    "samples and moves the other way from the two medians shown (10.0 µs → 9.00 µs): "
+                                    "the samples overlap") != std::string::npos);
+  CHECK(ratio_against_medians(m));
   m.ratio = 0.9;  // the same direction: no note
   CHECK(verdict_reason_text(m).find("Hodges–Lehmann") == std::string::npos);
 }

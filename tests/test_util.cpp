@@ -4,6 +4,7 @@
 #include "util/error.hpp"
 #include "util/glob.hpp"
 #include "util/spellcheck.hpp"
+#include "util/text.hpp"
 
 #include <doctest/doctest.h>
 
@@ -70,6 +71,15 @@ TEST_CASE("InputError names the file and the byte offset") {
   const ng::InputError error("trace.json", "unexpected end of input", 128);
   CHECK(std::string(error.what()) == "trace.json:byte 128: unexpected end of input");
   CHECK(std::string(ng::InputError("rules.json", "unknown key \"x\"").what()) == "rules.json: unknown key \"x\"");
+}
+
+TEST_CASE("shorten_middle cuts long text in the middle by code points, marking the cut with an ellipsis") {
+  CHECK(ng::shorten_middle("aten::some_fairly_long_operator_name", 16) == "aten::so…or_name");
+  CHECK(ng::shorten_middle("aten::mm", 16) == "aten::mm");
+  CHECK(ng::shorten_middle("0123456789abcdef", 16) == "0123456789abcdef");  // exactly the limit: unchanged
+  CHECK(ng::shorten_middle("0123456789abcdefg", 16) == "01234567…abcdefg");  // 8 + … + 7
+  CHECK(ng::shorten_middle("µµµµµµµµµµ", 5) == "µµ…µµ");                     // code points, not bytes
+  CHECK(ng::shorten_middle("abcdef", 1) == "a…f");                             // at least 3
 }
 
 TEST_SUITE_END();

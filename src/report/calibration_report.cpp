@@ -13,13 +13,8 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-// A fraction as a percentage: 0.0412 -> "4.12%". nullopt -> "–".
-std::string percent(std::optional<double> fraction) {
-  if (!fraction) {
-    return "–";
-  }
-  return format_number(*fraction * 100.0) + "%";
-}
+// A fraction as a percentage: 0.0412 -> "4.12%" (number_format.hpp format_percent).
+std::string percent(std::optional<double> fraction) { return format_percent(fraction); }
 
 std::string class_label(MetricClass metric_class) {
   return metric_class_label(metric_class);

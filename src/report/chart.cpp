@@ -149,23 +149,48 @@ const char* verdict_colour(Verdict verdict) {
   return "#57606a";
 }
 
-std::vector<ChangeBar> change_bars(const Report& report, std::size_t most) {
-  const bool has_device = std::any_of(report.metrics.begin(), report.metrics.end(),
-                                      [](const MetricComparison& m) { return m.metric_class == MetricClass::device; });
-  auto make = [&](const MetricComparison& m) {
-    ChangeBar bar;
-    bar.metric = &m;
-    bar.label = m.name;
-    if (has_device && m.metric_class == MetricClass::device) {
-      bar.label += " (device)";
-    } else if (has_device && m.metric_class == MetricClass::self_cpu) {
-      bar.label += " (self CPU)";
+namespace {
+
+// The bar of one metric; `has_device`: the report has device time, so op labels name their class.
+ChangeBar make_bar(const MetricComparison& m, bool has_device) {
+  ChangeBar bar;
+  bar.metric = &m;
+  bar.label = m.name;
+  if (has_device && m.metric_class == MetricClass::device) {
+    bar.label += " (device)";
+  } else if (has_device && m.metric_class == MetricClass::self_cpu) {
+    bar.label += " (self CPU)";
+  }
+  bar.ratio = bar_ratio(m);
+  const bool lower_is_better = m.better == Better::lower;
+  bar.worse = bar.ratio ? (lower_is_better ? *bar.ratio > 1.0 : *bar.ratio < 1.0) : lower_is_better;
+  return bar;
+}
+
+bool report_has_device(const Report& report) {
+  return std::any_of(report.metrics.begin(), report.metrics.end(),
+                     [](const MetricComparison& m) { return m.metric_class == MetricClass::device; });
+}
+
+} // namespace
+
+std::vector<ChangeBar> summary_bars(const Report& report, std::size_t most) {
+  if (report.summary.rows.empty()) {
+    return change_bars(report, most);
+  }
+  const bool has_device = report_has_device(report);
+  std::vector<ChangeBar> bars;
+  for (const SummaryRow& row : report.summary.rows) {
+    if (bars.size() < most && row.metric < report.metrics.size()) {
+      bars.push_back(make_bar(report.metrics[row.metric], has_device));
     }
-    bar.ratio = bar_ratio(m);
-    const bool lower_is_better = m.better == Better::lower;
-    bar.worse = bar.ratio ? (lower_is_better ? *bar.ratio > 1.0 : *bar.ratio < 1.0) : lower_is_better;
-    return bar;
-  };
+  }
+  return bars;
+}
+
+std::vector<ChangeBar> change_bars(const Report& report, std::size_t most) {
+  const bool has_device = report_has_device(report);
+  auto make = [&](const MetricComparison& m) { return make_bar(m, has_device); };
 
   std::vector<ChangeBar> bars;
   for (const MetricComparison* m : ranked_metrics(report, MetricClass::end_to_end)) {
@@ -215,14 +240,8 @@ std::string mermaid_label(std::string_view text, std::size_t max_chars) {
 std::string mermaid_change_chart(const Report& report, std::size_t most) {
   // A ratio of 0 (op gone) draws no bar and a new op has no ratio: both are named under the chart, and
   // the chart takes the next ops instead.
-  // Only the metrics that matter: those of the summary table when there is one (issue 16 item 3).
-  std::vector<ChangeBar> all = change_bars(report, report.metrics.size());
-  if (!report.summary.rows.empty()) {
-    std::erase_if(all, [&](const ChangeBar& bar) {
-      return std::none_of(report.summary.rows.begin(), report.summary.rows.end(),
-                          [&](const SummaryRow& row) { return &report.metrics[row.metric] == bar.metric; });
-    });
-  }
+  // Only the metrics that matter: those of the summary table, in its order (deciding first; issue 16 item 3).
+  const std::vector<ChangeBar> all = summary_bars(report, report.metrics.size());
   std::vector<const ChangeBar*> drawn;
   std::vector<std::string> gone, appeared;
   for (const ChangeBar& bar : all) {
@@ -292,7 +311,7 @@ std::string mermaid_change_chart(const Report& report, std::size_t most) {
 }
 
 std::string svg_change_chart(const Report& report, std::size_t most) {
-  const std::vector<ChangeBar> bars = change_bars(report, most);
+  const std::vector<ChangeBar> bars = summary_bars(report, most);
   if (bars.empty()) {
     return "";
   }
@@ -322,7 +341,7 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     return plot_left + (percent - axis_low) / (axis_high - axis_low) * (plot_right - plot_left);
   };
 
-  std::string svg = svg_open(width, height, "Largest changes, head versus base, in percent");
+  std::string svg = svg_open(width, height, "Change of the summary metrics, head versus base, in percent, deciding first");
   svg += text_at(0, 16, "Change, head vs base: end-to-end metrics first, then the ops that changed most per step", "start", k_ink,
                  " font-weight=\"600\"");
   for (int t = 0; t <= ticks; ++t) {
@@ -336,8 +355,8 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     const ChangeBar& bar = bars[i];
     const double y = top + row * static_cast<double>(i);
     const double mid = y + row / 2;
-    svg += "<g>\n<title>" + escape_html(bar.label + ": " + verdict_name(bar.metric->verdict) + ", ratio " +
-                                          format_ratio(bar.ratio) + ", base " +
+    svg += "<g>\n<title>" + escape_html(bar.label + ": " + verdict_name(bar.metric->verdict) + ", change " +
+                                          format_change(bar.ratio) + ", base " +
                                           format_value(bar.metric->base_median, bar.metric->unit, bar.metric->resolution) + ", head " +
                                           format_value(bar.metric->head_median, bar.metric->unit, bar.metric->resolution)) +
            "</title>\n";

@@ -28,19 +28,24 @@ struct ChangeBar {
 // by default and the tables show it).
 std::vector<ChangeBar> change_bars(const Report& report, std::size_t most = 10);
 
+// The metrics that matter, as bars: the summary table's rows in its order (the deciding metrics first,
+// then what explains them; profiled step time where the summary has it), at most `most`; a report
+// without a summary (nothing decided a verdict, e.g. NOT COMPARABLE) gets change_bars().
+std::vector<ChangeBar> summary_bars(const Report& report, std::size_t most = 10);
+
 // A label safe inside a Mermaid double-quoted string: sanitized (escape.hpp: invalid UTF-8, control
 // characters and line breaks neutralised), then quotes, square brackets, braces, angle brackets,
 // backslashes, '#', ';', '`', '|', '%' dropped; cut to `max_chars` code points with "…".
 std::string mermaid_label(std::string_view text, std::size_t max_chars = 32);
 
-// A ```mermaid fenced `xychart-beta horizontal` block: one bar per metric, its length the ratio
-// head/base (Mermaid draws bars from the axis minimum, so the axis starts at 0), a line at 1 (no
-// change), each label "<metric> · <change> · <VERDICT>"; then a line naming the ops among the top
+// A ```mermaid fenced `xychart-beta horizontal` block of the summary_bars(): one bar per metric, its
+// length the signed % change (Mermaid draws bars from the axis minimum, which is min(0, lowest)), a
+// line at 0 (no change), each label "<metric> · <change> · <VERDICT>"; then a line naming the ops among the top
 // changes that cannot be drawn (new in head, or gone: ratio 0), whose places the next metrics take.
 // At most `most` bars. "" when no metric has a ratio to draw (e.g. NOT COMPARABLE, nothing measured).
 std::string mermaid_change_chart(const Report& report, std::size_t most = 10);
 
-// The same bars as an inline <svg>: horizontal bars of the change in percent around a zero line,
+// The summary_bars() as an inline <svg> (the HTML report): horizontal bars of the change in percent around a zero line,
 // coloured by verdict, each with its value and the full metric name as a tooltip. "" when no bars.
 std::string svg_change_chart(const Report& report, std::size_t most = 10);
 

@@ -1,5 +1,6 @@
 #include "report/escape.hpp"
 
+#include "util/text.hpp"
 #include "util/utf8.hpp"
 
 #include <algorithm>
@@ -320,6 +321,15 @@ std::string prose_markdown(std::string_view prose) {
   std::string out;
   for_each_piece(prose, [&](int kind, std::string_view piece) {
     out += kind == 0 ? std::string(piece) : kind == 1 ? markdown_code(piece, false) : escape_markdown(piece);
+  });
+  return out;
+}
+
+std::string prose_markdown_cell(std::string_view prose, std::size_t max_data_chars) {
+  std::string out;
+  for_each_piece(prose, [&](int kind, std::string_view piece) {
+    const std::string data = max_data_chars > 0 ? shorten_middle(piece, max_data_chars) : std::string(piece);
+    out += kind == 0 ? std::string(piece) : kind == 1 ? markdown_code(data, true) : escape_markdown(data);
   });
   return out;
 }

@@ -82,6 +82,12 @@ std::string prose_text(std::string_view data);
 // (in_table false) and escape_markdown.
 std::string prose_markdown(std::string_view prose);
 
+// A prose line inside a GFM table cell: as prose_markdown, but code data through markdown_code with
+// in_table (`|` as `\|`), and each data piece first cut in the middle to at most `max_data_chars` code
+// points (util/text.hpp shorten_middle; 0: not cut), so that a long name cannot widen the table past
+// GitHub's comment column.
+std::string prose_markdown_cell(std::string_view prose, std::size_t max_data_chars);
+
 // A prose line as HTML: own text escaped with its backtick pairs as <code>, data escaped.
 std::string prose_html(std::string_view prose);
 

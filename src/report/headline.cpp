@@ -126,9 +126,10 @@ std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metr
   std::vector<SummaryLine> lines;
   for (const SummaryRow& row : summary.rows) {
     const MetricComparison& m = metrics[row.metric];
-    lines.push_back({row.role, row.metric, metric_label(m), signed_change_text(m),
+    const bool against = ratio_against_medians(m);
+    lines.push_back({row.role, row.metric, metric_label(m), signed_change_text(m) + (against ? k_medians_mark : ""),
                      format_value(m.base_median, m.unit, m.resolution), format_value(m.head_median, m.unit, m.resolution),
-                     note_of(m, row.role)});
+                     note_of(m, row.role), against ? metric_label(m) + ": " + medians_note(m) : std::string()});
   }
   return lines;
 }

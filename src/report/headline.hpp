@@ -33,7 +33,13 @@ struct SummaryLine {
   std::string change;      // signed %: "+42.5%", "new", "removed", "–"
   std::string base, head;  // medians in units chosen per value ("11.0 µs"); "–" when absent
   std::string note;        // "regressed", "waived until 2026-12-31", "calls 1 → 3", "inconclusive"
+  // prose.hpp medians_note() where the change points against the two medians (the change then ends in
+  // "†" and each renderer puts "† " + this under the table), else "".
+  std::string medians_note;
 };
+
+// The marker a summary change carries when it points against its medians (SummaryLine::medians_note).
+inline constexpr const char* k_medians_mark = "†";
 
 // The summary's rows (VerdictSummary::rows), in order.
 std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary);

@@ -105,7 +105,7 @@ std::string row_class(const MetricComparison& m) {
 
 std::string metric_table(const std::vector<const MetricComparison*>& metrics, bool ops, std::size_t most) {
   std::string html = "<div class=\"table-wrap\"><table>\n<thead><tr><th>" + std::string(ops ? "op" : "metric") +
-                     "</th><th class=\"num\">base median</th><th class=\"num\">head median</th><th class=\"num\">ratio</th>"
+                     "</th><th class=\"num\">base median</th><th class=\"num\">head median</th><th class=\"num\">change</th>"
                      "<th class=\"num\">95% CI</th><th class=\"num\">adj. p</th>" +
                      (ops ? "<th class=\"num\">calls / step</th>" : "") +
                      "<th class=\"num\">n base / head</th><th>verdict</th></tr></thead>\n<tbody>\n";
@@ -113,8 +113,8 @@ std::string metric_table(const std::vector<const MetricComparison*>& metrics, bo
     const MetricComparison& m = *metrics[i];
     html += "<tr" + row_class(m) + "><td class=\"name\">" + code(m.name) + "</td><td class=\"num\">" +
             esc(format_value(m.base_median, m.unit, m.resolution)) + "</td><td class=\"num\">" + esc(format_value(m.head_median, m.unit, m.resolution)) +
-            "</td><td class=\"num\">" + format_ratio(m.ratio) + "</td><td class=\"num\">" +
-            format_ratio_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" + adjusted_p(m) + "</td>" +
+            "</td><td class=\"num\">" + signed_change_text(m) + "</td><td class=\"num\">" +
+            format_change_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" + adjusted_p(m) + "</td>" +
             (ops ? "<td class=\"num\">" + calls(m) + "</td>" : "") + "<td class=\"num\">" +
             std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + "</td><td>" +
             badge(m) + "</td></tr>\n";
@@ -202,7 +202,7 @@ std::string measurements_section(const Report& report) {
   if (report.outcome == Outcome::not_comparable) {
     return html + "<p>Not computed: the conditions above differ.</p>\n</section>\n";
   }
-  html += "<p class=\"note\">ratio: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
+  html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a signed %, with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
   const auto e2e = ranked_metrics(report, MetricClass::end_to_end);
   if (!e2e.empty()) {
     html += "<h3>End-to-end</h3>\n" + metric_table(e2e, false, e2e.size());
@@ -224,8 +224,8 @@ std::string measurements_section(const Report& report) {
   }
   const std::string chart = svg_change_chart(report);
   if (!chart.empty()) {
-    html += "<h3>Largest changes</h3>\n<p class=\"note\">Hodges–Lehmann ratio head / base as a change in percent, "
-            "coloured by verdict (red regressed, green improved, purple structural, grey otherwise); hover a bar "
+    html += "<h3>Change of the summary metrics</h3>\n<p class=\"note\">The metrics of the summary table, deciding "
+            "first: Hodges–Lehmann ratio head / base as a signed % change around 0, coloured by verdict (red regressed, green improved, purple structural, grey otherwise); hover a bar "
             "for its numbers.</p>\n" +
             chart;
   }
@@ -343,7 +343,13 @@ std::string summary_section(const Report& report) {
             "</td><td class=\"num\">" + esc(line.base) + "</td><td class=\"num\">" + esc(line.head) + "</td><td>" +
             prose_html(line.note) + "</td></tr>\n";
   }
-  return html + "</tbody>\n</table></div>\n</section>\n";
+  html += "</tbody>\n</table></div>\n";
+  for (const SummaryLine& line : report.summary_lines) {
+    if (!line.medians_note.empty()) {
+      html += "<p class=\"note\">" + std::string(k_medians_mark) + " " + prose_html(line.medians_note) + "</p>\n";
+    }
+  }
+  return html + "</section>\n";
 }
 
 } // namespace

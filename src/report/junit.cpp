@@ -39,10 +39,10 @@ std::string metric_details(const MetricComparison& m) {
          (replaced.empty() ? std::string() : "\nreplaced ops: " + prose_plain(replaced)) +
          "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) +
          ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.head_samples.size()) +
-         ")\nratio head/base: " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
+         ")\nchange head vs base: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) +
          "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
          " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) + "\nthreshold: " +
-         format_change(1.0 + m.threshold) + (m.waiver ? "\nwaiver: " + sanitize_text(*m.waiver) : std::string()) + "\n";
+         format_percent(m.threshold) + (m.waiver ? "\nwaiver: " + sanitize_text(*m.waiver) : std::string()) + "\n";
 }
 
 Case metric_case(const Report& report, const MetricComparison& m) {
@@ -54,8 +54,7 @@ Case metric_case(const Report& report, const MetricComparison& m) {
   const bool undecided = m.verdict == Verdict::insufficient || m.verdict == Verdict::inconclusive;
   if (m.verdict == Verdict::regressed) {
     c.type = verdict_name(m.verdict);
-    c.message = "REGRESSED: ratio " + format_ratio(m.ratio) + ", 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
-                ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
+    c.message = "REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
     if (m.scope == MetricScope::replacement_group) {
       c.message += "; replaced ops: " + prose_plain(replacement_members_text(m));
     }

@@ -129,6 +129,21 @@ std::string format_change(std::optional<double> ratio) {
   return (percent >= 0 ? "+" : "") + fixed(percent, 1) + "%";
 }
 
+std::string format_change_with_ci(std::optional<double> ratio, std::optional<double> low, std::optional<double> high) {
+  if (!ratio || !std::isfinite(*ratio)) {
+    return "–";
+  }
+  const std::string interval = format_change_interval(low, high);
+  return format_change(ratio) + (interval == "–" ? std::string() : " (95% CI " + interval + ")");
+}
+
+std::string format_percent(std::optional<double> fraction) {
+  if (!fraction || !std::isfinite(*fraction)) {
+    return "–";
+  }
+  return format_number(*fraction * 100.0) + "%";
+}
+
 std::string format_p(std::optional<double> p) {
   if (!p || !std::isfinite(*p)) {
     return "–";

@@ -39,6 +39,14 @@ std::string format_change(std::optional<double> ratio);
 // A ratio's CI as signed % changes with one '%': [1.422, 1.428] -> "+42.2…+42.8%"; "–" if either end is missing.
 std::string format_change_interval(std::optional<double> low, std::optional<double> high);
 
+// A change with its CI, the one way a report shows a ratio head/base in words: "+42.5% (95% CI
+// +42.2…+42.8%)"; without a CI only the change ("+42.5%"); "–" without a ratio.
+std::string format_change_with_ci(std::optional<double> ratio, std::optional<double> low, std::optional<double> high);
+
+// A fraction as a percentage with at most 3 significant digits: 0.05 -> "5%", 0.0412 -> "4.12%", 0.2 ->
+// "20%" (thresholds, shares, rates; unsigned). nullopt or non-finite -> "–".
+std::string format_percent(std::optional<double> fraction);
+
 // A p value: >= 0.001 with 3 significant digits ("0.0123"), smaller in scientific notation ("3.2e-16").
 std::string format_p(std::optional<double> p);
 

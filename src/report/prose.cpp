@@ -13,11 +13,9 @@
 namespace neuron_gate {
 namespace {
 
-// A ratio as a signed percentage without the sign for gains: 1.123 -> "12.3%", 0.95 -> "-5%",
-// 12.0 -> "1100%" (never scientific).
-std::string percent(double ratio) {
-  return format_number((ratio - 1.0) * 100.0) + "%";
-}
+// A ratio as a percentage without the sign for gains: 1.123 -> "12.3%", 0.95 -> "-5%"
+// (number_format.hpp format_percent of ratio - 1).
+std::string percent(double ratio) { return format_percent(ratio - 1.0); }
 
 // The ratio with > 1 meaning worse, whatever the metric's direction.
 double worse_of(const MetricComparison& m) {
@@ -39,9 +37,10 @@ std::string inconclusive_text(const MetricComparison& m) {
   switch (m.why) {
   case VerdictReason::significant_size_open:
     return "the change is significant after correction (adjusted p " + format_p(p) +
-           ") but the 95% CI of the ratio straddles the threshold (±" + percent(1.0 + m.threshold) + ")";
+           ") but its 95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " straddles the threshold (±" +
+           percent(1.0 + m.threshold) + ")";
   case VerdictReason::adjusted_p_not_reached:
-    return "95% CI of the ratio " + format_ratio_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
+    return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
            percent(1.0 + m.threshold) + " threshold, but the adjusted p " + format_p(p) + " does not reach alpha " +
            format_number(m.alpha) + " (" + std::to_string(m.family_size) + " metrics in the family)";
   case VerdictReason::below_floor:
@@ -53,14 +52,14 @@ std::string inconclusive_text(const MetricComparison& m) {
   case VerdictReason::no_ratio:
     return "no ratio (base median is 0) and the change is not within the floor";
   case VerdictReason::within_noise:
-    return "significant and beyond the threshold, but the 95% CI " + format_ratio_interval(m.ratio_low, m.ratio_high) +
+    return "significant and beyond the threshold, but the 95% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
            " does not clear base's own A/A noise of ±" + format_number(m.base_noise.value_or(0.0) * 100.0) +
            "% (random halvings of base's runs)";
   case VerdictReason::within_resolution:
     return "the change is within the timer's resolution (" + format_duration_us(m.resolution) +
            "): neither a change nor its absence can be shown" +
            (m.ratio_low && m.ratio_high
-                ? "; the 95% CI, widened by one quantum each side, is " + format_ratio_interval(m.ratio_low, m.ratio_high)
+                ? "; the 95% CI, widened by one quantum each side, is " + format_change_interval(m.ratio_low, m.ratio_high)
                 : std::string());
   case VerdictReason::not_across_runs:
     return "significant and beyond the threshold, but a side's steps come from one process: not established across "
@@ -85,7 +84,8 @@ std::string inconclusive_text(const MetricComparison& m) {
   default:
     break;
   }
-  return "95% CI of the ratio straddles the threshold and the change is not significant after correction";
+  return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
+         " straddles the threshold and the change is not significant after correction";
 }
 
 } // namespace
@@ -181,7 +181,7 @@ std::string reason_of_verdict(const MetricComparison& m) {
   case VerdictReason::better_beyond_threshold:
     return "better by " + percent(2.0 - worse_of(m)) + " (threshold " + percent(1.0 + t) + "), adjusted p within alpha";
   case VerdictReason::ci_within_threshold:
-    return "95% CI of the ratio lies within ±" + percent(1.0 + t);
+    return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies within ±" + percent(1.0 + t);
   case VerdictReason::ci_within_floor: {
     std::ostringstream reason;
     reason << "95% CI of the change lies within ±" << m.floor_us << " us per step (the floor)";
@@ -203,16 +203,22 @@ std::string reason_of_verdict(const MetricComparison& m) {
   return inconclusive_text(m);
 }
 
-// The ratio (Hodges–Lehmann) points one way and the medians shown the other (issue 13 item 4).
+} // namespace
+
 bool ratio_against_medians(const MetricComparison& m) {
-  if (!m.ratio || !m.base_median || !m.head_median || *m.ratio == 1.0) {
+  if (!m.present_in_base || !m.present_in_head || !m.ratio || !m.base_median || !m.head_median || *m.ratio == 1.0) {
     return false;
   }
   const double change = *m.head_median - *m.base_median;
   return (*m.ratio > 1.0 && change < 0) || (*m.ratio < 1.0 && change > 0);
 }
 
-} // namespace
+std::string medians_note(const MetricComparison& m) {
+  return "the change " + format_change(m.ratio) + " is the Hodges–Lehmann estimate over all base × head pairs of "
+         "samples and moves the other way from the two medians shown (" + format_value(m.base_median, m.unit, m.resolution) +
+         " → " + format_value(m.head_median, m.unit, m.resolution) +
+         "): the samples overlap, and the medians alone do not show the change";
+}
 
 std::string verdict_reason_text(const MetricComparison& m) {
   std::string reason = reason_of_verdict(m);
@@ -220,9 +226,7 @@ std::string verdict_reason_text(const MetricComparison& m) {
     reason += "; " + unattributed_text(m);
   }
   if (ratio_against_medians(m)) {
-    reason += "; the ratio is the Hodges–Lehmann estimate over all base × head pairs of samples and moves the "
-              "other way from the two medians shown: the samples overlap, and the medians alone do not show the "
-              "change";
+    reason += "; " + medians_note(m);
   }
   return reason;
 }
@@ -244,7 +248,7 @@ std::string no_decision_text(const Judgement& judgement) {
     text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
   }
   if (nd.cause == NoDecisionCause::one_process) {
-    return text + ": significant and beyond the " + format_change(1.0 + m.threshold) +
+    return text + ": significant and beyond the " + format_percent(m.threshold) +
            " threshold, but " + (m.metric_class == MetricClass::end_to_end
                                      ? "within the between-run allowance (±" + format_number(m.run_allowance * 100.0) +
                                            "%) for samples of " + std::to_string(m.base_processes) + " / " +
@@ -253,7 +257,7 @@ std::string no_decision_text(const Judgement& judgement) {
            "; capture at least " + std::to_string(nd.samples_needed) + " runs per side (separate processes)";
   }
   if (nd.cause == NoDecisionCause::adjusted_p_not_reached) {
-    text += " lies beyond the " + format_change(1.0 + m.threshold) + " threshold, but adjusted p " +
+    text += " lies beyond the " + format_percent(m.threshold) + " threshold, but adjusted p " +
             format_p(m.p_worse_adjusted) + " cannot pass alpha " + format_number(m.alpha);
   } else {
     text += ": too few samples to decide";

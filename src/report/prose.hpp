@@ -26,6 +26,16 @@ const char* outcome_emoji(Outcome outcome);
 // (threshold 5%), adjusted p within alpha".
 std::string verdict_reason_text(const MetricComparison& m);
 
+// True when `m`'s Hodges–Lehmann ratio points one way (> 1 or < 1) and its two medians the other, e.g.
+// step time +9.2% with medians 71.0 µs → 69.5 µs (issue 13 item 4): a bare change next to the medians
+// would contradict itself.
+bool ratio_against_medians(const MetricComparison& m);
+
+// The note every report shows where ratio_against_medians(m): "the change +9.2% is the Hodges–Lehmann
+// estimate over all base × head pairs of samples and moves the other way from the two medians shown
+// (71.0 µs → 69.5 µs): the samples overlap, and the medians alone do not show the change". Prose.
+std::string medians_note(const MetricComparison& m);
+
 // The headline: emoji, outcome and what it rests on, e.g. "❌ REGRESSION · 1 regressed · 30 equivalent",
 // "⛔ NOT COMPARABLE · 2 conditions differ", or for NO DECISION the metric, its change and the samples
 // needed: "⚠️ NO DECISION · `latency` (end-to-end) +7.0%: too few samples to decide; needs 6 per side

@@ -93,18 +93,16 @@ std::string gating_metric_text(const MetricComparison& m) {
   const std::string what = metric_what(m);
   const std::string measurements = ". [Measurements: " + prose_code(m.name) + "]";
   if (m.verdict == Verdict::regressed) {
-    return what + " REGRESSED: " + format_ratio(m.ratio) + " of base, 95% CI " +
-           format_ratio_interval(m.ratio_low, m.ratio_high) + ", beyond the " + format_change(1.0 + m.threshold) +
+    return what + " REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", beyond the " +
+           format_percent(m.threshold) +
            " threshold; adjusted p " + format_p(m.p_worse_adjusted) + (m.waiver ? "; waived: " + *m.waiver : std::string()) +
            measurements;
   }
   if (m.verdict == Verdict::improved) {
-    return what + " IMPROVED: " + format_ratio(m.ratio) + " of base, 95% CI " +
-           format_ratio_interval(m.ratio_low, m.ratio_high) + measurements;
+    return what + " IMPROVED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + measurements;
   }
-  std::string line = what + " EQUIVALENT: " + format_change(m.ratio) + " (95% CI " +
-                     format_ratio_interval(m.ratio_low, m.ratio_high) + ") lies within ±" +
-                     format_change(1.0 + m.threshold).substr(1);
+  std::string line = what + " EQUIVALENT: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + " lies within ±" +
+                     format_percent(m.threshold);
   if (m.significant_worse) {
     line += "; the change is real (adjusted p " + format_p(m.p_worse_adjusted) +
             ") but smaller than the threshold, so it does not fail the gate";
@@ -117,7 +115,7 @@ std::string op_regressions_text(const Metrics& metrics, const std::vector<std::s
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
     items.push_back(prose_code(m.name) + " " + class_label(m.metric_class) + " " + format_duration_us(m.base_median) +
-                    " → " + format_duration_us(m.head_median) + " per step (" + format_ratio(m.ratio) + ")");
+                    " → " + format_duration_us(m.head_median) + " per step (" + format_change(m.ratio) + ")");
   }
   return "Per-op regressions beyond their threshold (they explain, the gate is decided above): " +
          join(items, 8, "; ") + ". [Measurements: per-op tables]";
@@ -126,14 +124,14 @@ std::string op_regressions_text(const Metrics& metrics, const std::vector<std::s
 std::string whole_run_shift_text(const Metrics& metrics, const WholeRunShiftFinding& shift) {
   std::string line = "Whole-run shift: " + std::to_string(shift.along.size()) + " of " +
                      std::to_string(shift.eligible) + " ops large enough to tell moved together by " +
-                     format_change(shift.factor) + " (" + format_ratio(shift.factor) +
-                     ", median of head/base): one cause moved them all, which a code change rarely does, so they "
+                     format_change(shift.factor) +
+                     " (median of head/base): one cause moved them all, which a code change rarely does, so they "
                      "are read as one finding, not op by op";
   if (!shift.decided.empty()) {
     std::vector<std::string> items;
     for (std::size_t i : shift.decided) {
       items.push_back(metric_label(metrics[i]) + " " + verdict_name(metrics[i].verdict) + " " +
-                      format_ratio(metrics[i].ratio));
+                      format_change(metrics[i].ratio));
     }
     line += "; the gating verdicts among them stand: " + join(items, 8, "; ");
   }
@@ -145,7 +143,7 @@ std::string device_summary_text(const Metrics& metrics, const std::vector<std::s
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
     items.push_back(prose_code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) + " → " +
-                    format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_ratio(m.ratio) + ")");
+                    format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_change(m.ratio) + ")");
   }
   return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
 }
@@ -193,7 +191,7 @@ std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f
                      join(parts, 3, "; ") + ". Their summed " + cls + " time per step: " + format_duration_us(g.base_median) +
                      " → " + format_duration_us(g.head_median);
   if (g.ratio) {
-    line += " (" + format_ratio(g.ratio) + " of base, 95% CI " + format_ratio_interval(g.ratio_low, g.ratio_high) + ")";
+    line += " (" + format_change_with_ci(g.ratio, g.ratio_low, g.ratio_high) + ")";
   }
   return line + ", " + verdict_name(g.verdict) + (g.gating ? "" : " (not gating)") + ": " + verdict_reason_text(g) +
          ". [Measurements: " + prose_code(g.name) + "]";
@@ -215,7 +213,7 @@ std::string step_time_text(const Metrics& metrics, const StepTimeFinding& f) {
   }
   std::string line = "Profiled step time" + (step.ranked ? " of " + rank_name(step.rank) + ":" : std::string()) + " " +
                      format_duration_us(step.base_median) + " → " + format_duration_us(step.head_median) + " (" +
-                     format_ratio(step.ratio) + ", " + verdict_name(step.verdict) +
+                     format_change(step.ratio) + ", " + verdict_name(step.verdict) +
                      ", not gating by default). Summed median per-op changes: self CPU " + signed_us(f.cpu_total_us) +
                      " per step";
   if (f.have_device) {
@@ -231,8 +229,8 @@ std::string step_time_text(const Metrics& metrics, const StepTimeFinding& f) {
 std::string disagreement_text(const Metrics& metrics, const DisagreementFinding& d) {
   const MetricComparison& step = metrics[d.step];
   const MetricComparison& latency = metrics[d.latency];
-  return "Profiled step time (" + format_ratio(step.ratio) + ") and un-profiled " + prose_code(latency.name) + " (" +
-         format_ratio(latency.ratio) +
+  return "Profiled step time (" + format_change(step.ratio) + ") and un-profiled " + prose_code(latency.name) + " (" +
+         format_change(latency.ratio) +
          ") disagree: profiler overhead grows with the number of ops, so a change in op count distorts profiled step "
          "time; the end-to-end number is the measurement of the application. [Measurements: " +
          prose_code(latency.name) + ", step time]";

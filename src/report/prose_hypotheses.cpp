@@ -29,8 +29,7 @@ std::string inconclusive_text(const Metrics& metrics, const std::vector<std::siz
   std::vector<std::string> items;
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
-    std::string text = metric_label(m) + " " + format_ratio(m.ratio) + " (CI " +
-                       format_ratio_interval(m.ratio_low, m.ratio_high) + ")";
+    std::string text = metric_label(m) + " " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high);
     if (m.minimum_detectable_ratio) {
       text += ", smallest change detectable at this noise " + format_change(m.minimum_detectable_ratio);
     }
@@ -58,7 +57,7 @@ std::string worth_text(const Metrics& metrics, const std::vector<std::size_t>& i
   std::vector<std::string> items;
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
-    items.push_back(metric_label(m) + " " + format_ratio(m.ratio) + " (q " + format_p(m.q_value) + ")");
+    items.push_back(metric_label(m) + " " + format_change(m.ratio) + " (q " + format_p(m.q_value) + ")");
   }
   return "Worth a look (Benjamini–Hochberg q ≤ alpha, not failing): " + join(items, 6, "; ") + ".";
 }

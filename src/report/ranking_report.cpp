@@ -15,13 +15,13 @@ using ordered = nlohmann::ordered_json;
 
 std::string better_text(Better better) { return better == Better::lower ? "lower is better" : "higher is better"; }
 
-std::string percent(double share) { return format_number(share * 100.0) + "%"; }
+std::string percent(double share) { return format_percent(share); }
 
 // The sentence under the headline: how the ranking was tested.
 std::string method_text(const Ranking& ranking, const RuleSet& rules) {
   std::string text = "Every pair of the " + std::to_string(ranking.profiles.size()) +
                      " ranked profiles is tested on the same samples as `compare` (Mann–Whitney U, two-sided; "
-                     "Hodges–Lehmann ratio with 95% CI): one " + correction_name(rules.correction) +
+                     "Hodges–Lehmann ratio as a signed % change, with 95% CI): one " + correction_name(rules.correction) +
                      " family of " + std::to_string(ranking.family_size) + " at alpha " +
                      format_number(ranking.alpha) + ".";
   if (ranking.run_allowance > 0) {
@@ -50,8 +50,8 @@ std::string pair_text(const Ranking& ranking, std::size_t i, Code code) {
   const RankPair& pair = ranking.pair(i - 1, i);
   const RankedProfile& above = ranking.profiles[i - 1];
   const RankedProfile& below = ranking.profiles[i];
-  std::string text = code(below.label) + " / " + code(above.label) + ": " + format_ratio(pair.ratio) + " " +
-                     format_ratio_interval(pair.ratio_low, pair.ratio_high) + ", adjusted p " + format_p(pair.p_adjusted);
+  std::string text = code(below.label) + " vs " + code(above.label) + ": " + format_change(pair.ratio) + " (95% CI " +
+                     format_change_interval(pair.ratio_low, pair.ratio_high) + "), adjusted p " + format_p(pair.p_adjusted);
   if (pair.evidence == RankEvidence::established) {
     return text + ": established — " + code(above.label) + " is better.";
   }
@@ -94,16 +94,17 @@ std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules
   md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit)
      << ", " << better_text(ranking.better) << ")\n\n";
   md << "**" << best_text(ranking, md_code) << "**\n\n";
-  md << method_text(ranking, rules) << "\n\n";
-  md << "| rank | profile | samples | median | vs base | 95% CI | adjusted p | vs base |\n";
-  md << "|---|---|---|---|---|---|---|---|\n";
+  // The table first, so the ranking is in the first screen of a comment; how it was tested under it.
+  md << "| rank | profile | samples | median | change vs base | 95% CI | adjusted p | difference |\n";
+  md << "|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;
     md << "| " << p.rank << " | " << markdown_code(p.label) << (base ? " (base)" : "") << " | " << p.samples << " | "
-       << escape_markdown(median_cell(p, ranking)) << " | " << format_ratio(p.ratio) << " | "
-       << (base ? "–" : format_ratio_interval(p.ratio_low, p.ratio_high)) << " | " << format_p(p.p_adjusted) << " | "
+       << escape_markdown(median_cell(p, ranking)) << " | " << (base ? "–" : format_change(p.ratio)) << " | "
+       << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << " | " << format_p(p.p_adjusted) << " | "
        << (base ? "–" : evidence_text(p.versus_base, ranking)) << " |\n";
   }
+  md << "\n" << method_text(ranking, rules) << "\n";
   if (ranking.profiles.size() > 1) {
     md << "\n### Neighbours\n\n";
     for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
@@ -133,13 +134,13 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
   h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(ranking.unit) << ", "
     << better_text(ranking.better) << ")</h1>\n<p><strong>" << best_text(ranking, code) << "</strong></p>\n<p>"
     << prose_html(method_text(ranking, rules)) << "</p>\n";
-  h << "<table><tr><th>rank</th><th>profile</th><th>samples</th><th>median</th><th>vs base</th><th>95% CI</th>"
-       "<th>adjusted p</th><th>vs base</th></tr>\n";
+  h << "<table><tr><th>rank</th><th>profile</th><th>samples</th><th>median</th><th>change vs base</th><th>95% CI</th>"
+       "<th>adjusted p</th><th>difference</th></tr>\n";
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;
     h << "<tr><td>" << p.rank << "</td><td>" << code(p.label) << (base ? " (base)" : "") << "</td><td>" << p.samples
-      << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << format_ratio(p.ratio) << "</td><td>"
-      << (base ? "–" : format_ratio_interval(p.ratio_low, p.ratio_high)) << "</td><td>" << format_p(p.p_adjusted)
+      << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << (base ? "–" : format_change(p.ratio)) << "</td><td>"
+      << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << "</td><td>" << format_p(p.p_adjusted)
       << "</td><td>" << escape_html(base ? "–" : evidence_text(p.versus_base, ranking)) << "</td></tr>\n";
   }
   h << "</table>\n<h2>Neighbours</h2>\n<ul>\n";

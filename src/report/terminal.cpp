@@ -58,6 +58,11 @@ std::string render_terminal(const Report& report, bool colour, const std::vector
                          "  " + rows[r][4];
       text += (colour && deciding ? "\x1b[1m" + line + "\x1b[0m" : line) + "\n";
     }
+    for (const SummaryLine& line : report.summary_lines) {
+      if (!line.medians_note.empty()) {
+        text += "  " + std::string(k_medians_mark) + " " + escape_terminal(prose_plain(line.medians_note)) + "\n";
+      }
+    }
   }
   std::string files;
   for (const std::string& path : written) {

@@ -108,7 +108,7 @@ for report in "$@"; do
       fail "$name: NOT COMPARABLE yet $charts charts"
     fi
   else
-    if [ "$charts" -ge 2 ] && grep -q '<h3>Largest changes</h3>' "$dom" && grep -q 'aria-label="Largest changes, head versus base, in percent"' "$dom"; then
+    if [ "$charts" -ge 2 ] && grep -q '<h3>Change of the summary metrics</h3>' "$dom" && grep -q 'aria-label="Change of the summary metrics, head versus base, in percent, deciding first"' "$dom"; then
       pass "$name: change chart and distributions are inline <svg> ($charts charts)"
     else
       fail "$name: change chart and distributions are inline <svg> (found $charts)"
