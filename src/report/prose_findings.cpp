@@ -191,7 +191,7 @@ std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f
                      join(parts, 3, "; ") + ". Their summed " + cls + " time per step: " + format_duration_us(g.base_median) +
                      " → " + format_duration_us(g.head_median);
   if (g.ratio) {
-    line += " (" + format_change_with_ci(g.ratio, g.ratio_low, g.ratio_high) + ")";
+    line += ", " + format_change_with_ci(g.ratio, g.ratio_low, g.ratio_high);
   }
   return line + ", " + verdict_name(g.verdict) + (g.gating ? "" : " (not gating)") + ": " + verdict_reason_text(g) +
          ". [Measurements: " + prose_code(g.name) + "]";

@@ -73,8 +73,10 @@ function install() {
       finish();
     }
   }
-  const css = readFileSync(require.resolve("github-markdown-css/github-markdown-light.css"), "utf8");
-  return { MarkdownIt: require("markdown-it"), css };
+  // A fresh require after an install (Node caches failed lookups), and the stylesheet by its path.
+  const fresh = createRequire(path.join(npmDir, "package.json"));
+  const css = readFileSync(path.join(npmDir, "node_modules", "github-markdown-css", "github-markdown-light.css"), "utf8");
+  return { MarkdownIt: fresh("markdown-it"), css };
 }
 
 function chromium() {
