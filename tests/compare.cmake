@@ -3,3 +3,5 @@ set(NEURON_GATE_TESTS_COMPARE test_compare.cpp test_compare_calibration.cpp test
 list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_conditions.cpp)
 # Replacement groups and class totals (issue 12 item 2).
 list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_replacements.cpp)
+# Which metrics hold screened events, per side and rank (issue 13 item 2).
+list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_screened.cpp)
