@@ -82,14 +82,23 @@ std::optional<std::string> unknown_command(const CLI::App& app, const std::vecto
   return message + " (commands: " + listed + "; neuron-gate --help)";
 }
 
+// --repo DIR of every command that reads profiles: the repository of `git:REF:PATH` specs.
+void add_repo_option(CLI::App* command, std::string& repository) {
+  command->add_option("--repo", repository,
+                      "the git repository of git:REF:PATH profiles (and of the provenance); default: the one "
+                      "containing the current directory")
+      ->type_name("DIR");
+}
+
 // The commands and their options, bound to the option structs the commands read.
 CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   CLI::App* compare_cmd = app.add_subcommand("compare", "compare two profiles and decide pass or fail");
   compare_cmd->footer(std::string("\n") + k_exit_codes);
-  compare_cmd->add_option("BASE", compare.base, "base profile: a directory (walked recursively) or a file")
+  compare_cmd->add_option("BASE", compare.base,
+                          "base profile: a directory (walked recursively), a file, or git:REF:PATH (read from git)")
       ->required()
       ->type_name("DIR|FILE");
-  compare_cmd->add_option("HEAD", compare.head, "head (pull request) profile: a directory or a file")
+  compare_cmd->add_option("HEAD", compare.head, "head (pull request) profile: a directory, a file or git:REF:PATH")
       ->required()
       ->type_name("DIR|FILE");
   compare_cmd->add_option("--rules", compare.rules_path, "rules file (JSON with comments); default: rules/default.json")
@@ -115,6 +124,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
   compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");
   add_unit_option(compare_cmd, compare.unit);
+  add_repo_option(compare_cmd, compare.repository);
   compare_cmd->add_option("--today", compare.today,
                           "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
@@ -143,6 +153,7 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& calibrate) {
       ->add_option("--rules", calibrate.rules_path, "rules file (JSON with comments); default: rules/default.json")
       ->type_name("FILE");
   add_unit_option(calibrate_cmd, calibrate.unit);
+  add_repo_option(calibrate_cmd, calibrate.repository);
   calibrate_cmd->add_option("--splits", calibrate.splits, "number of random halvings (default 200)")
       ->type_name("N")
       ->check(CLI::Range(1, 100000));
@@ -181,12 +192,14 @@ CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   rank_cmd->add_flag("--quiet", rank.quiet, "print no report on stdout");
   add_unit_option(rank_cmd, rank.unit);
+  add_repo_option(rank_cmd, rank.repository);
   return rank_cmd;
 }
 
 CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "show what neuron-gate reads from one profile");
-  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory or a file")->required()->type_name("DIR|FILE");
+  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory, a file or git:REF:PATH")->required()->type_name("DIR|FILE");
+  add_repo_option(inspect_cmd, inspect.repository);
   inspect_cmd->add_flag("--by-shape", inspect.by_shape, "identify ops by name and input shapes");
   return inspect_cmd;
 }

@@ -325,8 +325,8 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     const RuleSet rules = applied_rules(options.rules_path, options.unit);
     const std::string today_date = today(options.today);
     check_waiver_expiry(rules, today_date);
-    const ProfileInventory base_inventory = discover_profile(options.base);
-    const ProfileInventory head_inventory = discover_profile(options.head);
+    const ProfileInventory base_inventory = discover_profile(options.base, options.repository);
+    const ProfileInventory head_inventory = discover_profile(options.head, options.repository);
     check_outputs_not_inputs(options, base_inventory, head_inventory);
     checked = Checked::everything;
     return compare_checked(options, rules, today_date, base_inventory, head_inventory, out);
@@ -341,7 +341,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
 
 int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   const RuleSet rules = applied_rules(options.rules_path, options.unit);
-  const ProfileInventory inventory = discover_profile(options.profile);
+  const ProfileInventory inventory = discover_profile(options.profile, options.repository);
   check_output_path(options.json_path, {&inventory}, options.rules_path);
   const SideSamples side = read_side("profile", inventory, TraceReadOptions{});
   require_samples(side);
@@ -389,7 +389,7 @@ int run_rank(const RankOptions& options, std::ostream& out) {
   specs.insert(specs.end(), options.alternatives.begin(), options.alternatives.end());
   std::vector<ProfileInventory> inventories;
   for (const std::string& spec : specs) {
-    inventories.push_back(discover_profile(spec));
+    inventories.push_back(discover_profile(spec, options.repository));
   }
   check_rank_outputs(options, inventories);
   TraceReadOptions read_options;
@@ -426,7 +426,7 @@ int run_rank(const RankOptions& options, std::ostream& out) {
 }
 
 int run_inspect(const InspectOptions& options, std::ostream& out) {
-  const ProfileInventory inventory = discover_profile(options.profile);
+  const ProfileInventory inventory = discover_profile(options.profile, options.repository);
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   // A side of several operating points: each point's inventory in turn, under its own folder's name.

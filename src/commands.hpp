@@ -18,7 +18,8 @@ namespace neuron_gate {
 
 // Options of `neuron-gate compare`.
 struct CompareOptions {
-  std::string base, head;             // profile specs: directory or file
+  std::string base, head;             // profile specs: directory, file or git:REF:PATH
+  std::string repository;             // --repo: the repository of git: specs and of the provenance ("" = found)
   std::string rules_path;             // "" = built-in rules/default.json
   std::string markdown_path;          // "" = Markdown to stdout (unless quiet)
   std::string json_path;              // "" = no JSON report
@@ -51,7 +52,8 @@ int run_compare(const CompareOptions& options, std::ostream& out);
 
 // Options of `neuron-gate calibrate`.
 struct CalibrateOptions {
-  std::string profile;                // one side: directory or file
+  std::string profile;                // one side: directory, file or git:REF:PATH
+  std::string repository;             // --repo: the repository of a git: spec ("" = the current directory's)
   std::string rules_path;             // "" = built-in rules/default.json
   std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
   std::size_t splits = 200;           // random A/A halvings
@@ -66,7 +68,8 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out);
 
 // Options of `neuron-gate rank`.
 struct RankOptions {
-  std::string base;                       // the baseline profile: directory or file
+  std::string base;                       // the baseline profile: directory, file or git:REF:PATH
+  std::string repository;                 // --repo: the repository of git: specs ("" = the current directory's)
   std::vector<std::string> alternatives;  // ALT1..: each compared to base (at least one; CLI checks)
   std::string rules_path;                 // "" = built-in rules/default.json
   std::string metric;                     // the deciding end-to-end metric; "" = base's first (e.g. latency)
@@ -87,7 +90,8 @@ int run_rank(const RankOptions& options, std::ostream& out);
 
 // Options of `neuron-gate inspect`.
 struct InspectOptions {
-  std::string profile;
+  std::string profile;     // a directory, file or git:REF:PATH
+  std::string repository;  // --repo: the repository of a git: spec ("" = the current directory's)
   bool by_shape = false;
 };
 

@@ -19,3 +19,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_replacements.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_operating_points.cpp)
 # Device time no op accounts for: shown, capped, gated through the device total (issue 13 item 2).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_unattributed.cpp)
+# git:REF:PATH profiles read from a scratch repository built with libgit2 (issue 20 item 2).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_git.cpp)

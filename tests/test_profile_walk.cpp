@@ -175,3 +175,24 @@ TEST_CASE("discovery and the Neuron artifact check share one inventory: a symlin
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("git:REF:PATH specs are taken apart; a malformed one is an input error naming it") {
+  using neuron_gate::GitSpec;
+  using neuron_gate::parse_git_spec;
+  CHECK(neuron_gate::is_git_spec("git:HEAD:perf"));
+  CHECK_FALSE(neuron_gate::is_git_spec("./git:HEAD:perf"));
+  CHECK(parse_git_spec("git:origin/main:perf/baseline") == GitSpec{"origin/main", "perf/baseline"});
+  CHECK(parse_git_spec("git:HEAD~2:./perf/baseline/") == GitSpec{"HEAD~2", "perf/baseline"});
+  CHECK(parse_git_spec("git:v1.0:") == GitSpec{"v1.0", ""});
+  CHECK(parse_git_spec("git:abc123:.") == GitSpec{"abc123", ""});
+  CHECK(parse_git_spec("git:main:a:b") == GitSpec{"main", "a:b"});  // a ref never holds ':', a path may
+  for (const char* bad : {"git:HEAD", "git::perf", "git:"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(parse_git_spec(bad), doctest::Contains("not a git profile: expected git:REF:PATH"),
+                         neuron_gate::InputError);
+  }
+  for (const char* bad : {"git:HEAD:perf/../x", "git:HEAD:/perf", "git:HEAD:perf//x", "git:HEAD:perf/./x"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(parse_git_spec(bad), doctest::Contains("bad path"), neuron_gate::InputError);
+  }
+}

@@ -21,8 +21,8 @@ constexpr std::size_t k_sniff_bytes = 1 << 20;
 constexpr std::size_t k_small_sniff_bytes = 64 << 10;
 
 // First bytes of a file (at most k_sniff_bytes), decompressed when it is gzip, through the one byte source.
-std::string read_head(const std::string& path) {
-  ByteSource source(path);
+std::string read_head(ByteSource& source) {
+  const std::string& path = source.path();
   std::string head;
   while (head.size() < k_sniff_bytes) {
     const std::string_view chunk = source.next();
@@ -56,6 +56,45 @@ bool is_neuron_binary_name(std::string_view path) {
          name == "cpu_util.pb" || name == "host_mem.pb";
 }
 
+
+// `file` (path and blob set) classified from its first bytes; `name` is its file name. Neuron binaries are
+// told by name and not opened.
+DiscoveredFile classify_file(const std::string& name, const DiscoveredFile& file) {
+  std::string head;
+  if (!is_neuron_binary_name(name)) {
+    head = read_head(*open_profile_file(file));
+  }
+  DiscoveredFile classified = classify_file_head(name, head);
+  classified.path = file.path;
+  classified.git_blob = file.git_blob;
+  return classified;
+}
+
+// The files and folders of a walk (of a folder, or of a git tree with `blobs` parallel to its entries)
+// into `inventory`, each regular file classified by its content.
+void add_walk(ProfileInventory& inventory, const WalkResult& walk, const std::vector<GitBlob>& blobs) {
+  inventory.names_with_invalid_utf8 = walk.names_with_invalid_utf8;
+  for (std::size_t i = 0; i < walk.entries.size(); ++i) {
+    const WalkEntry& entry = walk.entries[i];
+    if (entry.kind == WalkEntryKind::directory) {
+      inventory.folders.push_back(entry.relative_path);
+      continue;
+    }
+    DiscoveredFile file;
+    file.path = entry.path;
+    file.git_blob = i < blobs.size() ? blobs[i] : GitBlob{};
+    if (entry.kind == WalkEntryKind::skipped) {
+      file.ignored_reason = entry.skipped_reason;
+      file.regular = false;
+    } else {
+      file = classify_file(entry.relative_path, file);
+      file.size_bytes = entry.size_bytes;
+    }
+    file.relative_path = entry.relative_path;
+    file.outside_link = entry.outside_link;
+    inventory.files.push_back(std::move(file));
+  }
+}
 
 } // namespace
 
@@ -179,10 +218,25 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
   return file;
 }
 
-ProfileInventory discover_profile(const std::string& spec) {
+std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file) {
+  if (!file.git_blob.oid.empty()) {
+    return open_git_blob(file.git_blob, file.path);
+  }
+  return std::make_unique<ByteSource>(file.path);
+}
+
+ProfileInventory discover_profile(const std::string& spec, const std::string& repository_dir) {
   namespace fs = std::filesystem;
   ProfileInventory inventory;
   inventory.spec = spec;
+  if (is_git_spec(spec)) {
+    const GitTreeWalk git = walk_git_spec(spec, repository_dir);
+    inventory.git_repository = git.repository;
+    inventory.git_repository_shown = git.repository_shown;
+    inventory.git_commit = git.commit;
+    add_walk(inventory, git.walk, git.blobs);
+    return inventory;
+  }
   std::error_code ec;
   const fs::file_status status = fs::status(spec, ec);
   if (ec || !fs::exists(status)) {
@@ -190,9 +244,10 @@ ProfileInventory discover_profile(const std::string& spec) {
   }
   if (fs::is_regular_file(status)) {
     const std::string name = fs::path(spec).filename().string();
-    DiscoveredFile file = classify_file_head(name, is_neuron_binary_name(name) ? std::string() : read_head(spec));
-    file.relative_path = valid_utf8(name, &inventory.names_with_invalid_utf8);
+    DiscoveredFile file;
     file.path = spec;
+    file = classify_file(name, file);
+    file.relative_path = valid_utf8(name, &inventory.names_with_invalid_utf8);
     file.size_bytes = fs::file_size(spec, ec);
     inventory.files.push_back(std::move(file));
     return inventory;
@@ -200,27 +255,7 @@ ProfileInventory discover_profile(const std::string& spec) {
   if (!fs::is_directory(status)) {
     throw InputError(spec, "not a regular file or directory (a FIFO, device or socket is never read)");
   }
-  const WalkResult walk = walk_profile(spec);
-  inventory.names_with_invalid_utf8 = walk.names_with_invalid_utf8;
-  for (const WalkEntry& entry : walk.entries) {
-    if (entry.kind == WalkEntryKind::directory) {
-      inventory.folders.push_back(entry.relative_path);
-      continue;
-    }
-    DiscoveredFile file;
-    if (entry.kind == WalkEntryKind::skipped) {
-      file.ignored_reason = entry.skipped_reason;
-      file.regular = false;
-    } else {
-      const std::string name = fs::path(entry.path).filename().string();
-      file = classify_file_head(entry.relative_path, is_neuron_binary_name(name) ? std::string() : read_head(entry.path));
-      file.size_bytes = entry.size_bytes;
-    }
-    file.path = entry.path;
-    file.relative_path = entry.relative_path;
-    file.outside_link = entry.outside_link;
-    inventory.files.push_back(std::move(file));
-  }
+  add_walk(inventory, walk_profile(spec), {});
   return inventory;
 }
 

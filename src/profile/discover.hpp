@@ -2,7 +2,11 @@
 // Step 1 of the pipeline: find what a profile holds. A profile is a directory (walked recursively),
 // or a single file; files are recognised by their content, not their names (DESIGN.md section 1).
 
+#include "profile/byte_source.hpp"
+#include "profile/git_source.hpp"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +47,8 @@ struct DiscoveredFile {
   // SHA-256 of the file's bytes as stored, set by read_side() from the bytes it read ("" before, and for
   // files read_side does not read).
   std::string sha256;
+  // The blob holding the file in a `git:REF:PATH` profile (git_source.hpp); empty for a file on disk.
+  GitBlob git_blob;
   bool operator==(const DiscoveredFile&) const = default;
 };
 
@@ -52,15 +58,24 @@ struct ProfileInventory {
   std::vector<DiscoveredFile> files;
   std::vector<std::string> folders;          // relative paths of the folders walked, sorted
   std::size_t names_with_invalid_utf8 = 0;   // file and folder names whose invalid UTF-8 was replaced
+  // For a `git:REF:PATH` profile: the repository's git folder and its work tree (or the git folder when
+  // bare) as shown, and the commit REF resolved to ("" when REF names a tree). All "" on disk.
+  std::string git_repository, git_repository_shown, git_commit;
   bool operator==(const ProfileInventory&) const = default;
 };
 
-// Walks `spec` (a directory, with walk_profile(): the one walk and its symlink policy, or a file), and
-// sniffs each regular file's first bytes through ByteSource (gzip is decompressed for the sniff; a UTF-8
-// BOM and white space are skipped). Entries the walk skipped (special files, loops, broken links, folders
-// not walked) are listed as ignored with the walk's reason. Throws InputError when `spec` does not exist,
-// is not a regular file or folder, or cannot be read.
-ProfileInventory discover_profile(const std::string& spec);
+// Walks `spec` (a directory, with walk_profile(): the one walk and its symlink policy, or a file; or a
+// `git:REF:PATH` tree or blob, with walk_git_spec() in the repository at or above `repository_dir`, else
+// the current directory), and sniffs each regular file's first bytes through ByteSource (gzip is
+// decompressed for the sniff; a UTF-8 BOM and white space are skipped). Entries the walk skipped
+// (special files, loops, broken links, folders not walked) are listed as ignored with the walk's reason.
+// Throws InputError when `spec` does not exist, is not a regular file or folder, or cannot be read (for
+// `git:` specs: no repository, a bad REF or PATH, naming it).
+ProfileInventory discover_profile(const std::string& spec, const std::string& repository_dir = "");
+
+// The bytes of a discovered file: its git blob (open_git_blob) when it has one, else the file on disk
+// (ByteSource(path)). Throws InputError(file.path, ...) as those do.
+std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file);
 
 // Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the
 // file name. Text is recognised by content, never by name; the opaque Neuron binaries (.neff, .ntff,

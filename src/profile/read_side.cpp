@@ -223,14 +223,14 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, const T
     return "";
   }
   if (file.kind == FileKind::trace) {
-    ByteSource source(file.path);
-    side.traces.push_back(read_trace_samples(source, options));
+    const std::unique_ptr<ByteSource> source = open_profile_file(file);
+    side.traces.push_back(read_trace_samples(*source, options));
     check_malformed_share(side.traces.back());
     const TraceDataProblems& problems = side.traces.back().problems;
     side.data_problems.insert(side.data_problems.end(), problems.listed.begin(), problems.listed.end());
-    return source.raw_sha256();
+    return source->raw_sha256();
   }
-  const InputText input = read_input_text(file.path);
+  const InputText input = read_input_text(*open_profile_file(file));
   switch (file.kind) {
   case FileKind::end_to_end: {
     std::vector<EndToEndMetric> metrics = parse_e2e_json(input.text, file.path);

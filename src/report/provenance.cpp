@@ -119,7 +119,7 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
       if (!file.sha256.empty()) {
         entry.sha256 = file.sha256;
       } else if (file.kind == FileKind::neuron_artifact) {
-        entry.sha256 = sha256_file(file.path);
+        entry.sha256 = file.git_blob.oid.empty() ? sha256_file(file.path) : open_profile_file(file)->raw_sha256();
       }
       provenance.files.push_back(std::move(entry));
     }

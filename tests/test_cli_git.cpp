@@ -1,0 +1,194 @@
+// `git:REF:PATH` profiles (issue 20 item 2): the bundled examples committed to a scratch repository
+// built with libgit2 give, read from the object database, the reports the folders give; a bad ref, a
+// bad path and a folder outside any repository are input errors (exit 2) naming them.
+#include "cli_helpers.hpp"
+#include "git_test_repo.hpp"
+#include "util/input_limits.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace neuron_gate::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+TEST_SUITE_BEGIN("cli::git");
+
+namespace {
+
+// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// A repository with perf/A, perf/Areg (the examples as they are) and perf/Agz (A with every file gzipped).
+struct ExampleRepo {
+  fs::path dir;
+  GitTestRepo repo;
+  std::string commit;
+  explicit ExampleRepo(const std::string& name) : dir(scratch(name) / "repo"), repo(dir) {
+    repo.copy_folder(example("A"), "perf/A");
+    repo.copy_folder(example("Areg"), "perf/Areg");
+    repo.copy_folder(example("A"), "perf/Agz", true);
+    repo.write("README", "profiles\n");
+    commit = repo.commit("HEAD", "profiles", {});
+    // The work tree no longer holds them: nothing may be read from a checkout.
+    fs::remove_all(dir / "perf");
+  }
+};
+
+struct Compared {
+  CliResult result;
+  std::string markdown;
+  json report;
+};
+
+Compared compare(const std::string& base, const std::string& head, const fs::path& out, std::vector<std::string> extra = {}) {
+  fs::create_directories(out);
+  std::vector<std::string> args{"compare", base, head, "--no-git", "--today", "2026-12-01",
+                                "--markdown", (out / "r.md").string(), "--json", (out / "r.json").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Compared compared;
+  compared.result = run(args);
+  if (fs::exists(out / "r.json")) {
+    compared.markdown = read_text((out / "r.md").string());
+    compared.report = json::parse(read_text((out / "r.json").string()));
+  }
+  return compared;
+}
+
+} // namespace
+
+TEST_CASE("git:REF:PATH sides give the report the folders give (A vs Areg: regression)") {
+  const ExampleRepo example_repo("git-same");
+  const fs::path out = example_repo.dir.parent_path();
+  const Compared from_git = compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "git",
+                                    {"--repo", example_repo.dir.string()});
+  const Compared from_folders = compare(example("A"), example("Areg"), out / "dir");
+  INFO(from_git.result.err);
+  REQUIRE(from_git.result.exit_code == 1);
+  REQUIRE(from_folders.result.exit_code == 1);
+  CHECK(from_git.report["verdict"] == from_folders.report["verdict"]);
+  CHECK(from_git.report["metrics"] == from_folders.report["metrics"]);  // verdicts, p-values, CIs, medians
+  CHECK(from_git.report["metrics"].size() > 5);
+  // Everything but the specs: the same files (relative paths, sizes, SHA-256), sections and numbers.
+  const auto normal = [](std::string text, const std::string& base, const std::string& head) {
+    return replaced(replaced(text, head, "HEAD-SPEC"), base, "BASE-SPEC");
+  };
+  CHECK(normal(from_git.markdown, "git:HEAD:perf/A", "git:HEAD:perf/Areg") ==
+        normal(from_folders.markdown, example("A"), example("Areg")));
+  CHECK(normal(from_git.report.dump(1), "git:HEAD:perf/A", "git:HEAD:perf/Areg") ==
+        normal(from_folders.report.dump(1), example("A"), example("Areg")));
+  CHECK(from_git.markdown.find("git:HEAD:perf/A") != std::string::npos);
+}
+
+TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the current directory's repository") {
+  const ExampleRepo example_repo("git-gz");
+  const fs::path out = example_repo.dir.parent_path();
+  const Compared from_folders = compare(example("A"), example("Areg"), out / "dir");
+  const Compared gz = compare("git:main:perf/Agz/", "git:" + example_repo.commit + ":perf/Areg", out / "gz",
+                              {"--repo", example_repo.dir.string()});
+  INFO(gz.result.err);
+  REQUIRE(gz.result.exit_code == 1);
+  CHECK(gz.report["verdict"] == from_folders.report["verdict"]);
+  CHECK(gz.report["metrics"] == from_folders.report["metrics"]);
+  std::size_t gzipped = 0;
+  for (const json& file : gz.report["provenance"]["files"]) {
+    gzipped += file["side"] == "base" && file["path"].get<std::string>().ends_with(".pt.trace.json.gz") ? std::size_t{1} : std::size_t{0};
+  }
+  CHECK(gzipped == 30);
+
+  // No --repo: the repository containing the current directory (a folder inside its work tree).
+  fs::create_directories(example_repo.dir / "sub");
+  const fs::path before = fs::current_path();
+  fs::current_path(example_repo.dir / "sub");
+  const Compared found = compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "cwd");
+  fs::current_path(before);
+  INFO(found.result.err);
+  CHECK(found.result.exit_code == 1);
+  CHECK(found.report["metrics"] == from_folders.report["metrics"]);
+}
+
+TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists; a single blob is a one-file profile") {
+  const ExampleRepo example_repo("git-inspect");
+  const CliResult git = run({"inspect", "git:HEAD:perf/A", "--repo", example_repo.dir.string()});
+  const CliResult folder = run({"inspect", example("A")});
+  INFO(git.err);
+  REQUIRE(git.exit_code == 0);
+  REQUIRE(folder.exit_code == 0);
+  CHECK(replaced(git.out, "git:HEAD:perf/A", "SPEC") == replaced(folder.out, example("A"), "SPEC"));
+
+  const CliResult one = run({"inspect", "git:HEAD:perf/Agz/run-03/vm_12766.1796061764377.pt.trace.json.gz", "--repo", example_repo.dir.string()});
+  INFO(one.err);
+  CHECK(one.exit_code == 0);
+  CHECK(one.out.find("vm_12766.1796061764377.pt.trace.json.gz") != std::string::npos);
+}
+
+TEST_CASE("a bad ref, a bad path and a folder outside any repository exit 2 naming them") {
+  const ExampleRepo example_repo("git-errors");
+  const std::string repo = example_repo.dir.string();
+  const CliResult bad_ref = run({"compare", "git:no-such-branch:perf/A", example("Areg"), "--repo", repo});
+  CHECK(bad_ref.exit_code == 2);
+  CHECK(bad_ref.err.find("git:no-such-branch:perf/A: no ref or commit \"no-such-branch\" in the git repository " +
+                         repo) != std::string::npos);
+
+  const CliResult bad_path = run({"compare", example("A"), "git:HEAD:perf/nowhere", "--repo", repo});
+  CHECK(bad_path.exit_code == 2);
+  CHECK(bad_path.err.find("git:HEAD:perf/nowhere: no \"perf/nowhere\" in HEAD (commit " +
+                          example_repo.commit.substr(0, 12) + ") of the git repository " + repo) != std::string::npos);
+
+  const fs::path outside = example_repo.dir.parent_path() / "not-a-repository";
+  fs::create_directories(outside);
+  const CliResult no_repo = run({"inspect", "git:HEAD:perf/A", "--repo", outside.string()});
+  CHECK(no_repo.exit_code == 2);
+  CHECK(no_repo.err.find("git:HEAD:perf/A: not in a git repository: none at or above --repo " + outside.string()) !=
+        std::string::npos);
+
+  const fs::path before = fs::current_path();
+  fs::current_path(outside);
+  const CliResult no_cwd_repo = run({"inspect", "git:HEAD:perf/A"});
+  fs::current_path(before);
+  CHECK(no_cwd_repo.exit_code == 2);
+  CHECK(no_cwd_repo.err.find("not in a git repository: none contains the current directory " + outside.string() +
+                             " (name one with --repo DIR)") != std::string::npos);
+
+  const CliResult malformed = run({"inspect", "git:HEAD", "--repo", repo});
+  CHECK(malformed.exit_code == 2);
+  CHECK(malformed.err.find("git:HEAD: not a git profile: expected git:REF:PATH") != std::string::npos);
+  const CliResult dotdot = run({"inspect", "git:HEAD:perf/../perf/A", "--repo", repo});
+  CHECK(dotdot.exit_code == 2);
+  CHECK(dotdot.err.find("bad path \"perf/../perf/A\"") != std::string::npos);
+}
+
+TEST_CASE("errors inside a git: profile name the file as git:REF:PATH/inner/file, with JSON byte offsets and limits") {
+  const fs::path dir = scratch("git-bad-file") / "repo";
+  GitTestRepo repo(dir);
+  repo.copy_folder(example("A"), "perf/A");
+  repo.write("perf/A/e2e.json", "{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [}");
+  repo.commit("HEAD", "broken e2e", {});
+  const CliResult broken = run({"inspect", "git:HEAD:perf/A", "--repo", dir.string()});
+  CHECK(broken.exit_code == 2);
+  CHECK(broken.err.find("git:HEAD:perf/A/e2e.json:byte 44: not valid JSON") != std::string::npos);
+  // The same bytes on disk (the work tree still holds them) give the same message but for the path.
+  const CliResult on_disk = run({"inspect", (dir / "perf/A").string()});
+  CHECK(on_disk.exit_code == 2);
+  CHECK(replaced(broken.err, "git:HEAD:perf/A", "P") == replaced(on_disk.err, (dir / "perf/A").string(), "P"));
+
+  ::setenv("NEURON_GATE_MAX_FILE_BYTES", "1000", 1);
+  neuron_gate::reload_input_limits();
+  const CliResult limited = run({"inspect", "git:HEAD:perf/A/run-01/vm_12615.1796061703467.pt.trace.json", "--repo", dir.string()});
+  ::unsetenv("NEURON_GATE_MAX_FILE_BYTES");
+  neuron_gate::reload_input_limits();
+  CHECK(limited.exit_code == 2);
+  CHECK(limited.err.find("git:HEAD:perf/A/run-01/vm_12615.1796061703467.pt.trace.json:byte 1000: larger than the input limit of 1000 bytes") !=
+        std::string::npos);
+}
+
+TEST_SUITE_END();
