@@ -131,6 +131,28 @@ TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists; a single
   CHECK(one.out.find("vm_12766.1796061764377.pt.trace.json.gz") != std::string::npos);
 }
 
+TEST_CASE("a git: side with run manifests (two operating points) reads them from the blobs") {
+  const fs::path dir = scratch("git-points") / "repo";
+  GitTestRepo repo(dir);
+  for (const std::string point : {"bs4", "bs8"}) {
+    repo.copy_folder(example("A"), "perf/P/" + point);
+    repo.write("perf/P/" + point + "/neuron-gate.json",
+               "{\"schema\": \"neuron-gate.manifest/1\", \"operating_point\": \"" + point + "\"}");
+  }
+  repo.commit("HEAD", "two points", {});
+  const CliResult git = run({"compare", "git:HEAD:perf/P", (dir / "perf/P").string(), "--repo", dir.string(),
+                             "--no-git", "--today", "2026-12-01"});
+  INFO(git.err);
+  CHECK(git.exit_code == 0);
+  CHECK(git.out.find("bs8") != std::string::npos);
+  fs::remove_all(dir / "perf");
+  const CliResult gone = run({"compare", "git:HEAD:perf/P", "git:HEAD:perf/P", "--repo", dir.string(), "--no-git",
+                              "--today", "2026-12-01"});
+  INFO(gone.err);
+  CHECK(gone.exit_code == 0);
+  CHECK(gone.out.find("bs4") != std::string::npos);
+}
+
 TEST_CASE("a bad ref, a bad path and a folder outside any repository exit 2 naming them") {
   const ExampleRepo example_repo("git-errors");
   const std::string repo = example_repo.dir.string();

@@ -1,5 +1,6 @@
 #include "profile/operating_points.hpp"
 
+#include "profile/json_input.hpp"
 #include "profile/manifest.hpp"
 #include "util/error.hpp"
 
@@ -37,6 +38,11 @@ void check_label(const std::string& label, const std::string& path) {
   }
 }
 
+// A manifest of the inventory, read through the one reader (on disk or a git blob).
+RunManifest read_point_manifest(const DiscoveredFile& file) {
+  return parse_manifest(read_input_text(*open_profile_file(file)).text, file.path);
+}
+
 // One point per manifest, labelled; files not yet assigned.
 std::vector<OperatingPointFiles> points_of_manifests(const ProfileInventory& inventory,
                                                      const std::vector<const DiscoveredFile*>& manifests) {
@@ -45,7 +51,7 @@ std::vector<OperatingPointFiles> points_of_manifests(const ProfileInventory& inv
   for (const DiscoveredFile* file : manifests) {
     OperatingPointFiles point;
     point.folder = parent_folder(file->relative_path);
-    const RunManifest manifest = read_manifest(file->path);
+    const RunManifest manifest = read_point_manifest(*file);
     const auto label = manifest.fields.find("operating_point");
     point.label = label != manifest.fields.end() ? label->second : last_component(point.folder);
     point.label_from = label != manifest.fields.end() ? "manifest" : "folder name";
@@ -59,6 +65,9 @@ std::vector<OperatingPointFiles> points_of_manifests(const ProfileInventory& inv
                                        ": each point of a side needs its own label");
     }
     point.inventory.spec = inventory.spec + "/" + point.folder;
+    point.inventory.git_repository = inventory.git_repository;
+    point.inventory.git_repository_shown = inventory.git_repository_shown;
+    point.inventory.git_commit = inventory.git_commit;
     points.push_back(std::move(point));
   }
   for (const OperatingPointFiles& outer : points) {
@@ -112,7 +121,7 @@ std::vector<OperatingPointFiles> split_operating_points(const ProfileInventory& 
     OperatingPointFiles point;
     point.inventory = inventory;
     if (!manifests.empty()) {
-      const RunManifest manifest = read_manifest(manifests.front()->path);
+      const RunManifest manifest = read_point_manifest(*manifests.front());
       if (const auto label = manifest.fields.find("operating_point"); label != manifest.fields.end()) {
         point.label = label->second;
         point.label_from = "manifest";
