@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -19,6 +20,18 @@ namespace fs = std::filesystem;
 TEST_SUITE_BEGIN("cli::git");
 
 namespace {
+
+// The trace files of an example (relative paths, sorted): named by the capture, so found, not written here.
+std::vector<std::string> example_traces(const std::string& variant) {
+  std::vector<std::string> traces;
+  for (const auto& entry : fs::recursive_directory_iterator(example(variant))) {
+    if (entry.path().string().ends_with(".pt.trace.json")) {
+      traces.push_back(fs::relative(entry.path(), example(variant)).string());
+    }
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
 
 // `text` with every `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -103,7 +116,7 @@ TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the cur
   for (const json& file : gz.report["provenance"]["files"]) {
     gzipped += file["side"] == "base" && file["path"].get<std::string>().ends_with(".pt.trace.json.gz") ? std::size_t{1} : std::size_t{0};
   }
-  CHECK(gzipped == 30);
+  CHECK(gzipped == example_traces("A").size());
 
   // No --repo: the repository containing the current directory (a folder inside its work tree).
   fs::create_directories(example_repo.dir / "sub");
@@ -125,10 +138,10 @@ TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists; a single
   REQUIRE(folder.exit_code == 0);
   CHECK(replaced(git.out, "git:HEAD:perf/A", "SPEC") == replaced(folder.out, example("A"), "SPEC"));
 
-  const CliResult one = run({"inspect", "git:HEAD:perf/Agz/run-03/vm_12766.1796061764377.pt.trace.json.gz", "--repo", example_repo.dir.string()});
+  const CliResult one = run({"inspect", "git:HEAD:perf/Agz/" + example_traces("A").front() + ".gz", "--repo", example_repo.dir.string()});
   INFO(one.err);
   CHECK(one.exit_code == 0);
-  CHECK(one.out.find("vm_12766.1796061764377.pt.trace.json.gz") != std::string::npos);
+  CHECK(one.out.find(fs::path(example_traces("A").front()).filename().string() + ".gz") != std::string::npos);
 }
 
 TEST_CASE("a git: side with run manifests (two operating points) reads them from the blobs") {
@@ -205,11 +218,11 @@ TEST_CASE("errors inside a git: profile name the file as git:REF:PATH/inner/file
 
   ::setenv("NEURON_GATE_MAX_FILE_BYTES", "1000", 1);
   neuron_gate::reload_input_limits();
-  const CliResult limited = run({"inspect", "git:HEAD:perf/A/run-01/vm_12615.1796061703467.pt.trace.json", "--repo", dir.string()});
+  const CliResult limited = run({"inspect", "git:HEAD:perf/A/" + example_traces("A").front(), "--repo", dir.string()});
   ::unsetenv("NEURON_GATE_MAX_FILE_BYTES");
   neuron_gate::reload_input_limits();
   CHECK(limited.exit_code == 2);
-  CHECK(limited.err.find("git:HEAD:perf/A/run-01/vm_12615.1796061703467.pt.trace.json:byte 1000: larger than the input limit of 1000 bytes") !=
+  CHECK(limited.err.find("git:HEAD:perf/A/" + example_traces("A").front() + ":byte 1000: larger than the input limit of 1000 bytes") !=
         std::string::npos);
 }
 
