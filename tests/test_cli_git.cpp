@@ -129,7 +129,7 @@ TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the cur
   CHECK(found.report["metrics"] == from_folders.report["metrics"]);
 }
 
-TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists; a single blob is a one-file profile") {
+TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists — a single blob is a one-file profile") {
   const ExampleRepo example_repo("git-inspect");
   const CliResult git = run({"inspect", "git:HEAD:perf/A", "--repo", example_repo.dir.string()});
   const CliResult folder = run({"inspect", example("A")});

@@ -118,7 +118,7 @@ TEST_CASE("a screened kernel of one op on rank 1 marks that op's device time, th
   }
 }
 
-TEST_CASE("screened CPU events mark self CPU metrics; cut steps mark step time; lost device time marks every device metric of its rank") {
+TEST_CASE("screened CPU events mark self CPU metrics — cut steps mark step time — lost device time marks every device metric of its rank") {
   const ng::SideSamples head = side_of("head", 2);
   ng::SideSamples base = side_of("base", 1);
   for_rank(base, 0, [](ng::TraceSamples& t) {

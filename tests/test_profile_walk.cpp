@@ -176,7 +176,7 @@ TEST_CASE("discovery and the Neuron artifact check share one inventory: a symlin
 
 TEST_SUITE_END();
 
-TEST_CASE("git:REF:PATH specs are taken apart; a malformed one is an input error naming it") {
+TEST_CASE("git:REF:PATH specs are taken apart — a malformed one is an input error naming it") {
   using neuron_gate::GitSpec;
   using neuron_gate::parse_git_spec;
   CHECK(neuron_gate::is_git_spec("git:HEAD:perf"));
