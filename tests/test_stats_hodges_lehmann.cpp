@@ -63,6 +63,65 @@ TEST_CASE("the k-th pairwise difference equals the k-th of all m*n differences s
   }
 }
 
+TEST_CASE("several ranks selected together equal brute force on random sizes, ties and skewed shapes") {
+  std::mt19937_64 generator(21);
+  std::lognormal_distribution<double> durations(3.0, 0.3);
+  std::uniform_int_distribution<std::size_t> size(1, 90);
+  std::uniform_int_distribution<int> shape(0, 3);
+  for (int trial = 0; trial < 400; ++trial) {
+    // Shape 0: continuous; 1: rounded to 1 (heavy ties); 2: few distinct values; 3: one side tiny.
+    const int kind = shape(generator);
+    std::size_t m = size(generator);
+    std::size_t n = kind == 3 ? 1 + size(generator) % 3 : size(generator);
+    if (trial % 2 == 1) {
+      std::swap(m, n);
+    }
+    if (trial % 50 == 0) {
+      m *= 8;  // a few larger ones, past the listing limit
+      n *= 8;
+    }
+    std::vector<double> x(m);
+    std::vector<double> y(n);
+    for (auto* side : {&x, &y}) {
+      for (double& v : *side) {
+        v = durations(generator);
+        if (kind == 1) {
+          v = std::round(v);
+        } else if (kind == 2) {
+          v = 20.0 + std::floor(v / 10.0);
+        }
+      }
+      std::sort(side->begin(), side->end());
+    }
+    CAPTURE(trial);
+    CAPTURE(m);
+    CAPTURE(n);
+    const std::vector<double> expected = all_differences(x, y);
+    std::uniform_int_distribution<std::size_t> rank(0, expected.size() - 1);
+    std::vector<std::size_t> ranks = {0, expected.size() - 1, expected.size() / 2, rank(generator), rank(generator)};
+    ranks.push_back(ranks[3]);  // the same rank twice
+    const std::vector<double> values = pairwise_difference_ranks(x, y, ranks);
+    REQUIRE(values.size() == ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      CAPTURE(ranks[r]);
+      CHECK(values[r] == expected[ranks[r]]);
+    }
+    // The estimate and interval are the brute-force median and Moses order statistics, exactly.
+    const auto shift = hodges_lehmann_shift(x, y, 0.9);
+    REQUIRE(shift.has_value());
+    const std::size_t pairs = expected.size();
+    const double median = pairs % 2 == 1 ? expected[pairs / 2] : (expected[pairs / 2 - 1] + expected[pairs / 2]) / 2.0;
+    CHECK(shift->estimate == median);
+    if (const auto c = moses_rank(m, n, 0.9)) {
+      REQUIRE(shift->ci_low.has_value());
+      CHECK(*shift->ci_low == expected[*c - 1]);
+      CHECK(*shift->ci_high == expected[pairs - *c]);
+    } else {
+      CHECK_FALSE(shift->ci_low.has_value());
+    }
+  }
+}
+
 TEST_CASE("the k-th difference is found when all differences are equal or a few values are extreme") {
   const std::vector<double> ones(400, 1.0);
   const std::vector<double> twos(300, 2.0);

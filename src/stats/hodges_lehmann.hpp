@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace neuron_gate {
 
@@ -25,7 +26,7 @@ std::optional<std::size_t> moses_rank(std::size_t m, std::size_t n, double confi
 
 // Ratio head/base: exp(median of all m*n pairwise log(y_j) - log(x_i)), interval exp(D_(C)), exp(D_(mn+1-C))
 // on the same log differences. x is the baseline, y the candidate. nullopt when a side is empty or any
-// value is <= 0 or not finite. Never builds the m*n differences: see kth_pairwise_difference.
+// value is <= 0 or not finite. Never builds the m*n differences: see pairwise_difference_ranks.
 std::optional<HodgesLehmannEstimate> hodges_lehmann_ratio(std::span<const double> x, std::span<const double> y,
                                                           double confidence = 0.95);
 
@@ -34,11 +35,23 @@ std::optional<HodgesLehmannEstimate> hodges_lehmann_ratio(std::span<const double
 std::optional<HodgesLehmannEstimate> hodges_lehmann_shift(std::span<const double> x, std::span<const double> y,
                                                           double confidence = 0.95);
 
-// The k-th smallest (0-based) of the m*n pairwise differences y_j - x_i (each rounded as computed in
-// double), given x and y sorted ascending. Selection in X + Y after Johnson & Mizoguchi 1978 and Monahan
-// 1984, with bisection on the value: each step counts the differences <= a trial value with two pointers
-// in O(m + n); once at most max(4(m+n), 4096) remain in the bracket they are listed and nth_element picks
-// the answer. Typically 10-60 steps (1000 x 1000: ~2 ms). Requires k < m*n (asserts).
+// The ranks[r]-th smallest (0-based) of the m*n pairwise differences D(i, j) = y_j - x_i (each rounded as
+// computed in double), for every r, given x and y sorted ascending; returns one value per rank, in the
+// order given. Never lists the m*n differences. Selection in index space after Johnson & Mizoguchi,
+// "Selecting the Kth element in X + Y and X1 + X2 + ... + Xm", SIAM J. Comput. 7(2), 1978, 147-153 (and
+// Monahan, "Algorithm 616: fast computation of the Hodges-Lehmann location estimator", ACM TOMS 10(3),
+// 1984, 265-270): each rank keeps, per row i, the positions [lo_i, hi_i) of y that still hold candidates;
+// a pivot (the weighted median of the candidate rows' middle elements) cuts every row with two pointers in
+// O(m + n) and drops at least a quarter of that rank's candidates, or is the answer. All ranks share every
+// cut (the estimate's middle ranks and both Moses bounds cost about one selection); at most
+// max(2(m + n), 4096) candidates left are listed and nth_element picks the answer. Measured for the
+// estimate and both 95% bounds on lognormal samples: 1000 x 1000, 18 cuts (0.7 ms); 100000 x 100000,
+// 35 cuts (0.12 s); values rounded to whole units (heavy ties), 1-4 cuts.
+// Requires non-empty sides and every rank < m*n (asserts).
+std::vector<double> pairwise_difference_ranks(std::span<const double> x_sorted, std::span<const double> y_sorted,
+                                              std::span<const std::size_t> ranks);
+
+// The k-th smallest (0-based) of the pairwise differences y_j - x_i: pairwise_difference_ranks with one rank.
 double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted, std::size_t k);
 
 } // namespace neuron_gate
