@@ -122,7 +122,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
-  compare_cmd->add_flag("--no-git", no_git, "do not record git commits in the provenance (reproducible reports)");
+  compare_cmd->add_flag("--no-git", no_git, "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");
   add_unit_option(compare_cmd, compare.unit);
   add_repo_option(compare_cmd, compare.repository);
   compare_cmd->add_option("--today", compare.today,

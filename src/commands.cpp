@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "compare_steps.hpp"
 
+#include "compare/baseline_ancestry.hpp"
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
 #include "compare/cost.hpp"
@@ -11,6 +12,7 @@
 #include "compare/judgement.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 #include "report/annotations.hpp"
 #include "report/calibration_report.hpp"
 #include "report/escape.hpp"
@@ -252,6 +254,17 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
   found.noise = noise_finding(*calibration, metrics);
 }
 
+void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
+                   Provenance& provenance, OpenHypotheses& found) {
+  if (!options.git) {
+    return;
+  }
+  const RepositoryStates states =
+      gather_repository_states(base.inventory, head.inventory, base.manifest, head.manifest, options.repository);
+  provenance.commits = states.sides;
+  found.baseline_not_ancestor = baseline_not_ancestor(states);
+}
+
 namespace {
 
 
@@ -302,9 +315,7 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
 
   Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
-  if (!options.git) {
-    provenance.commits.clear();
-  }
+  add_git_state(options, base, head, provenance, findings.open_hypotheses);
   const Report report =
       build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
   write_reports(options, report, out);

@@ -111,9 +111,7 @@ Report point_report(const CompareOptions& options, const RuleSet& rules, const P
   Provenance provenance = collect_provenance(point.base->inventory, point.head->inventory, rules.source,
                                              applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
-  if (!options.git) {
-    provenance.commits.clear();
-  }
+  add_git_state(options, *point.base, *point.head, provenance, findings.open_hypotheses);
   return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules, std::move(provenance));
 }
 

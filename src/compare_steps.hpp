@@ -8,6 +8,7 @@
 #include "compare/judgement.hpp"
 #include "profile/operating_points.hpp"
 #include "profile/read_side.hpp"
+#include "report/provenance.hpp"
 
 #include <optional>
 #include <ostream>
@@ -29,6 +30,11 @@ std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration)
 void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
                         const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
                         OpenHypotheses& found);
+
+// The sides' git state (profile/repository_state.hpp) into the provenance's commits, and the open
+// hypothesis when base's commit is not an ancestor of head's; nothing under --no-git (options.git false).
+void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
+                   Provenance& provenance, OpenHypotheses& found);
 
 // `compare` of sides with several operating points (README "Operating points"): reads each point,
 // checks its conditions, judges all points at once, renders and writes the reports; returns the exit

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 using namespace neuron_gate::testing;
 using nlohmann::json;
@@ -224,6 +225,172 @@ TEST_CASE("errors inside a git: profile name the file as git:REF:PATH/inner/file
   CHECK(limited.exit_code == 2);
   CHECK(limited.err.find("git:HEAD:perf/A/" + example_traces("A").front() + ":byte 1000: larger than the input limit of 1000 bytes") !=
         std::string::npos);
+}
+
+namespace {
+
+// The open hypotheses of a JSON report, joined.
+std::string hypotheses(const json& report) {
+  std::string all;
+  for (const json& line : report["open_hypotheses"]) {
+    all += line.dump() + "\n";
+  }
+  return all;
+}
+
+const json& side_commit(const json& report, const std::string& side) {
+  for (const json& commit : report["provenance"]["git_commits"]) {
+    if (commit["side"] == side) {
+      return commit;
+    }
+  }
+  FAIL("no git commit of " << side);
+  static const json none;
+  return none;
+}
+
+} // namespace
+
+TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge base, and provenance per side") {
+  const fs::path dir = scratch("git-history") / "repo";
+  GitTestRepo repo(dir);
+  repo.copy_folder(example("A"), "perf/A");
+  repo.copy_folder(example("A2"), "perf/A2");
+  repo.write("README", "one\n");
+  // root <- feature (head's change); root <- main2 (main moved on after feature branched).
+  const std::string root = repo.commit("HEAD", "profiles", {}, 1764633600);
+  const std::string feature = repo.commit("refs/heads/feature", "head's change", {root}, 1764633700);
+  const std::string main2 = repo.commit("refs/heads/main", "main moves on", {root}, 1764633800);
+  const std::string hostile = "refs/heads/x/<b>&`|</b>";
+  repo.commit(hostile, "hostile branch", {root}, 1764633900);
+  const fs::path out = dir.parent_path();
+  const std::string repo_arg = dir.string();
+
+  const Compared diverged = compare("git:main:perf/A", "git:feature:perf/A2", out / "diverged", {"--repo", repo_arg});
+  INFO(diverged.result.err);
+  REQUIRE(diverged.result.exit_code == 0);
+  // compare() passes --no-git: the git state is left out, as before.
+  CHECK(diverged.report["provenance"]["git_commits"].empty());
+  CHECK(hypotheses(diverged.report).find("not an ancestor") == std::string::npos);
+
+  const auto with_git = [&](const std::string& base, const std::string& head, const std::string& name) {
+    fs::create_directories(out / name);
+    Compared compared;
+    compared.result = run({"compare", base, head, "--repo", repo_arg, "--today", "2026-12-01", "--json",
+                           (out / name / "r.json").string(), "--markdown", (out / name / "r.md").string(), "--html",
+                           (out / name / "r.html").string()});
+    if (fs::exists(out / name / "r.json")) {
+      compared.report = json::parse(read_text((out / name / "r.json").string()));
+      compared.markdown = read_text((out / name / "r.md").string());
+    }
+    return compared;
+  };
+  const Compared wrong = with_git("git:main:perf/A", "git:feature:perf/A2", "wrong");
+  INFO(wrong.result.err);
+  REQUIRE(wrong.result.exit_code == 0);
+  const std::string text = hypotheses(wrong.report);
+  CHECK(text.find("Base is not an ancestor of head: base profiled commit `" + main2.substr(0, 12) + "`, head `" +
+                  feature.substr(0, 12) + "`; their merge base is `" + root.substr(0, 12) +
+                  "`, and base holds 1 commit head does not (head holds 1 commit base does not)") != std::string::npos);
+  CHECK(wrong.markdown.find("merge base is `" + root.substr(0, 12) + "`") != std::string::npos);
+  const json& base_commit = side_commit(wrong.report, "base");
+  CHECK(base_commit["commit"] == main2);
+  CHECK(base_commit["branch"] == "main");
+  CHECK(base_commit["object_database"] == true);
+  CHECK(base_commit["dirty"] == false);
+  CHECK(side_commit(wrong.report, "head")["branch"] == "feature");
+  CHECK(side_commit(wrong.report, "head")["commit"] == feature);
+
+  // Base at the merge base itself (an ancestor): no warning.
+  const Compared right = with_git("git:" + root + ":perf/A", "git:feature:perf/A2", "right");
+  REQUIRE(right.result.exit_code == 0);
+  CHECK(hypotheses(right.report).find("not an ancestor") == std::string::npos);
+  CHECK(side_commit(right.report, "base")["branch"] == nullptr);  // a commit id is no branch
+
+  // Folders on disk in the work tree (branch main, HEAD main2; copied, not committed: untracked files do not
+  // make a tree dirty). Base: a run manifest recording root, which differs from the repository's commit; the
+  // manifest's commit is what base profiled, and root is an ancestor of feature: no warning.
+  repo.copy_folder(example("A"), "disk/A");
+  repo.write("disk/A/neuron-gate.json", "{\"schema\": \"neuron-gate.manifest/1\", \"commit\": \"" + root + "\"}");
+  const Compared manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "manifest");
+  INFO(manifest.result.err);
+  REQUIRE(manifest.result.exit_code == 0);
+  CHECK(hypotheses(manifest.report).find("not an ancestor") == std::string::npos);
+  const json& disk = side_commit(manifest.report, "base");
+  CHECK(disk["manifest_commit"] == root);
+  CHECK(disk["commit"] == main2);  // HEAD of the work tree (main)
+  CHECK(disk["branch"] == "main");
+  CHECK(disk["dirty"] == false);
+  CHECK(disk["object_database"] == false);
+  CHECK(disk["repository"] == dir.string());
+  CHECK(manifest.markdown.find("- base git commit `" + main2.substr(0, 12) + "` main moves on, branch `main`, repository `" +
+                               dir.string() + "`; run manifest commit `" + root + "`") != std::string::npos);
+  // The same folder without the manifest's commit: the repository's commit main2 is what base profiled.
+  repo.write("disk/A/neuron-gate.json", "{\"schema\": \"neuron-gate.manifest/1\"}");
+  const Compared no_manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "no-manifest");
+  REQUIRE(no_manifest.result.exit_code == 0);
+  CHECK(hypotheses(no_manifest.report).find("base profiled commit `" + main2.substr(0, 12) + "`, head `" +
+                                            feature.substr(0, 12) + "`; their merge base is `" + root.substr(0, 12)) !=
+        std::string::npos);
+  CHECK(side_commit(no_manifest.report, "base")["manifest_commit"] == nullptr);
+
+  // Head: a folder in a work tree with a changed tracked file (dirty); base: clean, from the object database.
+  repo.copy_folder(example("A2"), "disk/A2");
+  repo.write("README", "changed\n");
+  const Compared dirty = with_git("git:main:perf/A", (dir / "disk/A2").string(), "dirty");
+  INFO(dirty.result.err);
+  REQUIRE(dirty.result.exit_code == 0);
+  CHECK(side_commit(dirty.report, "base")["dirty"] == false);
+  CHECK(side_commit(dirty.report, "head")["dirty"] == true);
+  CHECK(side_commit(dirty.report, "head")["commit"] == main2);
+  CHECK(hypotheses(dirty.report).find("not an ancestor") == std::string::npos);  // the same commit
+  CHECK(dirty.markdown.find("- head git commit `" + main2.substr(0, 12) +
+                            "` main moves on, branch `main` (work tree has uncommitted changes)") != std::string::npos);
+}
+
+TEST_CASE("branch names and commit messages are escaped in every format") {
+  const fs::path dir = scratch("git-hostile") / "repo";
+  GitTestRepo repo(dir);
+  repo.copy_folder(example("A"), "perf/A");
+  repo.copy_folder(example("A2"), "perf/A2");
+  const std::string root = repo.commit("HEAD", "profiles", {});
+  const std::string message = "<script>x</script> [l](http://e.com) \u202e @team ::error::no\n\nbody";
+  repo.commit("refs/heads/x/<b>&`|</b>", message, {root}, 1764633900);
+  const fs::path out = dir.parent_path() / "out";
+  fs::create_directories(out);
+  const CliResult result =
+      run({"compare", "git:x/<b>&`|</b>:perf/A", "git:main:perf/A2", "--repo", dir.string(), "--today", "2026-12-01",
+           "--json", (out / "r.json").string(), "--markdown", (out / "r.md").string(), "--html", (out / "r.html").string()});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const json report = json::parse(read_text((out / "r.json").string()));
+  const json& base = side_commit(report, "base");
+  CHECK(base["branch"] == "x/<b>&`|</b>");
+  CHECK(base["summary"] == "<script>x</script> [l](http://e.com) \u202e @team ::error::no");
+  // Base (x, a child of root) is not an ancestor of head (root): the warning names root as the merge base.
+  CHECK(hypotheses(report).find("their merge base is `" + root.substr(0, 12) + "`, and base holds 1 commit head does not "
+                                "(head holds 0 commits base does not)") != std::string::npos);
+  const std::string html = read_text((out / "r.html").string());
+  CHECK(html.find("<b>") == std::string::npos);
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(html.find("branch <code>x/&lt;b&gt;&amp;`|&lt;/b&gt;</code>") != std::string::npos);
+  const std::string markdown = read_text((out / "r.md").string());
+  // In Markdown the branch is a code span (shown literally); the message is text, its markup escaped.
+  CHECK(markdown.find("branch ``x/<b>&`|</b>``") != std::string::npos);
+  CHECK(markdown.find("<script>") == std::string::npos);
+  CHECK(markdown.find("&lt;script&gt;x&lt;/script&gt; \\[l\\](http:/\u2060/e.com) \ufffd @\u2060team ::error::no, branch") !=
+        std::string::npos);
+  CHECK(markdown.find("\u202e") == std::string::npos);
+  CHECK(markdown.find("\n::error") == std::string::npos);
+}
+
+TEST_CASE("a run manifest's commit must be a commit id") {
+  const fs::path dir = scratch("git-manifest-commit");
+  fs::copy(example("A"), dir / "A", fs::copy_options::recursive);
+  std::ofstream(dir / "A" / "neuron-gate.json") << R"({"schema": "neuron-gate.manifest/1", "commit": "main"})";
+  const CliResult bad = run({"inspect", (dir / "A").string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("\"commit\" must be a git commit id (7 to 64 hex digits), not \"main\"") != std::string::npos);
 }
 
 TEST_SUITE_END();

@@ -190,7 +190,11 @@ inline Report sample_report() {
        "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "", ""},
       {"head", "notes <draft>.txt", "ignored", 120, "", "not a trace, table, or e2e.json", ""},
   };
-  r.provenance.commits = {{"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true}};
+  r.provenance.commits = {
+      {"base", "fedcba9876543210fedcba9876543210fedcba98", "Merge `main` | *base*", false, "main|`x`", "/src/repo <1>",
+       true, ""},
+      {"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true, "feature/<fast>&",
+       "/src/repo <1>", false, "0123456789ab"}};
   r.provenance.warnings = {"head: summary <1>.json: no value (NaN, Infinity or null) for `total_active_time`: "
                            "skipped, not counted as 0"};
   finish_summary(r);

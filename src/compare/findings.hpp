@@ -5,6 +5,7 @@
 // Metrics are referred to by index into Judgement::metrics. report/prose.hpp turns these into text;
 // nothing here is prose, and nothing in report/ decides any of it.
 
+#include "compare/baseline_ancestry.hpp"
 #include "compare/bimodal_steps.hpp"
 #include "compare/calibration.hpp"
 #include "compare/conditions.hpp"
@@ -156,6 +157,9 @@ struct NoiseNotEstimated {
 
 // What is not established, in the order a report lists it.
 struct OpenHypotheses {
+  // Base's commit is not an ancestor of head's (baseline_ancestry.hpp); set by the caller, which has the
+  // repositories (not under --no-git).
+  std::optional<Ancestry> baseline_not_ancestor;
   std::vector<ConditionDifference> accepted;      // differences accepted with --allow-mismatch or rules
   std::optional<InsufficientFinding> insufficient;
   std::vector<std::size_t> inconclusive;          // INCONCLUSIVE gating or step-time metrics

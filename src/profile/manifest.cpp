@@ -68,7 +68,7 @@ public:
     }
     check_keys(doc, "", {"schema", "workload", "operating_point", "model_version", "compilation_path", "device",
                          "versions", "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs",
-                         "notes", "price_per_hour"});
+                         "notes", "price_per_hour", "commit"});
     for (const char* key : {"workload", "operating_point", "model_version", "compilation_path", "device",
                             "instance_type"}) {
       if (doc.contains(key)) {
@@ -100,6 +100,15 @@ public:
     }
     if (doc.contains("inputs")) {
       inputs(doc["inputs"]);
+    }
+    if (doc.contains("commit")) {
+      // The commit the run profiled: provenance, never a condition (base and head differ by design).
+      const std::string commit = string(doc["commit"], "commit");
+      if (commit.size() < 7 || commit.size() > 64 ||
+          commit.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+        fail("\"commit\" must be a git commit id (7 to 64 hex digits), not " + shown(doc["commit"]));
+      }
+      m_manifest.commit = commit;
     }
     if (doc.contains("price_per_hour")) {
       const json& price = doc["price_per_hour"];

@@ -19,6 +19,8 @@
 //    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},  // of e2e.json
 //    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}, {"name": "steps", "value": 3}],
 //    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work (compare/cost.hpp)
+//    "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits): provenance
+//                                                   // and the ancestry check (repository_state.hpp), no condition
 //    "notes": "free text, ignored"}
 // This is what python/neuron_gate_capture writes. A top-level key outside this list is an error (a typo
 // must not pass silently), and so are unknown keys inside "profiler", "schedule", "timing" and an
@@ -52,6 +54,7 @@ namespace neuron_gate {
 struct RunManifest {
   std::string source_path;
   std::map<std::string, std::string> fields;
+  std::string commit;  // "commit" as written, "" when absent; kept out of `fields`, which are conditions
   bool operator==(const RunManifest&) const = default;
 };
 

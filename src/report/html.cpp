@@ -259,7 +259,11 @@ std::string provenance_section(const Report& report) {
           esc(sample_unit_description(report.rules.unit)) + "</li>\n";
   for (const GitCommit& commit : p.commits) {
     html += "<li>" + esc(commit.side) + " git commit " + code(commit.commit) + " " + esc(commit.summary) +
-            (commit.dirty ? " (work tree has uncommitted changes)" : "") + "</li>\n";
+            (commit.branch.empty() ? "" : ", branch " + code(commit.branch)) +
+            (commit.object_database ? ", read from the object database" : "") +
+            (commit.dirty ? " (work tree has uncommitted changes)" : "") +
+            (commit.repository.empty() ? "" : ", repository " + code(commit.repository)) +
+            (commit.manifest_commit.empty() ? "" : "; run manifest commit " + code(commit.manifest_commit)) + "</li>\n";
   }
   for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
     html += std::string("<li>") + (facts == &report.base_facts ? "base" : "head") + ": " +

@@ -266,7 +266,11 @@ std::string render_json(const Report& report) {
   provenance["warnings"] = p.warnings;
   ordered commits = ordered::array();
   for (const GitCommit& commit : p.commits) {
-    commits.push_back({{"side", commit.side}, {"commit", commit.commit}, {"summary", commit.summary}, {"dirty", commit.dirty}});
+    commits.push_back({{"side", commit.side}, {"commit", commit.commit}, {"summary", commit.summary}, {"dirty", commit.dirty},
+                       {"branch", commit.branch.empty() ? ordered(nullptr) : ordered(commit.branch)},
+                       {"repository", commit.repository},
+                       {"object_database", commit.object_database},
+                       {"manifest_commit", commit.manifest_commit.empty() ? ordered(nullptr) : ordered(commit.manifest_commit)}});
   }
   provenance["git_commits"] = commits;
   j["provenance"] = provenance;

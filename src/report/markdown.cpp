@@ -117,7 +117,13 @@ std::string provenance_section(const Report& report) {
           sample_unit_description(report.rules.unit) + "\n";
   for (const GitCommit& commit : p.commits) {
     text += "- " + commit.side + " git commit " + markdown_code(commit.commit.substr(0, 12), false) + " " + escape_markdown(commit.summary) +
-            (commit.dirty ? " (work tree has uncommitted changes)" : "") + "\n";
+            (commit.branch.empty() ? "" : ", branch " + markdown_code(commit.branch, false)) +
+            (commit.object_database ? ", read from the object database" : "") +
+            (commit.dirty ? " (work tree has uncommitted changes)" : "") +
+            (commit.repository.empty() ? "" : ", repository " + markdown_code(commit.repository, false)) +
+            (commit.manifest_commit.empty() ? ""
+                                            : "; run manifest commit " + markdown_code(commit.manifest_commit, false)) +
+            "\n";
   }
   std::size_t read = 0, ignored = 0;
   for (const ProvenanceFile& file : p.files) {

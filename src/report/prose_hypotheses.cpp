@@ -12,6 +12,22 @@ using prose::count_of;
 using prose::join;
 using prose::metric_label;
 
+std::string short_commit(const std::string& commit) { return prose_code(commit.substr(0, 12)); }
+
+std::string baseline_text(const Ancestry& a) {
+  const std::string base_from = a.base_from_manifest ? " (from its run manifest)" : "";
+  const std::string head_from = a.head_from_manifest ? " (from its run manifest)" : "";
+  std::string history = a.merge_base.empty()
+                            ? "the two share no history"
+                            : "their merge base is " + short_commit(a.merge_base) + ", and base holds " +
+                                  count_of(a.base_only, "commit", "commits") + " head does not (head holds " +
+                                  count_of(a.head_only, "commit", "commits") + " base does not)";
+  return "Base is not an ancestor of head: base profiled commit " + short_commit(a.base_commit) + base_from +
+         ", head " + short_commit(a.head_commit) + head_from + "; " + history +
+         ". A difference may come from base's own commits rather than from head's change. Test: profile the merge "
+         "base as the baseline (or rebase head onto base) and compare again.";
+}
+
 std::string accepted_text(const ConditionDifference& d) {
   return "Accepted difference in " + prose_code(d.name) + " (base: " + prose_text(d.base) + "; head: " +
          prose_text(d.head) + "): the verdicts assume it does not change what is measured. Test: profile both sides "
@@ -151,6 +167,9 @@ std::vector<std::string> negative_self_time_texts(const DataProblemFinding& f) {
 
 std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, const Metrics& metrics) {
   std::vector<std::string> lines;
+  if (found.baseline_not_ancestor) {
+    lines.push_back(baseline_text(*found.baseline_not_ancestor));
+  }
   for (const ConditionDifference& d : found.accepted) {
     lines.push_back(accepted_text(d));
   }

@@ -2,7 +2,6 @@
 
 #include "util/error.hpp"
 
-#include <git2.h>
 #include <openssl/evp.h>
 
 #include <array>
@@ -38,11 +37,6 @@ private:
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> m_context;
 };
 
-struct GitLibrary {
-  GitLibrary() { git_libgit2_init(); }
-  ~GitLibrary() { git_libgit2_shutdown(); }
-};
-
 } // namespace
 
 std::string sha256_file(const std::string& path) {
@@ -63,38 +57,6 @@ std::string sha256_text(std::string_view text) {
   Sha256 hash;
   hash.update(text.data(), text.size());
   return hash.hex();
-}
-
-std::optional<GitCommit> git_commit_of(const std::string& side, const std::string& path) {
-  static GitLibrary library;
-  git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, path.c_str(), 0, nullptr) != 0) {
-    return std::nullopt;
-  }
-  std::unique_ptr<git_repository, void (*)(git_repository*)> repo_guard(repo, git_repository_free);
-  git_oid oid;
-  if (git_reference_name_to_id(&oid, repo, "HEAD") != 0) {
-    return std::nullopt;
-  }
-  GitCommit result;
-  result.side = side;
-  result.commit = git_oid_tostr_s(&oid);
-  git_commit* commit = nullptr;
-  if (git_commit_lookup(&commit, repo, &oid) == 0) {
-    result.summary = git_commit_summary(commit) != nullptr ? git_commit_summary(commit) : "";
-    git_commit_free(commit);
-  }
-  // What GIT_STATUS_OPTIONS_INIT does, spelled out: clang reports the macro's unnamed zero fields
-  // (-Wmissing-field-initializers).
-  git_status_options options{};
-  options.version = GIT_STATUS_OPTIONS_VERSION;
-  options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-  git_status_list* status = nullptr;
-  if (git_status_list_new(&status, repo, &options) == 0) {
-    result.dirty = git_status_list_entrycount(status) > 0;
-    git_status_list_free(status);
-  }
-  return result;
 }
 
 Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
@@ -122,9 +84,6 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
         entry.sha256 = file.git_blob.oid.empty() ? sha256_file(file.path) : open_profile_file(file)->raw_sha256();
       }
       provenance.files.push_back(std::move(entry));
-    }
-    if (auto commit = git_commit_of(side, inventory->spec)) {
-      provenance.commits.push_back(*commit);
     }
   }
   return provenance;

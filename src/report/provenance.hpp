@@ -4,6 +4,7 @@
 
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -27,14 +28,9 @@ struct ProvenanceFile {
   bool operator==(const ProvenanceFile&) const = default;
 };
 
-// The git commit a profile path lies in, if any.
-struct GitCommit {
-  std::string side;     // "base" or "head"
-  std::string commit;   // 40 hex digits
-  std::string summary;  // first line of the commit message
-  bool dirty = false;   // the work tree has changes to tracked files
-  bool operator==(const GitCommit&) const = default;
-};
+// The git state of one side (profile/repository_state.hpp): commit, branch, dirty work tree, repository,
+// the manifest's commit. Every string in it comes from a repository: renderers escape it.
+using GitCommit = SideRepository;
 
 // Everything the Provenance section shows.
 struct Provenance {
@@ -45,7 +41,7 @@ struct Provenance {
   std::string rules_from;  // where the rules file was taken from, as the caller says (compare --rules-from),
                            // e.g. the base commit's sha in CI; "" when not said
   std::vector<ProvenanceFile> files;
-  std::vector<GitCommit> commits;
+  std::vector<GitCommit> commits;  // set by the command from gather_repository_states() (none under --no-git)
   // "base: relative/path: message" for values skipped while reading (SideSamples::read_warnings).
   std::vector<std::string> warnings;
   bool operator==(const Provenance&) const = default;
@@ -56,9 +52,6 @@ std::string sha256_file(const std::string& path);
 
 // SHA-256 of a text as lowercase hex.
 std::string sha256_text(std::string_view text);
-
-// The commit (via libgit2) of the repository containing `path`, if `path` is inside a git work tree.
-std::optional<GitCommit> git_commit_of(const std::string& side, const std::string& path);
 
 // Collects provenance for both sides: hashes every recognised file, lists ignored ones.
 Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
