@@ -13,7 +13,7 @@
 # Runs apt-get (as root, or through sudo) only when something is missing.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libboost-math-dev libcli11-dev doctest-dev
-          zlib1g-dev libgit2-dev libssl-dev python3)
+          zlib1g-dev libgit2-dev libssl-dev rapidjson-dev python3)
 for arg in "$@"; do
   case "$arg" in
     --test)

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The scale benchmark (issue 21): neuron-gate on large traces built from the repository's real ones.
+
+  python3 bench/scale.py --build BUILD [--sizes 100,300,1000] [--only NAME,...] [--repeat N]
+  cmake --build BUILD --target bench          (the same with the defaults, after building what it runs)
+
+Builds the traces with bench/make_traces.py into BUILD/tmp/bench (never into the repository; 1 GB traces
+are kept there between runs) and runs, per file, each under /usr/bin/time -v (wall, user+system CPU,
+peak RSS of the process):
+  cat            cat FILE > /dev/null: the floor of reading the bytes
+  json.load      python3 -c 'json.load(open(FILE))' (the python3 on PATH)
+  rapidjson      BUILD/bench/neuron_gate_parse_only rapidjson: a SAX pass doing nothing, streaming
+  simdjson       ... simdjson: the DOM parser over the whole file in memory (when built with simdjson)
+  nlohmann       ... nlohmann: the old reader's parser, a SAX pass doing nothing
+  inspect        neuron-gate inspect FILE
+  compare        neuron-gate compare FILE FILE --quiet --no-git (the file against itself)
+  digest         neuron-gate digest FILE -o OUT, when the binary has that command
+and prints one Markdown table per file: seconds, CPU seconds, peak RSS, MB/s, wall as a ratio to
+json.load's, and peak RSS as a ratio to the file size. Run it on a quiet machine: each leg is timed once
+(--repeat N: the median of N), and the numbers are only comparable within one run.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def timed(cmd, stdout=subprocess.DEVNULL):
+    """Runs cmd under /usr/bin/time -v: (wall s, cpu s, peak RSS bytes, exit code)."""
+    proc = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    fields = {}
+    for line in proc.stderr.splitlines():
+        key, _, value = line.strip().rpartition(": ")
+        fields[key] = value
+    wall_text = fields.get("Elapsed (wall clock) time (h:mm:ss or m:ss)", "0:0")
+    wall = 0.0
+    for part in wall_text.split(":"):
+        wall = wall * 60 + float(part)
+    cpu = float(fields.get("User time (seconds)", 0)) + float(fields.get("System time (seconds)", 0))
+    rss = int(fields.get("Maximum resident set size (kbytes)", 0)) * 1024
+    if proc.returncode not in (0, 1, 3, 4):
+        tail = "\n".join(proc.stderr.splitlines()[:5])
+        print("  warning: %s exited %d: %s" % (" ".join(cmd[:3]), proc.returncode, tail), file=sys.stderr)
+    return wall, cpu, rss, proc.returncode
+
+
+def files_of(path):
+    if os.path.isdir(path):
+        return sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".json"))
+    return [path]
+
+
+def legs(build, path, tmp):
+    """(leg name, command) for one benchmark input (a file, or a folder of rank files)."""
+    gate = os.path.join(build, "src", "neuron-gate")
+    parse_only = os.path.join(build, "bench", "neuron_gate_parse_only")
+    files = files_of(path)
+    load = "import json,sys\nfor f in sys.argv[1:]:\n  json.load(open(f, encoding='utf-8'))"
+    out = [("cat", ["sh", "-c", 'cat "$@" > /dev/null', "cat"] + files),
+           ("json.load", ["python3", "-c", load] + files)]
+    if os.path.exists(parse_only):
+        available = subprocess.run([parse_only, "--list"], stdout=subprocess.PIPE, text=True).stdout.split()
+        for parser in available:
+            out.append((parser, [parse_only, parser] + files))
+    out.append(("inspect", [gate, "inspect", path]))
+    out.append(("compare", [gate, "compare", path, path, "--quiet", "--no-git"]))
+    help_text = subprocess.run([gate, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    if re.search(r"\bdigest\b", help_text):
+        out.append(("digest", [gate, "digest", path, "-o", os.path.join(tmp, "digest.out")]))
+    return out
+
+
+def size_of(path):
+    return sum(os.path.getsize(f) for f in files_of(path))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", required=True, help="the CMake build directory")
+    parser.add_argument("--sizes", default="100,300,1000", help="sizes of the scaled traces in MB")
+    parser.add_argument("--only", default="", help="comma-separated names of inputs to run (default all)")
+    parser.add_argument("--legs", default="", help="comma-separated legs to run (default all)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per leg; the median is shown")
+    args = parser.parse_args()
+    tmp = os.path.join(os.path.abspath(args.build), "tmp", "bench")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_traces.py"), tmp, "--sizes", args.sizes], check=True)
+    names = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        tag = "%dM" % size if size < 1000 else "%dG" % (size // 1000)
+        names += ["kineto-%s.pt.trace.json" % tag, "legacy-%s.pt.trace.json" % tag]
+    names += ["ranks64", "ops50k.pt.trace.json"]
+    only = [n for n in args.only.split(",") if n]
+    wanted_legs = [n for n in args.legs.split(",") if n]
+    print("Machine: %s" % machine())
+    for name in names:
+        if only and not any(o in name for o in only):
+            continue
+        path = os.path.join(tmp, name)
+        size = size_of(path)
+        rows = []
+        for leg, cmd in legs(args.build, path, tmp):
+            if wanted_legs and leg not in wanted_legs:
+                continue
+            runs = [timed(cmd) for _ in range(args.repeat)]
+            wall = statistics.median(r[0] for r in runs)
+            cpu = statistics.median(r[1] for r in runs)
+            rss = statistics.median(r[2] for r in runs)
+            rows.append((leg, wall, cpu, rss))
+            print("  %s %s: %.2f s" % (name, leg, wall), file=sys.stderr, flush=True)
+        base = next((r[1] for r in rows if r[0] == "json.load"), None)
+        print("\n### %s (%.0f MB%s)\n" % (name, size / 1e6, ", %d files" % len(files_of(path)) if
+                                         os.path.isdir(path) else ""))
+        print("| leg | wall s | CPU s | peak RSS MB | MB/s | wall ÷ json.load | RSS ÷ size |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for leg, wall, cpu, rss in rows:
+            print("| %s | %.2f | %.2f | %.0f | %.0f | %s | %.2f |" % (
+                leg, wall, cpu, rss / 1e6, size / 1e6 / max(wall, 1e-3),
+                "%.3f" % (wall / base) if base else "–", rss / size))
+        sys.stdout.flush()
+
+
+def machine():
+    try:
+        text = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout
+        model = re.search(r"Model name:\s*(.*)", text).group(1).strip()
+        cpus = re.search(r"^CPU\(s\):\s*(\d+)", text, re.M).group(1)
+    except (OSError, AttributeError):
+        model, cpus = "unknown", "?"
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return "%s, %s CPUs, %.0f GiB RAM, load %.1f" % (model, cpus, mem, os.getloadavg()[0])
+
+
+if __name__ == "__main__":
+    if shutil.which("/usr/bin/time") is None:
+        sys.exit("bench/scale.py needs /usr/bin/time (Debian package time)")
+    main()
