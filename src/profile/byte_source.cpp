@@ -171,6 +171,26 @@ struct ByteSource::Impl {
     }
   }
 
+  void rewind() {
+    if (file != nullptr) {
+      std::rewind(file);
+    }
+    memory_offset = 0;
+    raw_size = 0;
+    raw_used = 0;
+    raw_total = 0;
+    raw_eof = false;
+    handed_out = 0;
+    raw_hash = Sha256();
+    if (gzip_ready) {
+      inflateEnd(&zs);
+      gzip_ready = false;
+    }
+    gzip_done = false;
+    zs = z_stream{};
+    start();
+  }
+
   std::string_view next_plain() {
     if (raw_used == raw_size && !refill()) {
       return {};
@@ -234,6 +254,8 @@ ByteSource::~ByteSource() = default;
 std::string_view ByteSource::next() {
   return m_impl->hand_out(m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain());
 }
+
+void ByteSource::restart() { m_impl->rewind(); }
 
 std::uint64_t ByteSource::bytes_read() const { return m_impl->handed_out; }
 

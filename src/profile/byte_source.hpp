@@ -42,6 +42,10 @@ public:
   // are read and hashed, without decompressing. Call after the last next(); once.
   std::string raw_sha256();
 
+  // Starts over at the first byte, as if just opened: counts, gzip state and the hash too. For a second
+  // pass over a file whose first pass stopped (the trace reader's fallback parser).
+  void restart();
+
   // True when the content is gzip (first two bytes 1f 8b).
   bool is_gzip() const;
   // The path (or name) given at construction, for error messages.

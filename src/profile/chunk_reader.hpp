@@ -1,7 +1,8 @@
 #pragma once
-// The byte stream of a trace as an input iterator for nlohmann's SAX parser (internal to the trace reader,
-// kineto_trace.cpp): one pointer comparison per character on the hot path, a ByteSource::next() call per
-// chunk, and a guard that refuses a JSON string longer than the string limit before the parser holds it.
+// The byte stream of a trace in chunks (internal to the trace reader, kineto_trace.cpp): read through
+// RapidStream (trace_rapidjson.hpp) on the fast path, or as an input iterator for nlohmann's SAX parser;
+// one pointer comparison per character on the hot path, a ByteSource::next() call per chunk, and for
+// nlohmann a guard that refuses a JSON string longer than the string limit before the parser holds it.
 
 #include "profile/byte_source.hpp"
 #include "util/error.hpp"
@@ -19,14 +20,18 @@ namespace neuron_gate::trace_reader {
 
 class ChunkReader {
 public:
-  explicit ChunkReader(ByteSource& source)
-      : m_source(source), m_max_string(input_limits().max_string_bytes) {}
+  // `guard_strings`: follow string literals and refuse one longer than the string limit as each chunk is
+  // loaded (for nlohmann's parser, which would hold it whole); the RapidJSON path caps its own buffer.
+  explicit ChunkReader(ByteSource& source, bool guard_strings = true)
+      : m_source(source), m_max_string(input_limits().max_string_bytes), m_guard_strings(guard_strings) {}
 
   // Loads the next chunk; false at the end of the data.
   bool fill() {
     m_chunk_offset += static_cast<std::uint64_t>(m_end - m_begin);
     const std::string_view chunk = m_source.next();
-    guard_string_lengths(chunk);
+    if (m_guard_strings) {
+      guard_string_lengths(chunk);
+    }
     m_begin = chunk.data();
     m_cur = m_begin;
     m_end = m_begin + chunk.size();
@@ -94,6 +99,7 @@ private:
   std::uint64_t m_chunk_offset = 0;
   bool m_at_end = false;
   std::uint64_t m_max_string = 0;
+  bool m_guard_strings = true;
   bool m_in_string = false;
   bool m_escaped = false;
   std::uint64_t m_string_bytes = 0;

@@ -3,6 +3,7 @@
 #include "profile/byte_source.hpp"
 #include "profile/chunk_reader.hpp"
 #include "profile/event_kinds.hpp"
+#include "profile/trace_rapidjson.hpp"
 #include "profile/trace_sax.hpp"
 #include "util/error.hpp"
 #include "util/sha256.hpp"
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,8 +67,12 @@ std::string cut_name(const std::string& name, std::uint64_t max_bytes) {
          sha256_hex(name).substr(0, 16) + "]";
 }
 
-RawTrace read_kineto_trace(ByteSource& source) {
-  RawTrace trace;
+namespace {
+
+// One pass over the source into `trace`: RapidJSON's SAX reader when `fast`, else nlohmann's. Returns
+// whether any event had a category; nullopt when the fast pass stopped (trace_rapidjson.hpp says when).
+// nlohmann's pass throws its InputError instead.
+std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) {
   // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes):
   // untouched reserved pages cost no memory, and the vector never reallocates (no copy, no 2x peak).
   try {
@@ -74,13 +80,33 @@ RawTrace read_kineto_trace(ByteSource& source) {
   } catch (const std::exception&) {
     // the address space refused a reservation that large: grow as usual
   }
-  ChunkReader reader(source);
+  ChunkReader reader(source, !fast);
   sniff(reader, source.path());
   TraceSax sax(trace, reader, source.path());
   sax.set_gzip(source.is_gzip());
-  nlohmann::json::sax_parse(ChunkIterator(&reader), ChunkIterator(), &sax);
+  if (fast) {
+    if (!trace_reader::parse_with_rapidjson(sax, reader)) {
+      return std::nullopt;
+    }
+  } else {
+    nlohmann::json::sax_parse(ChunkIterator(&reader), ChunkIterator(), &sax);
+  }
   sax.finish();
-  classify_events(trace, sax.any_categorised_event());
+  return sax.any_categorised_event();
+}
+
+} // namespace
+
+RawTrace read_kineto_trace(ByteSource& source) {
+  RawTrace trace;
+  std::optional<bool> categorised = parse_trace(source, trace, true);
+  if (!categorised) {
+    // The fast path stopped: read again with nlohmann's parser for its exact result or error message.
+    trace = RawTrace();
+    source.restart();
+    categorised = parse_trace(source, trace, false);
+  }
+  classify_events(trace, *categorised);
   if (!trace.malformed_by_op.empty()) {
     std::vector<std::int64_t> read_by_name(trace.names.size());
     for (const TraceEvent& event : trace.events) {

@@ -6,7 +6,7 @@
 
 namespace neuron_gate::trace_reader {
 
-Key event_key(const std::string& key) {
+Key event_key(std::string_view key) {
   switch (key.size()) {
   case 2:
     if (key == "ph") {
@@ -47,7 +47,7 @@ Key event_key(const std::string& key) {
   return Key::other;
 }
 
-Key args_key(const std::string& key) {
+Key args_key(std::string_view key) {
   switch (key.size()) {
   case 4:
     if (key == "name") {
@@ -82,7 +82,7 @@ Key args_key(const std::string& key) {
 }
 
 // JSON text of a string, for metadata values.
-std::string json_quote(const std::string& text) {
+std::string json_quote(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') {
@@ -120,7 +120,7 @@ static std::uint64_t text_hash(std::string_view text) {
   return hash;
 }
 
-std::uint64_t id_from_text(const std::string& text) {
+std::uint64_t id_from_text(std::string_view text) {
   std::uint64_t value = 0;
   const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
   if (result.ec == std::errc{} && result.ptr == text.data() + text.size() && !text.empty()) {
@@ -139,13 +139,13 @@ TraceSax::TraceSax(RawTrace& trace, ChunkReader& reader, std::string path)
 bool TraceSax::null() {
   mix_args("null");
   note_raw_time("null");
-  return scalar_value("null", nullptr);
+  return scalar_value("null", false);
 }
 
 bool TraceSax::boolean(bool value) {
   mix_args(value ? "true" : "false");
   note_raw_time(value ? "true" : "false");
-  return scalar_value(value ? "true" : "false", nullptr);
+  return scalar_value(value ? "true" : "false", false);
 }
 
 bool TraceSax::number_integer(Json::number_integer_t value) {
@@ -159,7 +159,7 @@ bool TraceSax::number_integer(Json::number_integer_t value) {
     args_id(static_cast<std::uint64_t>(value));
   }
   const std::string text = integer_text(value);
-  return scalar_value(text, nullptr);
+  return scalar_value(text, false);
 }
 
 bool TraceSax::number_unsigned(Json::number_unsigned_t value) {
@@ -176,36 +176,36 @@ bool TraceSax::number_unsigned(Json::number_unsigned_t value) {
     args_id(value);  // ids above INT64_MAX are legal (H13): kept as uint64
   }
   const std::string text = integer_text(value);
-  return scalar_value(text, nullptr);
+  return scalar_value(text, false);
 }
 
-bool TraceSax::number_float(Json::number_float_t /*value*/, const std::string& text) {
+bool TraceSax::float_text(std::string_view text) {
   mix_args(text);
   if (m_depth == m_event_depth && m_in_event) {
     return event_text(text, false);
   }
-  return scalar_value(text, nullptr);
+  return scalar_value(text, false);
 }
 
-bool TraceSax::string(std::string& value) {
+bool TraceSax::string_view(std::string_view value) {
   mix_args(value);
   if (m_depth == m_event_depth && m_in_event) {
     return event_text(value, true);
   }
   if (m_in_args && m_depth == m_args_depth) {
     if (m_args_key == Key::name) {
-      m_arg_name = value;
+      m_arg_name.assign(value);
     } else if (m_args_key == Key::labels) {
-      m_arg_labels = value;
+      m_arg_labels.assign(value);
     } else if (m_args_key == Key::correlation || m_args_key == Key::external_id) {
       args_id(id_from_text(value));
     }
   } else if (m_depth == 3 && m_top_is_object && m_top_key == "deviceProperties" && m_device_key == "name") {
     if (std::find(m_device_names.begin(), m_device_names.end(), value) == m_device_names.end()) {
-      m_device_names.push_back(value);
+      m_device_names.emplace_back(value);
     }
   }
-  return scalar_value(value, &value);
+  return scalar_value(value, true);
 }
 
 bool TraceSax::start_object(std::size_t /*elements*/) {
@@ -277,7 +277,7 @@ bool TraceSax::end_array() {
   return true;
 }
 
-bool TraceSax::key(std::string& key) {
+bool TraceSax::key_view(std::string_view key) {
   mix_args(key);
   if (m_capture_depth != 0) {
     capture_separator();
@@ -290,11 +290,11 @@ bool TraceSax::key(std::string& key) {
   } else if (m_in_args && m_depth == m_args_depth) {
     m_args_key = args_key(key);
   } else if (m_depth == 1 && m_top_is_object) {
-    m_top_key = key;
+    m_top_key.assign(key);
   } else if (m_depth == 2 && m_in_distributed_info) {
-    m_distributed_key = key;
+    m_distributed_key.assign(key);
   } else if (m_depth == 3 && m_top_is_object && m_top_key == "deviceProperties") {
-    m_device_key = key;
+    m_device_key.assign(key);
   }
   return true;
 }
@@ -337,12 +337,12 @@ void TraceSax::finish() {
   }
 }
 
-bool TraceSax::scalar_value(std::string_view text, const std::string* string_value) {
+bool TraceSax::scalar_value(std::string_view text, bool is_string) {
   if (m_capture_depth != 0) {
     capture_separator();
-    if (string_value != nullptr) {
+    if (is_string) {
       m_capture->push_back('\'');
-      m_capture->append(*string_value);
+      m_capture->append(text);
       m_capture->push_back('\'');
     } else if (text == "null") {
       m_capture->append("None");
@@ -356,10 +356,10 @@ bool TraceSax::scalar_value(std::string_view text, const std::string* string_val
     return true;
   }
   if (m_depth == 1 && m_top_is_object) {
-    m_trace.metadata[m_top_key] = string_value != nullptr ? json_quote(*string_value) : std::string(text);
+    m_trace.metadata[m_top_key] = is_string ? json_quote(text) : std::string(text);
   } else if (m_depth == 2 && m_in_distributed_info) {
     m_trace.metadata["distributedInfo." + m_distributed_key] =
-        string_value != nullptr ? json_quote(*string_value) : std::string(text);
+        is_string ? json_quote(text) : std::string(text);
   }
   return true;
 }

@@ -43,17 +43,17 @@ enum class Key : std::uint8_t {
 };
 
 // The event key / args key a JSON key names (Key::other for keys the reader skips).
-Key event_key(const std::string& key);
-Key args_key(const std::string& key);
+Key event_key(std::string_view key);
+Key args_key(std::string_view key);
 
 // JSON text of a string, for metadata values.
-std::string json_quote(const std::string& text);
+std::string json_quote(std::string_view text);
 
 // µs as an integer -> ns, nullopt on overflow.
 std::optional<Nanoseconds> integer_microseconds_to_ns(std::int64_t us);
 
 // A flow or correlation id written as text: its number, else a FNV-1a hash of the text.
-std::uint64_t id_from_text(const std::string& text);
+std::uint64_t id_from_text(std::string_view text);
 
 // Decimal text of an integer.
 template <typename Integer>
@@ -83,7 +83,10 @@ private:
   std::unordered_map<std::string, std::uint32_t> m_index;
 };
 
-// The SAX handler: a small state machine over the nesting depth.
+// The SAX handler: a small state machine over the nesting depth. Two parsers drive it: RapidJSON's SAX
+// Reader on the fast path (trace_rapidjson.hpp, through the *_text / *_view callbacks below) and
+// nlohmann's SAX parser (the interface below), which reads a file again when the fast path stops, so
+// that every error message and every accepted file is exactly what nlohmann makes of it.
 class TraceSax {
 public:
   TraceSax(RawTrace& trace, ChunkReader& reader, std::string path);
@@ -93,8 +96,8 @@ public:
   bool boolean(bool value);
   bool number_integer(Json::number_integer_t value);
   bool number_unsigned(Json::number_unsigned_t value);
-  bool number_float(Json::number_float_t /*value*/, const std::string& text);
-  bool string(std::string& value);
+  bool number_float(Json::number_float_t /*value*/, const std::string& text) { return float_text(text); }
+  bool string(std::string& value) { return string_view(value); }
   bool binary(Json::binary_t& /*value*/) { return true; }
 
   bool start_object(std::size_t /*elements*/);
@@ -105,7 +108,15 @@ public:
 
   bool end_array();
 
-  bool key(std::string& key);
+  bool key(std::string& key) { return key_view(key); }
+
+  // --- the same callbacks without std::string (the RapidJSON adapter) ---
+  // A number written with a fraction or exponent, or an integer beyond int64/uint64, as its JSON text.
+  bool float_text(std::string_view text);
+  bool string_view(std::string_view value);
+  bool key_view(std::string_view key);
+  // The current nesting depth (open objects and arrays).
+  std::size_t depth() const { return m_depth; }
 
   bool parse_error(std::size_t position, const std::string& /*last_token*/,
                    const nlohmann::detail::exception& error);
@@ -118,11 +129,11 @@ public:
   void set_gzip(bool gzip) { m_gzip = gzip; }
 
 private:
-  // Mixes a token of the current event's args into its hash (FNV-1a, tokens separated by 0xff).
+  // Mixes a token of the current event's args into its hash (8 bytes a step, token lengths included).
   void mix_args(std::string_view token);
 
   // A scalar anywhere: metadata at the top level, a captured Input Dims / Input type element.
-  bool scalar_value(std::string_view text, const std::string* string_value);
+  bool scalar_value(std::string_view text, bool is_string);
 
   void capture_separator();
   void capture_open(char bracket);
@@ -136,7 +147,7 @@ private:
   bool event_integer(std::int64_t value, std::uint64_t as_unsigned);
 
   // A string or non-integer number field of the event; `is_string` tells which.
-  bool event_text(const std::string& text, bool is_string);
+  bool event_text(std::string_view text, bool is_string);
 
   // A ts or dur given as null or a boolean, remembered for the data problem's example.
   void note_raw_time(const char* text);

@@ -5,6 +5,7 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace neuron_gate::trace_reader {
 
@@ -12,12 +13,22 @@ void TraceSax::mix_args(std::string_view token) {
   if (!m_in_args) {
     return;
   }
-  for (const char c : token) {
-    m_args_hash ^= static_cast<unsigned char>(c);
-    m_args_hash *= 1099511628211ULL;
+  // 8 bytes at a time (a multiply-xorshift mix, not FNV-1a byte by byte: args such as "Call stack" are
+  // long), the token's length folded into its last word so that token boundaries count.
+  constexpr std::uint64_t k_mul = 0x9E3779B97F4A7C15ULL;
+  std::uint64_t hash = m_args_hash;
+  const char* p = token.data();
+  std::size_t left = token.size();
+  for (; left >= 8; left -= 8, p += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, 8);
+    hash = (hash ^ word) * k_mul;
+    hash ^= hash >> 29;
   }
-  m_args_hash ^= 0xffU;
-  m_args_hash *= 1099511628211ULL;
+  std::uint64_t word = 0;
+  std::memcpy(&word, p, left);
+  hash = (hash ^ word ^ (static_cast<std::uint64_t>(left) << 56)) * k_mul;
+  m_args_hash = hash ^ (hash >> 29);
 }
 
 void TraceSax::begin_event() {
@@ -75,38 +86,38 @@ bool TraceSax::event_integer(std::int64_t value, std::uint64_t as_unsigned) {
   return true;
 }
 
-bool TraceSax::event_text(const std::string& text, bool is_string) {
+bool TraceSax::event_text(std::string_view text, bool is_string) {
   switch (m_event_key) {
   case Key::ph:
     m_ph = text.size() == 1 ? text[0] : '?';
     break;
   case Key::cat:
     if (is_string) {
-      m_cat = text;
+      m_cat.assign(text);
       m_has_cat = true;
     }
     break;
   case Key::name:
     if (is_string) {
-      m_name = text;
+      m_name.assign(text);
       m_has_name = true;
     }
     break;
   case Key::pid:
-    m_pid = text;
+    m_pid.assign(text);
     break;
   case Key::tid:
-    m_tid = text;
+    m_tid.assign(text);
     break;
   case Key::ts:
     m_ts = decimal_microseconds_to_ns(text);
     m_ts_bad = !m_ts;
-    m_ts_raw = is_string ? json_quote(text) : text;
+    m_ts_raw = is_string ? json_quote(text) : std::string(text);
     break;
   case Key::dur:
     m_dur = decimal_microseconds_to_ns(text);
     m_dur_bad = !m_dur;
-    m_dur_raw = is_string ? json_quote(text) : text;
+    m_dur_raw = is_string ? json_quote(text) : std::string(text);
     break;
   case Key::id:
     m_flow_id = id_from_text(text);
