@@ -4,4 +4,5 @@ list(APPEND NEURON_GATE_TESTS_PROFILE
   test_profile_trace.cpp
   test_profile_trace_nesting.cpp
   test_profile_trace_corpus.cpp
+  test_profile_trace_parser.cpp
 )

@@ -303,9 +303,15 @@ bool TraceSax::parse_error(std::size_t position, const std::string& /*last_token
                  const nlohmann::detail::exception& error) {
   // nlohmann counts the characters read including the offending one (or the end of input).
   const std::uint64_t offset = position > 0 ? position - 1 : 0;
+  // The other JSON readers' wording (json_input.cpp): without "[json.exception.parse_error.101] " and
+  // "parse error at line 1, column 5: " (also for out_of_range.406, "number overflow parsing '1e400'").
   std::string reason = error.what();
+  const auto bracket = reason.find("] ");
+  if (reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
+    reason = reason.substr(bracket + 2);
+  }
   const auto colon = reason.find(": ");
-  if (reason.rfind("[json.exception.", 0) == 0 && colon != std::string::npos) {
+  if (reason.rfind("parse error", 0) == 0 && colon != std::string::npos) {
     reason = reason.substr(colon + 2);
   }
   const std::string where = m_gzip ? " (offset in the decompressed data)" : "";

@@ -1,0 +1,103 @@
+// Tests for the trace reader's two parsers (profile/trace_rapidjson.hpp): RapidJSON's streaming SAX pass
+// reads strings across chunk boundaries whole, and every case where it hands the file to nlohmann's parser
+// (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
+#include "profile/byte_source.hpp"
+#include "profile/trace_samples.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace neuron_gate;
+
+namespace {
+
+constexpr std::size_t k_chunk = std::size_t{1} << 20;  // ByteSource's chunk size
+
+TraceSamples read_bytes(const std::string& name, std::string bytes) {
+  ByteSource source(name, std::move(bytes));
+  return read_trace_samples(source, {});
+}
+
+InputError read_error(const std::string& name, std::string bytes) {
+  try {
+    read_bytes(name, std::move(bytes));
+  } catch (const InputError& error) {
+    return error;
+  }
+  FAIL("no InputError for " << name);
+  return InputError(name, "unreachable");
+}
+
+// A one-step trace: a padding event whose args string makes `op_json` (a JSON string literal, the op's
+// name as written) start at byte `name_at`, then the op (self time 5 µs) inside ProfilerStep#1.
+std::string trace_with_name_at(std::size_t name_at, const std::string& op_json, const std::string& args = "{}") {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
+  const std::string middle =
+      R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, {"ph": "X", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": )" +
+      args + R"(, "name": )";
+  const std::size_t pad = name_at - head.size() - middle.size();
+  return head + std::string(pad, 'x') + middle + op_json + "}]}";
+}
+
+double self_us(const TraceSamples& samples, const std::string& op) {
+  REQUIRE(samples.steps.size() == 1);
+  const auto found = samples.steps[0].ops.find(op);
+  REQUIRE_MESSAGE(found != samples.steps[0].ops.end(), "no op " << op);
+  return static_cast<double>(found->second.self_cpu_ns) / 1000.0;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("profile::trace_parser");
+
+TEST_CASE("a name across the 1 MiB chunk boundary is read whole, escapes and UTF-8 too") {
+  // "a\"b\u00e9c" plus 40 plain bytes: the boundary falls before, inside and after the escapes and the
+  // 16-byte runs the string scan copies at once.
+  const std::string written = R"("aten::a\"b\u00e9c)" + std::string(40, 'z') + "\"";
+  const std::string name = "aten::a\"b\xC3\xA9" "c" + std::string(40, 'z');
+  const std::size_t befores[] = {0, 1, 2, 7, 8, 9, 10, 15, 16, 17, 31, 33, 49};
+  for (const std::size_t before : befores) {
+    CAPTURE(before);
+    const std::string text = trace_with_name_at(k_chunk - before, written);
+    CHECK(self_us(read_bytes("boundary.json", text), name) == 5.0);
+  }
+}
+
+TEST_CASE("nesting deeper than the fast parser's limit reads as nlohmann reads it") {
+  const std::string deep = R"({"deep": )" + std::string(300, '[') + std::string(300, ']') + "}";
+  const TraceSamples samples = read_bytes("deep.json", trace_with_name_at(1000, R"("aten::mul")", deep));
+  CHECK(self_us(samples, "aten::mul") == 5.0);
+}
+
+TEST_CASE("what only nlohmann refuses is refused with nlohmann's message and byte") {
+  SUBCASE("a number beyond a double in args (the other JSON readers' wording, no json.exception prefix)") {
+    const std::string text = trace_with_name_at(400, R"("aten::mul")", R"({"x": 1e400})");
+    const InputError error = read_error("big.json", text);
+    CHECK(error.problem() == "not valid JSON: number overflow parsing '1e400'");
+    CHECK(*error.byte_offset() == text.find("1e400") + 4);
+  }
+  SUBCASE("an integer of 400 digits") {
+    const std::string text = trace_with_name_at(1000, R"("aten::mul")", R"({"x": 1)" + std::string(400, '0') + "}");
+    CHECK(read_error("long.json", text).problem().rfind("not valid JSON: number overflow parsing", 0) == 0);
+  }
+  SUBCASE("an overlong UTF-8 form in a name") {
+    const std::string text = trace_with_name_at(400, "\"aten::\xC0\xAF\"");
+    const InputError error = read_error("utf8.json", text);
+    CHECK(error.problem().find("ill-formed UTF-8") != std::string::npos);
+    CHECK(*error.byte_offset() == text.find("\xC0"));
+  }
+  SUBCASE("a lone low surrogate escape") {
+    const std::string text = trace_with_name_at(400, R"("aten::\udc00")");
+    CHECK(read_error("surrogate.json", text).problem().find("surrogate") != std::string::npos);
+  }
+}
+
+TEST_CASE("numbers are typed as nlohmann types them") {
+  // -0 is the integer 0; an integer beyond uint64 is a float, read from its text; 1.5e1 µs is 15 µs.
+  const std::string text =
+      R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#1", "pid": -0, "tid": 1, "ts": 100, "dur": 50},)"
+      R"({"ph": "X", "name": "aten::mul", "pid": 0, "tid": 1, "ts": 1.1e2, "dur": 1.5e1, "args": {"id": 123456789012345678901234567890}}]})";
+  CHECK(self_us(read_bytes("numbers.json", text), "aten::mul") == 15.0);
+}
