@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "compare/rule_set.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 #include "util/spellcheck.hpp"
 
 #include <CLI/CLI.hpp>
@@ -221,6 +222,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* inspect_cmd = add_inspect(app, inspect);
   RankOptions rank;
   CLI::App* rank_cmd = add_rank(app, rank);
+  std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
+  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd}) {
+    command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
+                                              "else one per core); the output is the same for any count")
+        ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
+  }
 
   try {
     std::vector<std::string> args;
@@ -237,6 +244,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return code == 0 ? 0 : 2;
   }
 
+  set_worker_threads(threads);
   try {
     if (compare_cmd->parsed()) {
       // A terminal gets the compact summary, coloured unless NO_COLOR is set (https://no-color.org).

@@ -296,8 +296,10 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   }
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
-  SideSamples base = read_side("base", base_inventory, read_options);
-  SideSamples head = read_side("head", head_inventory, read_options);
+  const SideToRead to_read[] = {{"base", &base_inventory}, {"head", &head_inventory}};
+  std::vector<SideSamples> sides = read_sides(to_read, read_options);  // both sides in parallel
+  SideSamples& base = sides[0];
+  SideSamples& head = sides[1];
   require_samples(base);
   require_samples(head);
   add_cost_metrics(base, head, rules);  // cost per unit of work beside latency and throughput (cost.hpp)
@@ -405,11 +407,11 @@ int run_rank(const RankOptions& options, std::ostream& out) {
   check_rank_outputs(options, inventories);
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
-  std::vector<SideSamples> sides;
+  std::vector<SideToRead> to_read;
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    sides.push_back(read_side(i == 0 ? "base" : "alternative " + std::to_string(i), inventories[i], read_options));
-    require_samples(sides.back());
+    to_read.push_back({i == 0 ? "base" : "alternative " + std::to_string(i), &inventories[i]});
   }
+  std::vector<SideSamples> sides = read_sides(to_read, read_options, require_samples);
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   const Fingerprint base_fingerprint = fingerprint_side(sides.front());

@@ -65,13 +65,22 @@ std::map<std::string, PointFiles, NaturalOrder> match_by_label(const std::vector
   return matched;
 }
 
-std::optional<SideSamples> read_point(const char* side, const OperatingPointFiles* files, const TraceReadOptions& options) {
-  if (files == nullptr) {
-    return std::nullopt;
+// Both sides of one point, read in parallel (read_sides); nullopt for a side without the point.
+void read_point(const PointFiles& files, const TraceReadOptions& options, PointComparison& point) {
+  std::vector<SideToRead> to_read;
+  for (const auto& [label, side] : {std::pair{"base", files.base}, std::pair{"head", files.head}}) {
+    if (side != nullptr) {
+      to_read.push_back({label, &side->inventory});
+    }
   }
-  SideSamples samples = read_side(side, files->inventory, options);
-  require_samples(samples);
-  return samples;
+  std::vector<SideSamples> sides = read_sides(to_read, options, require_samples);
+  std::size_t next = 0;
+  if (files.base != nullptr) {
+    point.base = std::move(sides[next++]);
+  }
+  if (files.head != nullptr) {
+    point.head = std::move(sides[next++]);
+  }
 }
 
 // Every point read, priced, its conditions diffed and (when compared) base's noise estimated.
@@ -87,8 +96,7 @@ std::vector<PointComparison> read_points(const CompareOptions& options, const Ru
   for (const auto& [label, files] : match_by_label(base_points, head_points)) {
     PointComparison point;
     point.label = label;
-    point.base = read_point("base", files.base, read_options);
-    point.head = read_point("head", files.head, read_options);
+    read_point(files, read_options, point);
     if (point.base && point.head) {
       add_cost_metrics(*point.base, *point.head, rules);
       point.conditions = diff_conditions(fingerprint_side(*point.base), fingerprint_side(*point.head), allowed);

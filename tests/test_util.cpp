@@ -3,12 +3,16 @@
 #include "util/date.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"
+#include "util/parallel.hpp"
 #include "util/spellcheck.hpp"
 #include "util/text.hpp"
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <stdexcept>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -80,6 +84,39 @@ TEST_CASE("shorten_middle cuts long text in the middle by code points, marking t
   CHECK(ng::shorten_middle("0123456789abcdefg", 16) == "01234567…abcdefg");  // 8 + … + 7
   CHECK(ng::shorten_middle("µµµµµµµµµµ", 5) == "µµ…µµ");                     // code points, not bytes
   CHECK(ng::shorten_middle("abcdef", 1) == "a…f");                             // at least 3
+}
+
+TEST_CASE("parallel_for runs every item once, returns each item's exception at its index, never nests") {
+  for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{7}}) {
+    CAPTURE(threads);
+    ng::set_worker_threads(threads);
+    CHECK(ng::worker_threads() == threads);
+    std::vector<std::atomic<int>> runs(100);
+    std::atomic<int> nested_threads_seen{0};
+    const std::vector<std::exception_ptr> errors = ng::parallel_for(runs.size(), [&](std::size_t i) {
+      ++runs[i];
+      if (i == 10) {
+        // Inside a task the inner loop stays on this thread.
+        const std::thread::id here = std::this_thread::get_id();
+        ng::parallel_for(5, [&](std::size_t) { nested_threads_seen += std::this_thread::get_id() == here ? 0 : 1; });
+      }
+      if (i % 30 == 7) {
+        throw std::runtime_error("item " + std::to_string(i));
+      }
+    });
+    REQUIRE(errors.size() == runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      CHECK(runs[i] == 1);
+      CHECK(static_cast<bool>(errors[i]) == (i % 30 == 7));
+    }
+    CHECK_THROWS_WITH(std::rethrow_exception(errors[37]), "item 37");
+    CHECK(nested_threads_seen == 0);
+  }
+  CHECK(ng::parallel_for(0, [](std::size_t) {}).empty());
+  ng::set_worker_threads(100000);
+  CHECK(ng::worker_threads() == ng::k_max_worker_threads);
+  ng::set_worker_threads(0);  // back to the default
+  CHECK(ng::worker_threads() >= 1);
 }
 
 TEST_SUITE_END();

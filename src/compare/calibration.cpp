@@ -5,10 +5,12 @@
 #include "stats/descriptive.hpp"
 #include "stats/power.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <random>
 #include <tuple>
@@ -74,7 +76,10 @@ bool splits_by_run(const EndToEndMetric& metric) {
   return metric.run_sizes.size() >= 4 && total == metric.samples.size();
 }
 
-std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric& metric, std::mt19937_64& rng) {
+// The halves of one end-to-end metric given the drawn order of its runs (when it splits by run) or of
+// its samples: the first half of the order goes to A.
+std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric& metric,
+                                                           const std::vector<std::size_t>& order) {
   EndToEndMetric half_a = metric, half_b = metric;
   half_a.samples.clear();
   half_b.samples.clear();
@@ -87,8 +92,6 @@ std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric&
       starts.push_back(start);
       start += n;
     }
-    std::vector<std::size_t> order = identity(metric.run_sizes.size());
-    shuffle(order, rng);
     for (std::size_t i = 0; i < order.size(); ++i) {
       EndToEndMetric& half = i < order.size() / 2 ? half_a : half_b;
       const std::size_t r = order[i];
@@ -100,10 +103,8 @@ std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric&
     half_b.runs = half_b.run_sizes.size();
     return {half_a, half_b};
   }
-  std::vector<std::size_t> samples = identity(metric.samples.size());
-  shuffle(samples, rng);
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    (i < samples.size() / 2 ? half_a : half_b).samples.push_back(metric.samples[samples[i]]);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    (i < order.size() / 2 ? half_a : half_b).samples.push_back(metric.samples[order[i]]);
   }
   half_a.run_sizes = {half_a.samples.size()};
   half_b.run_sizes = {half_b.samples.size()};
@@ -158,28 +159,45 @@ std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, cons
   return groups;
 }
 
-// One random split of `side` into halves A (half_a groups) and B; end-to-end samples are split at
-// random on their own. Draws from `rng` in a fixed order: the groups, then each e2e metric's samples.
+// The random draws of one split, in index space: the groups in drawn order (the first half_a go to
+// half A) and, per end-to-end metric, the drawn order of its runs or samples (split_end_to_end).
+struct SplitPlan {
+  std::vector<std::size_t> group_order;
+  std::vector<std::vector<std::size_t>> end_to_end_order;
+};
+
+// Draws one split from `rng` in a fixed order: the groups, then each e2e metric's runs or samples. All
+// plans are drawn on one thread, split after split, so the splits do not depend on the thread count.
+SplitPlan draw_split(const SideSamples& side, std::size_t groups, std::mt19937_64& rng) {
+  SplitPlan plan;
+  plan.group_order = identity(groups);
+  shuffle(plan.group_order, rng);
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    plan.end_to_end_order.push_back(identity(splits_by_run(metric) ? metric.run_sizes.size() : metric.samples.size()));
+    shuffle(plan.end_to_end_order.back(), rng);
+  }
+  return plan;
+}
+
+// The halves A (half_a groups) and B of `side` under `plan`; traces keep path order within each half.
 std::pair<SideSamples, SideSamples> split_side(const SideSamples& side, const std::vector<std::vector<std::size_t>>& groups,
-                                               std::size_t half_a, std::mt19937_64& rng) {
+                                               std::size_t half_a, const SplitPlan& plan) {
   SideSamples a, b;
   a.label = "half A";
   b.label = "half B";
   a.inventory.spec = b.inventory.spec = side.inventory.spec;
   a.samples_from_tables = b.samples_from_tables = side.samples_from_tables;
-  std::vector<std::size_t> order = identity(groups.size());
-  shuffle(order, rng);
   std::vector<bool> in_a(side.traces.size(), false);
   for (std::size_t i = 0; i < half_a; ++i) {
-    for (std::size_t t : groups[order[i]]) {
+    for (std::size_t t : groups[plan.group_order[i]]) {
       in_a[t] = true;
     }
   }
   for (std::size_t t = 0; t < side.traces.size(); ++t) {
     (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
   }
-  for (const EndToEndMetric& metric : side.end_to_end) {
-    auto [metric_a, metric_b] = split_end_to_end(metric, rng);
+  for (std::size_t e = 0; e < side.end_to_end.size(); ++e) {
+    auto [metric_a, metric_b] = split_end_to_end(side.end_to_end[e], plan.end_to_end_order[e]);
     a.end_to_end.push_back(std::move(metric_a));
     b.end_to_end.push_back(std::move(metric_b));
   }
@@ -236,13 +254,28 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
 
   std::mt19937_64 rng(options.seed);
   std::map<MetricKey, Accumulator> accumulators;
-  for (std::size_t split = 0; split < options.splits; ++split) {
-    const auto [a, b] = split_side(side, groups, result.half_a, rng);
-    const Judgement judgement = judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{});
-    if (split == 0) {
-      result.gating_classes = judgement.decision.gating_classes;
+  // Splits are drawn in order on this thread, judged in parallel a batch at a time (bounding the
+  // judgements held), and accumulated in order: the result does not depend on the thread count.
+  const std::size_t batch = 4 * worker_threads();
+  for (std::size_t first = 0; first < options.splits; first += batch) {
+    std::vector<SplitPlan> plans;
+    for (std::size_t split = first; split < std::min(options.splits, first + batch); ++split) {
+      plans.push_back(draw_split(side, groups.size(), rng));
     }
-    accumulate(judgement, accumulators, result);
+    std::vector<Judgement> judgements(plans.size());
+    const std::vector<std::exception_ptr> errors = parallel_for(plans.size(), [&](std::size_t i) {
+      const auto [a, b] = split_side(side, groups, result.half_a, plans[i]);
+      judgements[i] = judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{});
+    });
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      if (errors[i]) {
+        std::rethrow_exception(errors[i]);  // the first split's error, as one split after another
+      }
+      if (first + i == 0) {
+        result.gating_classes = judgements[i].decision.gating_classes;
+      }
+      accumulate(judgements[i], accumulators, result);
+    }
   }
 
   for (auto& [key, acc] : accumulators) {

@@ -83,7 +83,9 @@ struct Calibration {
 
 // Splits `side` into two random halves options.splits times and runs compare_metrics + decide on
 // each (conditions are not checked: both halves are one side; waivers do not apply). Deterministic for
-// a given seed. Cost: options.splits comparisons of half-size sides. Throws UsageError (naming
+// a given seed, whatever the thread count: the splits are drawn in order from one std::mt19937_64 and
+// judged on worker_threads() threads (util/parallel.hpp). Cost: options.splits comparisons of half-size
+// sides, most of it exact Mann–Whitney p values (stats/mann_whitney.hpp). Throws UsageError (naming
 // side.inventory.spec) when the side cannot be split: fewer than 4 runs and fewer than 4 traces, no
 // trace and fewer than 4 end-to-end samples, options.splits == 0, or unit run with fewer than
 // 2 * k_min_runs_for_run_unit runs.

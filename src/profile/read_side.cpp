@@ -9,11 +9,13 @@
 #include "profile/table_samples.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
+#include "util/parallel.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <unordered_set>
 
@@ -215,20 +217,36 @@ void read_table_file(SideSamples& side, const DiscoveredFile& file, const std::s
   (by_shape_table ? tables.by_shape : tables.plain).emplace_back(file.path, std::move(table));
 }
 
+// A trace file read on a worker thread (read_sides), waiting to be merged into its side in path order.
+struct TraceRead {
+  TraceSamples samples;
+  std::string sha256;  // of the bytes read
+};
+
+TraceRead read_trace_file(const DiscoveredFile& file, const TraceReadOptions& options) {
+  const std::unique_ptr<ByteSource> source = open_profile_file(file);
+  TraceRead read{read_trace_samples(*source, options), ""};
+  check_malformed_share(read.samples);
+  read.sha256 = source->raw_sha256();
+  return read;
+}
+
 // Reads one file of the inventory by its kind and returns the SHA-256 of the bytes read ("" for files
-// that are not read: Neuron binaries, ignored files).
-std::string read_one_file(SideSamples& side, const DiscoveredFile& file, const TraceReadOptions& options,
-                          SideTables& tables) {
+// that are not read: Neuron binaries, ignored files). A trace was read already: `trace` holds it, or
+// `trace_error` what reading it threw, rethrown here so that errors come in path order.
+std::string read_one_file(SideSamples& side, const DiscoveredFile& file, SideTables& tables, TraceRead* trace,
+                          const std::exception_ptr& trace_error) {
   if (file.kind == FileKind::neuron_artifact || file.kind == FileKind::ignored) {
     return "";
   }
   if (file.kind == FileKind::trace) {
-    const std::unique_ptr<ByteSource> source = open_profile_file(file);
-    side.traces.push_back(read_trace_samples(*source, options));
-    check_malformed_share(side.traces.back());
+    if (trace_error) {
+      std::rethrow_exception(trace_error);
+    }
+    side.traces.push_back(std::move(trace->samples));
     const TraceDataProblems& problems = side.traces.back().problems;
     side.data_problems.insert(side.data_problems.end(), problems.listed.begin(), problems.listed.end());
-    return source->raw_sha256();
+    return trace->sha256;
   }
   const InputText input = read_input_text(*open_profile_file(file));
   switch (file.kind) {
@@ -287,7 +305,18 @@ void add_unattributed_rows(TraceSamples& trace) {
   }
 }
 
-SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
+namespace {
+
+// The trace files of one side, read already (or the exception reading each threw), in path order.
+struct SideReads {
+  std::vector<TraceRead> traces;
+  std::vector<std::exception_ptr> errors;
+};
+
+// Everything but the reading of traces, in path order, as the side was read one file after another:
+// the first error in path order is the one thrown, and the distinct-op limit names the same file.
+SideSamples merge_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options,
+                       SideReads& reads) {
   SideSamples side;
   side.label = label;
   side.inventory = inventory;
@@ -299,19 +328,25 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
                                   static_cast<std::int64_t>(inventory.names_with_invalid_utf8), std::nullopt,
                                   "file or folder names"});
   }
+  std::size_t next_trace = 0;
   for (DiscoveredFile& file : side.inventory.files) {
+    const bool trace = file.kind == FileKind::trace;
     try {
-      file.sha256 = read_one_file(side, file, options, tables);
+      file.sha256 = trace ? read_one_file(side, file, tables, &reads.traces[next_trace], reads.errors[next_trace])
+                          : read_one_file(side, file, tables, nullptr, nullptr);
     } catch (const std::bad_alloc&) {
       throw InputError(file.path, "out of memory while reading this file (see README \"Limits\")");
     } catch (const nlohmann::json::exception& error) {
       // The readers check types themselves; this is the net under them: never an internal error.
       throw InputError(file.path, "unexpected JSON content: " + json_exception_reason(error));
     }
+    if (trace) {
+      reads.traces[next_trace++] = TraceRead{};  // moved into side.traces; release what is left
+    }
     if (file.regular) {
       artifacts.push_back({file.relative_path, file.size_bytes, false});
     }
-    if (file.kind == FileKind::trace) {
+    if (trace) {
       count_distinct_ops(side.traces.back(), op_names);
     }
   }
@@ -336,6 +371,47 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
             [](const ArtifactFile& a, const ArtifactFile& b) { return a.relative_path < b.relative_path; });
   side.neuron = find_neuron_artifacts(artifacts);
   return side;
+}
+
+} // namespace
+
+std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
+                                    const std::function<void(const SideSamples&)>& after_each) {
+  // Every trace file of every side is one item for the worker threads.
+  std::vector<SideReads> reads(sides.size());
+  struct Item {
+    std::size_t side, slot;  // the slot: the trace's index within its side
+    const DiscoveredFile* file;
+  };
+  std::vector<Item> items;
+  for (std::size_t s = 0; s < sides.size(); ++s) {
+    for (const DiscoveredFile& file : sides[s].inventory->files) {
+      if (file.kind == FileKind::trace) {
+        items.push_back({s, reads[s].traces.size(), &file});
+        reads[s].traces.emplace_back();
+      }
+    }
+  }
+  const std::vector<std::exception_ptr> errors = parallel_for(items.size(), [&](std::size_t i) {
+    reads[items[i].side].traces[items[i].slot] = read_trace_file(*items[i].file, options);
+  });
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    reads[items[i].side].errors.push_back(errors[i]);
+  }
+  std::vector<SideSamples> result;
+  result.reserve(sides.size());
+  for (std::size_t s = 0; s < sides.size(); ++s) {
+    result.push_back(merge_side(sides[s].label, *sides[s].inventory, options, reads[s]));
+    if (after_each) {
+      after_each(result.back());
+    }
+  }
+  return result;
+}
+
+SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
+  const SideToRead side{label, &inventory};
+  return std::move(read_sides({&side, 1}, options).front());
 }
 
 } // namespace neuron_gate

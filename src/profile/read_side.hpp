@@ -9,9 +9,11 @@
 #include "profile/neuron_artifacts.hpp"
 #include "profile/trace_samples.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,5 +80,21 @@ void add_unattributed_rows(TraceSamples& trace);
 // the op, the count and the first example), and when the side holds more distinct op names than
 // input_limits().max_distinct_ops (naming the file that crossed the limit).
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options);
+
+// One side for read_sides: its label ("base", "head", ...) and its inventory (not owned; outlives the call).
+struct SideToRead {
+  std::string label;
+  const ProfileInventory* inventory = nullptr;
+};
+
+// read_side for several sides at once: the trace files of all of them are read in parallel on
+// worker_threads() threads (util/parallel.hpp), then each side is put together in path order, sides in
+// the order given. The result, and the error thrown (the first in path order of the first side that has
+// one, as read_side one after another would throw it), do not depend on the thread count. `after_each`,
+// when set, is called on each side once it is put together, before the next one (a caller's check that
+// would have run between two read_side calls throws in the same order). Peak memory: every trace's
+// samples (as read_side) plus, per thread, one trace being read.
+std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
+                                    const std::function<void(const SideSamples&)>& after_each = {});
 
 } // namespace neuron_gate
