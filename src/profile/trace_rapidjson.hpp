@@ -78,6 +78,20 @@ public:
   const char* cursor() const { return m_reader.m_cur; }
   const char* chunk_end() const { return m_reader.m_end; }
   void skip(std::size_t count) { m_reader.m_cur += count; }
+  // Skips JSON white space, a chunk at a time (RapidJSON's generic loop takes a Peek/Take per byte).
+  void skip_whitespace() {
+    for (;;) {
+      const char* p = m_reader.m_cur;
+      const char* const end = m_reader.m_end;
+      while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) {
+        ++p;
+      }
+      m_reader.m_cur = p;
+      if (p != end || m_reader.at_end()) {
+        return;
+      }
+    }
+  }
   std::size_t Tell() const { return static_cast<std::size_t>(m_reader.offset()); }
   // Output half of the stream concept: used only by in-situ parsing, which the reader never asks for.
   Ch* PutBegin() { return nullptr; }
@@ -89,6 +103,9 @@ private:
   __attribute__((noinline)) Ch peek_slow() const { return m_reader.at_end() ? '\0' : *m_reader.m_cur; }
   ChunkReader& m_reader;
 };
+
+// RapidJSON's white-space skip for RapidStream, found by argument-dependent lookup over its template.
+inline void SkipWhitespace(RapidStream& stream) { stream.skip_whitespace(); }
 
 // The length of the run at `p` (before `end`) of bytes that a JSON string copies as they are: up to the
 // first '"', '\\' or control character. 16 bytes a step with SSE2, as RapidJSON's own in-memory scan.
