@@ -104,6 +104,24 @@ private:
   ChunkReader& m_reader;
 };
 
+} // namespace neuron_gate::trace_reader
+
+// RapidJSON 1.1.0's parse stack allocates lazily and its first Push adds an offset to the null pointer
+// (undefined behaviour that UBSan stops scripts/sanitize.sh on); for the reader's allocator it allocates
+// its initial capacity up front instead (the constructor is otherwise RapidJSON's).
+template <>
+inline rapidjson::internal::Stack<neuron_gate::trace_reader::CappedAllocator>::Stack(
+    neuron_gate::trace_reader::CappedAllocator* allocator, size_t stackCapacity)
+    : allocator_(allocator), ownAllocator_(0), stack_(0), stackTop_(0), stackEnd_(0),
+      initialCapacity_(stackCapacity) {
+  if (allocator_ == nullptr) {
+    ownAllocator_ = allocator_ = RAPIDJSON_NEW(neuron_gate::trace_reader::CappedAllocator());
+  }
+  Resize(initialCapacity_);
+}
+
+namespace neuron_gate::trace_reader {
+
 // RapidJSON's white-space skip for RapidStream, found by argument-dependent lookup over its template.
 inline void SkipWhitespace(RapidStream& stream) { stream.skip_whitespace(); }
 
