@@ -33,6 +33,7 @@ constexpr const char* k_examples =
     "  neuron-gate calibrate base/                         false-alarm rate on no change\n"
     "  neuron-gate inspect head/                           what is read from a profile\n"
     "  neuron-gate rank base/ alt1/ alt2/                  alternatives ranked against base, with CIs\n"
+    "  neuron-gate digest base/ -o base.ngdigest           kilobytes that compare reads in place of base/\n"
     "  neuron-gate COMMAND --help                          a command's options\n";
 
 // "neuron-gate 0.1.0 (git commit 0123456789ab)".
@@ -205,6 +206,22 @@ CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   return inspect_cmd;
 }
 
+CLI::App* add_digest(CLI::App& app, DigestOptions& digest) {
+  CLI::App* digest_cmd = app.add_subcommand(
+      "digest", "write one profile's samples to a small file that compare reads in place of the profile");
+  digest_cmd
+      ->add_option("PROFILE", digest.profile,
+                   "a directory, a file or git:REF:PATH; or digests (a folder of one digest per rank: combined)")
+      ->required()
+      ->type_name("DIR|FILE");
+  digest_cmd->add_option("-o,--output", digest.output, "the digest to write (by convention NAME.ngdigest)")
+      ->required()
+      ->type_name("FILE");
+  add_repo_option(digest_cmd, digest.repository);
+  digest_cmd->add_flag("--by-shape", digest.by_shape, "identify ops by name and input shapes (for compare --by-shape)");
+  return digest_cmd;
+}
+
 } // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -222,8 +239,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* inspect_cmd = add_inspect(app, inspect);
   RankOptions rank;
   CLI::App* rank_cmd = add_rank(app, rank);
+  DigestOptions digest;
+  CLI::App* digest_cmd = add_digest(app, digest);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
-  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd}) {
+  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd}) {
     command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
                                               "else one per core); the output is the same for any count")
         ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
@@ -264,6 +283,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     if (rank_cmd->parsed()) {
       return run_rank(rank, out);
+    }
+    if (digest_cmd->parsed()) {
+      return run_digest(digest, out);
     }
   } catch (const InputError& error) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";

@@ -11,6 +11,7 @@
 #include "compare/rule_set.hpp"
 #include "compare/judgement.hpp"
 #include "profile/discover.hpp"
+#include "profile/digest_side.hpp"
 #include "profile/read_side.hpp"
 #include "profile/repository_state.hpp"
 #include "report/annotations.hpp"
@@ -297,7 +298,7 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideToRead to_read[] = {{"base", &base_inventory}, {"head", &head_inventory}};
-  std::vector<SideSamples> sides = read_sides(to_read, read_options);  // both sides in parallel
+  std::vector<SideSamples> sides = load_sides(to_read, read_options);  // both sides in parallel
   SideSamples& base = sides[0];
   SideSamples& head = sides[1];
   require_samples(base);
@@ -315,7 +316,8 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
     add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);
   }
 
-  Provenance provenance = collect_provenance(base_inventory, head_inventory, rules.source, applied_rules_json(rules));
+  // The sides' own inventories: for a digest, the files it was made of (with their sizes and hashes).
+  Provenance provenance = collect_provenance(base.inventory, head.inventory, rules.source, applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
   add_git_state(options, base, head, provenance, findings.open_hypotheses);
   const Report report =
@@ -356,7 +358,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out) {
   const RuleSet rules = applied_rules(options.rules_path, options.unit);
   const ProfileInventory inventory = discover_profile(options.profile, options.repository);
   check_output_path(options.json_path, {&inventory}, options.rules_path);
-  const SideSamples side = read_side("profile", inventory, TraceReadOptions{});
+  const SideSamples side = load_side("profile", inventory, TraceReadOptions{});
   require_samples(side);
   CalibrationOptions calibration_options;
   calibration_options.splits = options.splits;
@@ -411,7 +413,7 @@ int run_rank(const RankOptions& options, std::ostream& out) {
   for (std::size_t i = 0; i < specs.size(); ++i) {
     to_read.push_back({i == 0 ? "base" : "alternative " + std::to_string(i), &inventories[i]});
   }
-  std::vector<SideSamples> sides = read_sides(to_read, read_options, require_samples);
+  std::vector<SideSamples> sides = load_sides(to_read, read_options, require_samples);
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   const Fingerprint base_fingerprint = fingerprint_side(sides.front());
@@ -446,7 +448,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   const std::vector<OperatingPointFiles> points = split_operating_points(inventory);
   std::string text;
   for (const OperatingPointFiles& point : points) {
-    const SideSamples side = read_side("profile", point.inventory, read_options);
+    const SideSamples side = load_side("profile", point.inventory, read_options);
     text += render_inspect(points.size() > 1 ? point.inventory.spec : options.profile, side, fingerprint_side(side));
   }
   write_stream(out, text, "stdout");

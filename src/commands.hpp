@@ -98,6 +98,20 @@ struct InspectOptions {
 // Prints what neuron-gate understood of one profile (report/inspect_report.hpp renders it). Returns 0.
 int run_inspect(const InspectOptions& options, std::ostream& out);
 
+// Options of `neuron-gate digest`.
+struct DigestOptions {
+  std::string profile;     // a directory, file or git:REF:PATH; or digests (combined into one)
+  std::string repository;  // --repo: the repository of a git: spec ("" = the current directory's)
+  std::string output;      // -o FILE: the digest to write (`*.ngdigest` by convention)
+  bool by_shape = false;   // ops keyed by name and input shapes (compare --by-shape needs such digests)
+};
+
+// Reads one side (load_side: a profile, a digest or a folder of digests) and writes its digest
+// (profile/digest.hpp) to options.output, whole or not at all; prints one line saying what was written.
+// Returns 0. Throws UsageError for an output that is an input file or a profile of several operating
+// points (not supported: digest each point's folder and compare those), InputError as reading does.
+int run_digest(const DigestOptions& options, std::ostream& out);
+
 // An error message made safe to print on a terminal or CI log (report/escape.hpp escape_terminal):
 // valid UTF-8, one line, no control character or escape sequence from the data.
 std::string terminal_text(std::string_view message);

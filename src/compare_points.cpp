@@ -5,6 +5,7 @@
 #include "compare/conditions.hpp"
 #include "compare/cost.hpp"
 #include "compare/operating_points.hpp"
+#include "profile/digest_side.hpp"
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
 #include "report/provenance.hpp"
@@ -73,7 +74,7 @@ void read_point(const PointFiles& files, const TraceReadOptions& options, PointC
       to_read.push_back({label, &side->inventory});
     }
   }
-  std::vector<SideSamples> sides = read_sides(to_read, options, require_samples);
+  std::vector<SideSamples> sides = load_sides(to_read, options, require_samples);
   std::size_t next = 0;
   if (files.base != nullptr) {
     point.base = std::move(sides[next++]);

@@ -5,3 +5,5 @@ include(profile_neuron.cmake)
 include(profile_formats.cmake)
 # Every device event counted: attributed + unattributed per step, shares vs tests/tools/device_share.py (issue 12).
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_device_share.cpp)
+# Digests: round trip of every bundled profile, hostile digests, rank combining (issue 20 item 3).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_digest.cpp)

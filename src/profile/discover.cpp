@@ -1,6 +1,7 @@
 #include "profile/discover.hpp"
 
 #include "profile/benchmark_formats.hpp"
+#include "profile/digest.hpp"
 #include "profile/byte_source.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/key_averages_table.hpp"
@@ -120,6 +121,8 @@ const char* file_kind_name(FileKind kind) {
     return "Neuron summary JSON";
   case FileKind::neuron_summary_text:
     return "Neuron summary text";
+  case FileKind::digest:
+    return "neuron-gate digest";
   case FileKind::ignored:
     return "ignored";
   }
@@ -182,7 +185,9 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
     // A top-level array is a legacy trace, unless its objects are Neuron summaries (one per NTFF).
     file.kind = looks_like_neuron_summary_json(small_head) ? FileKind::neuron_summary_json : FileKind::trace;
   } else if (first == '{') {
-    if (head.find("\"traceEvents\"") != std::string::npos) {
+    if (looks_like_digest(std::string_view(head).substr(start))) {
+      file.kind = FileKind::digest;  // before the trace test: a digest may hold an op named "traceEvents"
+    } else if (head.find("\"traceEvents\"") != std::string::npos) {
       file.kind = FileKind::trace;
     } else if (looks_like_e2e_json(head)) {
       file.kind = FileKind::end_to_end;

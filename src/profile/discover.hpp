@@ -25,12 +25,13 @@ enum class FileKind {
   pytest_benchmark,     // pytest-benchmark JSON: "machine_info", or "benchmarks" with "fullname"
   neuron_summary_json,  // neuron-explorer summary-json, or legacy neuron-profile JSON with a "summary" array
   neuron_summary_text,  // neuron-explorer summary-text: `key value` lines with `total_time`
+  digest,               // a neuron-gate digest (digest.hpp): a side's samples, gzip JSON `*.ngdigest`
   ignored,              // not recognised: listed with the reason, never read further
 };
 
 // Human-readable kind: "trace", "end-to-end", "key_averages table", "run manifest", "Neuron artifact",
 // "Google Benchmark JSON", "hyperfine JSON", "pytest-benchmark JSON", "Neuron summary JSON",
-// "Neuron summary text", "ignored".
+// "Neuron summary text", "neuron-gate digest", "ignored".
 const char* file_kind_name(FileKind kind);
 
 // One file found under a profile root.
@@ -80,7 +81,7 @@ std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file);
 // Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the
 // file name. Text is recognised by content, never by name; the opaque Neuron binaries (.neff, .ntff,
 // .pb) by their names, since their formats are not public. A JSON object is tried, in this order, as a
-// trace ("traceEvents"), e2e.json and run manifest (their "schema"), a benchmark tool's output (first
+// neuron-gate digest (its first key "format" is "neuron-gate digest"), a trace ("traceEvents"), e2e.json and run manifest (their "schema"), a benchmark tool's output (first
 // 64 KiB, benchmark_formats.hpp), a Neuron summary (first 64 KiB, neuron_summary.hpp); a top-level array
 // as a Neuron summary (per-NTFF objects with "total_time"), else as a legacy trace; other text as a
 // key_averages table, then a Neuron summary-text. Sets kind and, for an ignored file, ignored_reason

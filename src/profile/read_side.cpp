@@ -154,24 +154,6 @@ void check_malformed_share(const TraceSamples& trace) {
   }
 }
 
-// The share of the side's self CPU and device time each screened problem excluded.
-void set_screened_shares(SideSamples& side) {
-  const auto share = [](Nanoseconds part, Nanoseconds kept, Nanoseconds excluded) {
-    const Nanoseconds all = kept + excluded;
-    return all > 0 ? static_cast<double>(part) / static_cast<double>(all) : 0.0;
-  };
-  for (DataProblem& problem : side.data_problems) {
-    if (!is_screened_kind(problem.kind)) {
-      continue;
-    }
-    problem.cpu_share = share(problem.excluded_cpu_ns, side.screened.kept_cpu_ns, side.screened.excluded_cpu_ns);
-    problem.device_share = problem.kind == DataProblemKind::device_time_lost
-                               ? 1.0
-                               : share(problem.excluded_device_ns, side.screened.kept_device_ns,
-                                       side.screened.excluded_device_ns);
-  }
-}
-
 // Adds the op names of `trace` to `names` and refuses a side past the distinct-op limit.
 void count_distinct_ops(const TraceSamples& trace, std::unordered_set<std::string>& names) {
   const std::uint64_t limit = input_limits().max_distinct_ops;
@@ -282,6 +264,38 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, SideTab
 
 } // namespace
 
+void set_screened_shares(SideSamples& side) {
+  const auto share = [](Nanoseconds part, Nanoseconds kept, Nanoseconds excluded) {
+    const Nanoseconds all = kept + excluded;
+    return all > 0 ? static_cast<double>(part) / static_cast<double>(all) : 0.0;
+  };
+  for (DataProblem& problem : side.data_problems) {
+    if (!is_screened_kind(problem.kind)) {
+      continue;
+    }
+    problem.cpu_share = share(problem.excluded_cpu_ns, side.screened.kept_cpu_ns, side.screened.excluded_cpu_ns);
+    problem.device_share = problem.kind == DataProblemKind::device_time_lost
+                               ? 1.0
+                               : share(problem.excluded_device_ns, side.screened.kept_device_ns,
+                                       side.screened.excluded_device_ns);
+  }
+}
+
+NeuronArtifacts neuron_artifacts_of(const ProfileInventory& inventory) {
+  std::vector<ArtifactFile> artifacts;
+  for (const DiscoveredFile& file : inventory.files) {
+    if (file.regular) {
+      artifacts.push_back({file.relative_path, file.size_bytes, false});
+    }
+  }
+  for (const std::string& folder : inventory.folders) {
+    artifacts.push_back({folder, 0, true});
+  }
+  std::sort(artifacts.begin(), artifacts.end(),
+            [](const ArtifactFile& a, const ArtifactFile& b) { return a.relative_path < b.relative_path; });
+  return find_neuron_artifacts(artifacts);
+}
+
 std::string unattributed_row_name(const std::string& category) {
   return std::string(k_unattributed_row) + " (" + category + ")";
 }
@@ -321,7 +335,6 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
   side.label = label;
   side.inventory = inventory;
   SideTables tables;
-  std::vector<ArtifactFile> artifacts;
   std::unordered_set<std::string> op_names;
   if (inventory.names_with_invalid_utf8 > 0) {
     side.data_problems.push_back({DataProblemKind::invalid_utf8, inventory.spec,
@@ -343,9 +356,6 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
     if (trace) {
       reads.traces[next_trace++] = TraceRead{};  // moved into side.traces; release what is left
     }
-    if (file.regular) {
-      artifacts.push_back({file.relative_path, file.size_bytes, false});
-    }
     if (trace) {
       count_distinct_ops(side.traces.back(), op_names);
     }
@@ -364,12 +374,7 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
     add_screened_time(side.screened, trace.screened);
   }
   set_screened_shares(side);
-  for (const std::string& folder : inventory.folders) {
-    artifacts.push_back({folder, 0, true});
-  }
-  std::sort(artifacts.begin(), artifacts.end(),
-            [](const ArtifactFile& a, const ArtifactFile& b) { return a.relative_path < b.relative_path; });
-  side.neuron = find_neuron_artifacts(artifacts);
+  side.neuron = neuron_artifacts_of(side.inventory);
   return side;
 }
 

@@ -71,6 +71,13 @@ bool is_unattributed_row(std::string_view name);
 // trace.screened_ops under the same names. read_side calls it for every trace.
 void add_unattributed_rows(TraceSamples& trace);
 
+// Sets each screened data problem's cpu_share / device_share: its excluded time over the side's self CPU /
+// device time (side.screened kept + excluded); 0 when the side has none; device_time_lost has device share 1.
+void set_screened_shares(SideSamples& side);
+
+// The Neuron captures (find_neuron_artifacts) among the inventory's regular files and its folders.
+NeuronArtifacts neuron_artifacts_of(const ProfileInventory& inventory);
+
 // Reads every trace, table, end-to-end file (e2e.json, Google Benchmark, hyperfine, pytest-benchmark,
 // Neuron summary) and manifest of `inventory`, and checks Neuron artifacts. Throws InputError (file,
 // byte offset) on the first file that cannot be read (pytest-benchmark JSON saved without

@@ -1,0 +1,81 @@
+// `neuron-gate digest PROFILE -o FILE` (README "Digests").
+
+#include "commands.hpp"
+#include "compare_steps.hpp"
+
+#include "profile/digest.hpp"
+#include "profile/digest_side.hpp"
+#include "profile/discover.hpp"
+#include "profile/operating_points.hpp"
+#include "report/escape.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+
+#include <ostream>
+#include <set>
+
+namespace neuron_gate {
+namespace {
+
+// "3 files, 4103212 bytes; 1 trace, ranks 0, 1"-style summary of what a digest holds.
+std::string digest_summary(const SideSamples& side) {
+  std::uintmax_t bytes = 0;
+  for (const DiscoveredFile& file : side.inventory.files) {
+    bytes += file.size_bytes;
+  }
+  std::set<unsigned> ranks;
+  for (const TraceSamples& trace : side.traces) {
+    if (trace.rank) {
+      ranks.insert(*trace.rank);
+    }
+  }
+  std::string text = std::to_string(side.inventory.files.size()) + " files of " + std::to_string(bytes) + " bytes; " +
+                     std::to_string(side.traces.size()) + (side.samples_from_tables ? " tables" : " traces") + ", " +
+                     std::to_string(side.end_to_end.size()) + " end-to-end metrics";
+  if (!ranks.empty()) {
+    std::string listed;
+    for (unsigned rank : ranks) {
+      listed += (listed.empty() ? "" : ", ") + std::to_string(rank);
+    }
+    text += "; rank" + std::string(ranks.size() == 1 ? " " : "s ") + listed;
+  }
+  return text;
+}
+
+} // namespace
+
+int run_digest(const DigestOptions& options, std::ostream& out) {
+  check_writable_destination(options.output);
+  const ProfileInventory inventory = discover_profile(options.profile, options.repository);
+  for (const DiscoveredFile& file : inventory.files) {
+    if (same_file(options.output, file.path)) {
+      throw UsageError("refusing to write a digest over an input file: \"" + options.output + "\"");
+    }
+  }
+  const std::vector<OperatingPointFiles> points = split_operating_points(inventory);
+  if (points.size() > 1) {
+    throw UsageError(escape_terminal(options.profile) + " holds " + std::to_string(points.size()) +
+                     " operating points (one run manifest per folder): digests of several points are not supported; "
+                     "compare the profiles themselves");
+  }
+  TraceReadOptions read_options;
+  read_options.by_shape = options.by_shape;
+  SideSamples side = load_side("profile", inventory, read_options);
+  require_samples(side);
+  // The report's Provenance hashes the Neuron binaries, which read_side never reads: the digest carries
+  // their hashes, since the files will not be there when it is compared.
+  for (DiscoveredFile& file : side.inventory.files) {
+    if (file.kind == FileKind::neuron_artifact && file.sha256.empty()) {
+      file.sha256 = open_profile_file(file)->raw_sha256();
+    }
+  }
+  const std::string bytes = digest_bytes(side, options.by_shape);
+  write_file_atomically(options.output, bytes);
+  write_stream(out,
+               "wrote " + escape_terminal(options.output) + ": " + std::to_string(bytes.size()) + " bytes, the digest of " +
+                   escape_terminal(side.inventory.spec) + " (" + escape_terminal(digest_summary(side)) + ")\n",
+               "stdout");
+  return 0;
+}
+
+} // namespace neuron_gate

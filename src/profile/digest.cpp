@@ -1,0 +1,121 @@
+#include "profile/digest.hpp"
+
+#include "profile/digest_fields.hpp"
+#include "profile/digest_json.hpp"
+#include "profile/json_input.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/input_limits.hpp"
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include <new>
+
+namespace neuron_gate {
+namespace {
+
+// gzip of `text` at the best compression; the header carries no name and no time, so equal text gives
+// equal bytes.
+std::string gzip(std::string_view text) {
+  z_stream stream{};
+  constexpr int k_gzip_window = 15 + 16;  // 32 KiB window, gzip wrapper
+  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, k_gzip_window, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::bad_alloc();
+  }
+  std::string out(deflateBound(&stream, static_cast<uLong>(text.size())), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int result = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (result != Z_STREAM_END) {
+    throw std::bad_alloc();  // deflateBound is enough for any input: only memory can fail
+  }
+  return out;
+}
+
+// The whole decompressed text of a digest, refused past k_max_digest_bytes before it is all held.
+std::string read_digest_text(ByteSource& source) {
+  std::string text;
+  for (std::string_view chunk = source.next(); !chunk.empty(); chunk = source.next()) {
+    if (text.size() + chunk.size() > k_max_digest_bytes) {
+      throw InputError(source.path(), "a digest larger than " + byte_count_text(k_max_digest_bytes) +
+                                          " decompressed: not one neuron-gate writes");
+    }
+    text.append(chunk);
+  }
+  return text;
+}
+
+// The envelope: format, version (refusing a newer one first, whatever else it holds), tool, by_shape.
+DigestInfo read_envelope(const nlohmann::json& document, const std::string& path) {
+  const DigestFields f(path);
+  if (!document.is_object() || !document.contains("format") || document["format"] != k_digest_format) {
+    f.fail("not a neuron-gate digest (no \"format\": \"neuron-gate digest\" at the top level)");
+  }
+  DigestInfo info;
+  const std::int64_t version = f.integer(f.at(document, "version", "the top level"), "version");
+  if (version > k_digest_version) {
+    f.fail("digest format version " + std::to_string(version) + " was written by a newer neuron-gate; this one (" +
+           NEURON_GATE_VERSION + ") reads version " + std::to_string(k_digest_version) + ": upgrade neuron-gate");
+  }
+  if (version < 1) {
+    f.fail("\"version\" must be at least 1, not " + std::to_string(version));
+  }
+  info.version = static_cast<int>(version);
+  f.keys(document, "the top level", {"format", "version", "tool_version", "by_shape", "side"});
+  info.tool_version = f.str(document, "tool_version", "the top level");
+  info.by_shape = f.boolean(document, "by_shape", "the top level");
+  return info;
+}
+
+} // namespace
+
+std::string digest_bytes(const SideSamples& side, bool by_shape) {
+  nlohmann::ordered_json document{{"format", k_digest_format},
+                                  {"version", k_digest_version},
+                                  {"tool_version", NEURON_GATE_VERSION},
+                                  {"by_shape", by_shape}};
+  document["side"] = side_to_json(side);
+  // Names are valid UTF-8 once read (invalid bytes become U+FFFD); `replace` only keeps a stray byte
+  // elsewhere from stopping the write.
+  return gzip(document.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+void write_digest(const SideSamples& side, const std::string& path, bool by_shape) {
+  write_file_atomically(path, digest_bytes(side, by_shape));
+}
+
+SideSamples read_digest(ByteSource& source, DigestInfo* info) {
+  const std::string path = source.path();
+  const std::string text = read_digest_text(source);
+  try {
+    const JsonDocument document = parse_json_input(text, path);
+    DigestInfo envelope = read_envelope(document.value, path);
+    envelope.sha256 = source.raw_sha256();
+    SideSamples side = side_from_json(document.value["side"], path);
+    if (info != nullptr) {
+      *info = envelope;
+    }
+    return side;
+  } catch (const std::bad_alloc&) {
+    throw InputError(path, "out of memory while reading this digest of " + byte_count_text(text.size()));
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(path, "unexpected digest content: " + json_exception_reason(error));
+  }
+}
+
+bool looks_like_digest(std::string_view head) {
+  std::size_t i = 0;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) {
+    ++i;
+  }
+  head.remove_prefix(i);
+  constexpr std::string_view k_start = "{\"format\":\"neuron-gate digest\"";
+  return head.substr(0, k_start.size()) == k_start;
+}
+
+} // namespace neuron_gate

@@ -1,0 +1,455 @@
+#include "profile/digest_json.hpp"
+
+#include "profile/digest_fields.hpp"
+
+namespace neuron_gate {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+const char* format_word(TraceFormat format) {
+  switch (format) {
+  case TraceFormat::kineto:
+    return "kineto";
+  case TraceFormat::legacy_array:
+    return "legacy_array";
+  case TraceFormat::key_averages_table:
+    return "key_averages_table";
+  }
+  return "kineto";
+}
+
+ojson problem_to_json(const DataProblem& problem) {
+  ojson out{{"kind", data_problem_id(problem.kind)}, {"file", problem.file}, {"count", problem.count}};
+  out["byte"] = problem.byte ? ojson(*problem.byte) : ojson(nullptr);
+  out["example"] = problem.example;
+  out["excluded_cpu_ns"] = problem.excluded_cpu_ns;
+  out["excluded_device_ns"] = problem.excluded_device_ns;
+  return out;
+}
+
+ojson problems_to_json(const std::vector<DataProblem>& problems) {
+  ojson out = ojson::array();
+  for (const DataProblem& problem : problems) {
+    out.push_back(problem_to_json(problem));
+  }
+  return out;
+}
+
+ojson screened_to_json(const ScreenedTime& time) {
+  return ojson{{"kept_cpu_ns", time.kept_cpu_ns},
+               {"kept_device_ns", time.kept_device_ns},
+               {"excluded_cpu_ns", time.excluded_cpu_ns},
+               {"excluded_device_ns", time.excluded_device_ns},
+               {"device_time_lost", time.device_time_lost}};
+}
+
+// The trace's op and kernel names, each once, in order, and their indexes.
+struct NameTable {
+  std::map<std::string, std::size_t> index;
+  ojson names = ojson::array();
+  std::size_t of(const std::string& name) {
+    const auto [it, added] = index.emplace(name, index.size());
+    if (added) {
+      names.push_back(name);
+    }
+    return it->second;
+  }
+};
+
+ojson step_to_json(const StepSample& step, NameTable& names) {
+  ojson ops = ojson::array();
+  for (const auto& [name, values] : step.ops) {
+    ops.push_back(ojson::array({names.of(name), values.self_cpu_ns, values.device_ns, values.calls}));
+  }
+  ojson kernels = ojson::array();
+  for (const auto& [name, ns] : step.device_kernels) {
+    kernels.push_back(ojson::array({names.of(name), ns}));
+  }
+  return ojson{{"name", step.name},
+               {"start_ns", step.start_ns},
+               {"duration_ns", step.duration_ns},
+               {"ops", std::move(ops)},
+               {"kernels", std::move(kernels)},
+               {"unattributed_device_ns", step.unattributed_device_ns},
+               {"unattributed_by_category", step.unattributed_by_category}};
+}
+
+ojson trace_problems_to_json(const TraceDataProblems& problems) {
+  ojson malformed = ojson::object();
+  for (const auto& [op, counts] : problems.malformed_by_op) {
+    malformed[op] = ojson::array({counts.malformed, counts.read});
+  }
+  return ojson{{"negative_duration_events", problems.negative_duration_events},
+               {"unfinished_events", problems.unfinished_events},
+               {"malformed_events", problems.malformed_events},
+               {"negative_self_time", problems.negative_self_time},
+               {"listed", problems_to_json(problems.listed)},
+               {"malformed_by_op", std::move(malformed)}};
+}
+
+ojson trace_to_json(const TraceSamples& trace) {
+  NameTable names;
+  ojson steps = ojson::array();
+  for (const StepSample& step : trace.steps) {
+    steps.push_back(step_to_json(step, names));
+  }
+  ojson outside = step_to_json(trace.outside_steps, names);
+  ojson screened_ops = ojson::object();
+  for (const auto& [op, counts] : trace.screened_ops) {
+    screened_ops[op] = ojson::array({counts.cpu_events, counts.device_events});
+  }
+  ojson out{{"path", trace.path}, {"format", format_word(trace.format)}, {"names", std::move(names.names)}};
+  out["steps"] = std::move(steps);
+  out["has_profiler_steps"] = trace.has_profiler_steps;
+  out["outside_steps"] = std::move(outside);
+  out["event_count"] = trace.event_count;
+  out["categories"] = trace.categories;
+  out["has_device_events"] = trace.has_device_events;
+  out["input_shapes"] = trace.input_shapes;
+  out["metadata"] = trace.metadata;
+  out["problems"] = trace_problems_to_json(trace.problems);
+  out["screened"] = screened_to_json(trace.screened);
+  out["screened_ops"] = std::move(screened_ops);
+  out["screened_unattributed"] = trace.screened_unattributed;
+  out["steps_screened"] = trace.steps_screened;
+  out["rank"] = trace.rank ? ojson(*trace.rank) : ojson(nullptr);
+  out["rank_source"] = trace.rank_source;
+  return out;
+}
+
+ojson metric_to_json(const EndToEndMetric& metric) {
+  return ojson{{"name", metric.name},
+               {"unit", metric.unit},
+               {"better", metric.better == Better::lower ? "lower" : "higher"},
+               {"samples", metric.samples},
+               {"runs", metric.runs},
+               {"run_sizes", metric.run_sizes},
+               {"source_path", metric.source_path},
+               {"origin", metric.origin == EndToEndOrigin::application ? "application" : "device_summary"}};
+}
+
+ojson inventory_to_json(const ProfileInventory& inventory) {
+  ojson files = ojson::array();
+  for (const DiscoveredFile& file : inventory.files) {
+    files.push_back(ojson{{"path", file.path},
+                          {"relative_path", file.relative_path},
+                          {"kind", file_kind_id(file.kind)},
+                          {"size_bytes", file.size_bytes},
+                          {"ignored_reason", file.ignored_reason},
+                          {"outside_link", file.outside_link},
+                          {"regular", file.regular},
+                          {"sha256", file.sha256}});
+  }
+  return ojson{{"spec", inventory.spec},
+               {"files", std::move(files)},
+               {"folders", inventory.folders},
+               {"names_with_invalid_utf8", inventory.names_with_invalid_utf8},
+               {"git_repository", inventory.git_repository},
+               {"git_repository_shown", inventory.git_repository_shown},
+               {"git_commit", inventory.git_commit}};
+}
+
+} // namespace
+
+ojson side_to_json(const SideSamples& side) {
+  ojson traces = ojson::array();
+  for (const TraceSamples& trace : side.traces) {
+    traces.push_back(trace_to_json(trace));
+  }
+  ojson metrics = ojson::array();
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    metrics.push_back(metric_to_json(metric));
+  }
+  ojson out{{"inventory", inventory_to_json(side.inventory)}, {"traces", std::move(traces)}};
+  out["samples_from_tables"] = side.samples_from_tables;
+  out["end_to_end"] = std::move(metrics);
+  out["table_input_shapes"] = side.table_input_shapes;
+  out["manifest"] = side.manifest ? ojson{{"source_path", side.manifest->source_path}, {"fields", side.manifest->fields}}
+                                  : ojson(nullptr);
+  out["table_warnings"] = side.table_warnings;
+  out["file_details"] = side.file_details;
+  out["read_warnings"] = side.read_warnings;
+  out["data_problems"] = problems_to_json(side.data_problems);
+  return out;
+}
+
+namespace {
+
+DataProblem problem_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where, {"kind", "file", "count", "byte", "example", "excluded_cpu_ns", "excluded_device_ns"});
+  DataProblem problem;
+  problem.kind = f.problem_kind(value, "kind", where);
+  problem.file = f.str(value, "file", where);
+  problem.count = f.count(value, "count", where);
+  if (!f.at(value, "byte", where).is_null()) {
+    problem.byte = static_cast<std::uint64_t>(f.count(value, "byte", where));
+  }
+  problem.example = f.str(value, "example", where);
+  problem.excluded_cpu_ns = f.ns(value, "excluded_cpu_ns", where);
+  problem.excluded_device_ns = f.ns(value, "excluded_device_ns", where);
+  return problem;
+}
+
+std::vector<DataProblem> problems_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  std::vector<DataProblem> problems;
+  f.array(value, where);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    problems.push_back(problem_from_json(f, value[i], where + "[" + std::to_string(i) + "]"));
+  }
+  return problems;
+}
+
+ScreenedTime screened_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where, {"kept_cpu_ns", "kept_device_ns", "excluded_cpu_ns", "excluded_device_ns", "device_time_lost"});
+  ScreenedTime time;
+  time.kept_cpu_ns = f.ns(value, "kept_cpu_ns", where);
+  time.kept_device_ns = f.ns(value, "kept_device_ns", where);
+  time.excluded_cpu_ns = f.ns(value, "excluded_cpu_ns", where);
+  time.excluded_device_ns = f.ns(value, "excluded_device_ns", where);
+  time.device_time_lost = f.boolean(value, "device_time_lost", where);
+  return time;
+}
+
+StepSample step_from_json(const DigestFields& f, const json& value, const std::string& where,
+                          const std::vector<std::string>& names) {
+  f.keys(value, where,
+         {"name", "start_ns", "duration_ns", "ops", "kernels", "unattributed_device_ns", "unattributed_by_category"});
+  StepSample step;
+  step.name = f.str(value, "name", where);
+  step.start_ns = f.ns(value, "start_ns", where);
+  step.duration_ns = f.ns(value, "duration_ns", where);
+  const json& ops = f.array(f.at(value, "ops", where), where + ".ops");
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::string at = where + ".ops[" + std::to_string(i) + "]";
+    const std::vector<std::int64_t> row = f.int_row(ops[i], at, 4);
+    OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_ns(row[2], at + "[2]"), f.checked_count(row[3], at + "[3]")};
+    f.insert_unique(step.ops, f.name_at(names, row[0], at + "[0]"), values, at);
+  }
+  const json& kernels = f.array(f.at(value, "kernels", where), where + ".kernels");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const std::string at = where + ".kernels[" + std::to_string(i) + "]";
+    const std::vector<std::int64_t> row = f.int_row(kernels[i], at, 2);
+    f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_ns(row[1], at + "[1]"), at);
+  }
+  step.unattributed_device_ns = f.ns(value, "unattributed_device_ns", where);
+  step.unattributed_by_category = f.ns_map(value, "unattributed_by_category", where);
+  return step;
+}
+
+TraceDataProblems trace_problems_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where,
+         {"negative_duration_events", "unfinished_events", "malformed_events", "negative_self_time", "listed",
+          "malformed_by_op"});
+  TraceDataProblems problems;
+  problems.negative_duration_events = f.count(value, "negative_duration_events", where);
+  problems.unfinished_events = f.count(value, "unfinished_events", where);
+  problems.malformed_events = f.count(value, "malformed_events", where);
+  problems.negative_self_time = f.ns_map(value, "negative_self_time", where);
+  problems.listed = problems_from_json(f, f.at(value, "listed", where), where + ".listed");
+  const json& malformed = f.object(f.at(value, "malformed_by_op", where), where + ".malformed_by_op");
+  for (const auto& item : malformed.items()) {
+    const std::string at = where + ".malformed_by_op." + f.key_text(item.key());
+    const std::vector<std::int64_t> row = f.int_row(item.value(), at, 2);
+    problems.malformed_by_op[f.checked_string(item.key(), at)] =
+        MalformedOp{f.checked_count(row[0], at + "[0]"), f.checked_count(row[1], at + "[1]")};
+  }
+  return problems;
+}
+
+std::optional<TraceFormat> format_from_word(const std::string& word) {
+  for (TraceFormat format : {TraceFormat::kineto, TraceFormat::legacy_array, TraceFormat::key_averages_table}) {
+    if (word == format_word(format)) {
+      return format;
+    }
+  }
+  return std::nullopt;
+}
+
+void trace_screening_from_json(const DigestFields& f, const json& value, const std::string& where, TraceSamples& trace) {
+  trace.screened = screened_from_json(f, f.at(value, "screened", where), where + ".screened");
+  const json& screened_ops = f.object(f.at(value, "screened_ops", where), where + ".screened_ops");
+  for (const auto& item : screened_ops.items()) {
+    const std::string at = where + ".screened_ops." + f.key_text(item.key());
+    const std::vector<std::int64_t> row = f.int_row(item.value(), at, 2);
+    trace.screened_ops[f.checked_string(item.key(), at)] =
+        ScreenedOp{f.checked_count(row[0], at + "[0]"), f.checked_count(row[1], at + "[1]")};
+  }
+  trace.screened_unattributed = f.count_map(value, "screened_unattributed", where);
+  trace.steps_screened = f.boolean(value, "steps_screened", where);
+}
+
+TraceSamples trace_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where,
+         {"path", "format", "names", "steps", "has_profiler_steps", "outside_steps", "event_count", "categories",
+          "has_device_events", "input_shapes", "metadata", "problems", "screened", "screened_ops",
+          "screened_unattributed", "steps_screened", "rank", "rank_source"});
+  TraceSamples trace;
+  trace.path = f.str(value, "path", where);
+  const std::string format = f.str(value, "format", where);
+  const std::optional<TraceFormat> known = format_from_word(format);
+  if (!known) {
+    f.fail("\"" + where + ".format\" must be \"kineto\", \"legacy_array\" or \"key_averages_table\", not " +
+           DigestFields::shown(value.at("format")));
+  }
+  trace.format = *known;
+  const std::vector<std::string> names = f.string_list(value, "names", where);
+  const json& steps = f.array(f.at(value, "steps", where), where + ".steps");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    trace.steps.push_back(step_from_json(f, steps[i], where + ".steps[" + std::to_string(i) + "]", names));
+  }
+  trace.has_profiler_steps = f.boolean(value, "has_profiler_steps", where);
+  trace.outside_steps = step_from_json(f, f.at(value, "outside_steps", where), where + ".outside_steps", names);
+  trace.event_count = f.count(value, "event_count", where);
+  const std::vector<std::string> categories = f.string_list(value, "categories", where);
+  trace.categories.insert(categories.begin(), categories.end());
+  trace.has_device_events = f.boolean(value, "has_device_events", where);
+  trace.input_shapes = f.string_set_map(value, "input_shapes", where);
+  trace.metadata = f.string_map(value, "metadata", where);
+  trace.problems = trace_problems_from_json(f, f.at(value, "problems", where), where + ".problems");
+  trace_screening_from_json(f, value, where, trace);
+  if (!f.at(value, "rank", where).is_null()) {
+    const std::int64_t rank = f.count(value, "rank", where);
+    if (rank > std::numeric_limits<unsigned>::max()) {
+      f.fail("\"" + where + ".rank\" must be at most " + std::to_string(std::numeric_limits<unsigned>::max()));
+    }
+    trace.rank = static_cast<unsigned>(rank);
+  }
+  trace.rank_source = f.str(value, "rank_source", where);
+  return trace;
+}
+
+EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin"});
+  EndToEndMetric metric;
+  metric.name = f.str(value, "name", where);
+  metric.unit = f.str(value, "unit", where);
+  metric.better = f.word(value, "better", where, {"lower", "higher"}) == 0 ? Better::lower : Better::higher;
+  const json& samples = f.array(f.at(value, "samples", where), where + ".samples");
+  if (samples.empty()) {
+    f.fail("\"" + where + ".samples\" must not be empty");
+  }
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double sample = f.number(samples[i], where + ".samples[" + std::to_string(i) + "]");
+    if (!(sample > 0)) {
+      f.fail("\"" + where + ".samples[" + std::to_string(i) + "]\" must be positive, not " + DigestFields::shown(samples[i]));
+    }
+    metric.samples.push_back(sample);
+  }
+  metric.runs = static_cast<std::size_t>(f.count(value, "runs", where));
+  const json& sizes = f.array(f.at(value, "run_sizes", where), where + ".run_sizes");
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::string at = where + ".run_sizes[" + std::to_string(i) + "]";
+    const std::int64_t size = f.checked_count(f.integer(sizes[i], at), at);
+    if (static_cast<std::uint64_t>(size) > metric.samples.size()) {
+      f.fail("\"" + at + "\" must be at most the number of samples (" + std::to_string(metric.samples.size()) + ")");
+    }
+    metric.run_sizes.push_back(static_cast<std::size_t>(size));
+  }
+  if (metric.runs > metric.samples.size()) {
+    f.fail("\"" + where + ".runs\" must be at most the number of samples (" + std::to_string(metric.samples.size()) + ")");
+  }
+  metric.source_path = f.str(value, "source_path", where);
+  metric.origin = f.word(value, "origin", where, {"application", "device_summary"}) == 0 ? EndToEndOrigin::application
+                                                                                          : EndToEndOrigin::device_summary;
+  return metric;
+}
+
+DiscoveredFile file_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where,
+         {"path", "relative_path", "kind", "size_bytes", "ignored_reason", "outside_link", "regular", "sha256"});
+  DiscoveredFile file;
+  file.path = f.str(value, "path", where);
+  file.relative_path = f.str(value, "relative_path", where);
+  file.kind = f.file_kind(value, "kind", where);
+  file.size_bytes = static_cast<std::uintmax_t>(f.count(value, "size_bytes", where));
+  file.ignored_reason = f.str(value, "ignored_reason", where);
+  file.outside_link = f.str(value, "outside_link", where);
+  file.regular = f.boolean(value, "regular", where);
+  file.sha256 = f.str(value, "sha256", where);
+  // Provenance hashes a Neuron binary it finds without a hash by opening its path: a digest carries them
+  // all, and its paths are never opened.
+  const bool read = file.kind != FileKind::ignored && file.regular;
+  if (!file.sha256.empty() || read) {
+    f.sha256(file.sha256, where + ".sha256");
+  }
+  return file;
+}
+
+ProfileInventory inventory_from_json(const DigestFields& f, const json& value, const std::string& where) {
+  f.keys(value, where,
+         {"spec", "files", "folders", "names_with_invalid_utf8", "git_repository", "git_repository_shown", "git_commit"});
+  ProfileInventory inventory;
+  inventory.spec = f.str(value, "spec", where);
+  const json& files = f.array(f.at(value, "files", where), where + ".files");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    inventory.files.push_back(file_from_json(f, files[i], where + ".files[" + std::to_string(i) + "]"));
+  }
+  inventory.folders = f.string_list(value, "folders", where);
+  inventory.names_with_invalid_utf8 = static_cast<std::size_t>(f.count(value, "names_with_invalid_utf8", where));
+  inventory.git_repository = f.str(value, "git_repository", where);
+  inventory.git_repository_shown = f.str(value, "git_repository_shown", where);
+  inventory.git_commit = f.str(value, "git_commit", where);
+  return inventory;
+}
+
+void side_lists_from_json(const DigestFields& f, const json& value, SideSamples& side) {
+  const std::string where = "side";
+  side.samples_from_tables = f.boolean(value, "samples_from_tables", where);
+  const json& metrics = f.array(f.at(value, "end_to_end", where), where + ".end_to_end");
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    side.end_to_end.push_back(metric_from_json(f, metrics[i], where + ".end_to_end[" + std::to_string(i) + "]"));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (side.end_to_end[j].name == side.end_to_end[i].name) {
+        f.fail("\"" + where + ".end_to_end[" + std::to_string(i) + "]\" repeats the metric \"" + side.end_to_end[i].name + "\"");
+      }
+    }
+  }
+  side.table_input_shapes = f.string_set_map(value, "table_input_shapes", where);
+  const json& manifest = f.at(value, "manifest", where);
+  if (!manifest.is_null()) {
+    f.keys(manifest, where + ".manifest", {"source_path", "fields"});
+    side.manifest = RunManifest{f.str(manifest, "source_path", where + ".manifest"),
+                                f.string_map(manifest, "fields", where + ".manifest")};
+  }
+  side.table_warnings = f.string_list(value, "table_warnings", where);
+  side.file_details = f.string_map(value, "file_details", where);
+  side.read_warnings = f.string_list(value, "read_warnings", where);
+  side.data_problems = problems_from_json(f, f.at(value, "data_problems", where), where + ".data_problems");
+}
+
+} // namespace
+
+SideSamples side_from_json(const json& value, const std::string& path) {
+  const DigestFields f(path);
+  const std::string where = "side";
+  f.keys(value, where,
+         {"inventory", "traces", "samples_from_tables", "end_to_end", "table_input_shapes", "manifest", "table_warnings",
+          "file_details", "read_warnings", "data_problems"});
+  SideSamples side;
+  side.inventory = inventory_from_json(f, f.at(value, "inventory", where), where + ".inventory");
+  const json& traces = f.array(f.at(value, "traces", where), where + ".traces");
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    side.traces.push_back(trace_from_json(f, traces[i], where + ".traces[" + std::to_string(i) + "]"));
+  }
+  side_lists_from_json(f, value, side);
+  f.check_side_limits(side);
+  recompute_side_totals(side);
+  return side;
+}
+
+void recompute_side_totals(SideSamples& side) {
+  side.screened = ScreenedTime{};
+  for (const TraceSamples& trace : side.traces) {
+    add_screened_time(side.screened, trace.screened);
+  }
+  for (DataProblem& problem : side.data_problems) {
+    problem.cpu_share.reset();
+    problem.device_share.reset();
+  }
+  set_screened_shares(side);
+  side.neuron = neuron_artifacts_of(side.inventory);
+}
+
+} // namespace neuron_gate

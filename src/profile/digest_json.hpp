@@ -1,0 +1,31 @@
+#pragma once
+// The JSON form of a side's samples inside a digest (digest.hpp; README "Digests"): every field of
+// SideSamples that read_side() reads from the files, and nothing it derives from them. Derived fields are
+// recomputed on reading exactly as read_side() computes them: the side's screened time (the sum of its
+// traces'), the data problems' shares of it, and the Neuron capture check (from the file list).
+
+#include "profile/read_side.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace neuron_gate {
+
+// `side` as the digest's "side" object. Op and kernel names of a trace are written once, in a name table
+// ("names"), and referred to by index from each step: [[name index, self CPU ns, device ns, calls], ...].
+nlohmann::ordered_json side_to_json(const SideSamples& side);
+
+// Reads the "side" object back. `path` names the digest in errors. Every value is checked as if it came
+// from a hostile profile: each key's type (InputError(path, "\"side.traces[0].steps\" must be an array,
+// not 5")), unknown keys and enum words, name indexes in range, times within ±2^62 ns, counts and calls
+// non-negative, a side's times summing to at most 2^62 ns, every string at most
+// input_limits().max_string_bytes, and at most input_limits().max_distinct_ops op names. The label is "".
+SideSamples side_from_json(const nlohmann::json& value, const std::string& path);
+
+// The derived fields of `side` recomputed from the rest, as read_side() computes them: screened time
+// summed over the traces, each screened data problem's cpu_share and device_share, and the Neuron
+// captures found among the inventory's files and folders.
+void recompute_side_totals(SideSamples& side);
+
+} // namespace neuron_gate
