@@ -131,6 +131,19 @@ TEST_CASE("digest: every bundled profile survives the round trip exactly") {
   CHECK(problems >= 1);
 }
 
+TEST_CASE("digest: a run manifest's fields and commit round-trip") {
+  const fs::path point = *fs::directory_iterator(k_data + "/profiles/operating-points/base");
+  SideSamples side = read_side("base", discover_profile(point.string()), {});
+  REQUIRE(side.manifest.has_value());
+  CHECK(!side.manifest->fields.empty());
+  side.manifest->commit = "0123456789abcdef0123456789abcdef01234567";
+  CHECK(round_trip(side) == side);
+  side.manifest->commit = "not-hex";
+  ByteSource source("bad.ngdigest", digest_bytes(side));
+  CHECK_THROWS_WITH_AS(read_digest(source), doctest::Contains("\"side.manifest.commit\" must be a git commit id"),
+                       InputError);
+}
+
 TEST_CASE("digest: a side read by shape round-trips and says so") {
   TraceReadOptions options;
   options.by_shape = true;

@@ -166,7 +166,9 @@ ojson side_to_json(const SideSamples& side) {
   out["samples_from_tables"] = side.samples_from_tables;
   out["end_to_end"] = std::move(metrics);
   out["table_input_shapes"] = side.table_input_shapes;
-  out["manifest"] = side.manifest ? ojson{{"source_path", side.manifest->source_path}, {"fields", side.manifest->fields}}
+  out["manifest"] = side.manifest ? ojson{{"source_path", side.manifest->source_path},
+                                          {"fields", side.manifest->fields},
+                                          {"commit", side.manifest->commit}}
                                   : ojson(nullptr);
   out["table_warnings"] = side.table_warnings;
   out["file_details"] = side.file_details;
@@ -409,9 +411,18 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   side.table_input_shapes = f.string_set_map(value, "table_input_shapes", where);
   const json& manifest = f.at(value, "manifest", where);
   if (!manifest.is_null()) {
-    f.keys(manifest, where + ".manifest", {"source_path", "fields"});
-    side.manifest = RunManifest{f.str(manifest, "source_path", where + ".manifest"),
-                                f.string_map(manifest, "fields", where + ".manifest")};
+    f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit"});
+    RunManifest read;
+    read.source_path = f.str(manifest, "source_path", where + ".manifest");
+    read.fields = f.string_map(manifest, "fields", where + ".manifest");
+    read.commit = f.str(manifest, "commit", where + ".manifest");
+    // As the manifest reader takes it (manifest.cpp): a commit id of 7 to 64 hex digits, or none.
+    if (!read.commit.empty() && (read.commit.size() < 7 || read.commit.size() > 64 ||
+                                 read.commit.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)) {
+      f.fail("\"" + where + ".manifest.commit\" must be a git commit id (7 to 64 hex digits), not " +
+             DigestFields::shown(manifest["commit"]));
+    }
+    side.manifest = std::move(read);
   }
   side.table_warnings = f.string_list(value, "table_warnings", where);
   side.file_details = f.string_map(value, "file_details", where);
