@@ -5,7 +5,9 @@
 #   bash scripts/sanitize.sh [FUZZ_SECONDS_PER_TARGET]   (default 20; 0 skips the fuzz pass)
 # Left out there: the `compilers` test (other compilers' builds, not this one), the `python-capture`
 # tests (a torch venv; slow, and their C++ side is the same binary the CLI tests run) and `install-tree`
-# (packaging, not code).
+# (packaging, not code). Then ThreadSanitizer on the threaded paths: neuron-gate and tests_util built with
+# -fsanitize=thread in build-tsan/ (or $TSAN_BUILD_DIR), the parallel_for unit test and tests/tsan_checks.sh
+# (compare, calibrate, rank, inspect, errors and git: profiles with --threads 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
@@ -22,7 +24,14 @@ cmake --build "$build" -j "$(nproc)"
 built=$(date +%s)
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE '^(compilers|python-capture)$' -E '^install-tree$'
 tested=$(date +%s)
+tsan_build="${TSAN_BUILD_DIR:-build-tsan}"
+cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=OFF >/dev/null
+cmake --build "$tsan_build" -j "$(nproc)" --target neuron-gate tests_util
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan_build/tests/tests_util" -tc='parallel_for*'
+bash tests/tsan_checks.sh "$tsan_build/src/neuron-gate"
+tsan_done=$(date +%s)
 if [ "$seconds" -gt 0 ]; then
   FUZZ_NO_BUILD=1 bash scripts/fuzz.sh "$seconds"
 fi
-echo "sanitize.sh: build $((built - start)) s, ASan+UBSan ctest $((tested - built)) s, fuzz $(($(date +%s) - tested)) s" >&2
+echo "sanitize.sh: build $((built - start)) s, ASan+UBSan ctest $((tested - built)) s, TSan $((tsan_done - tested)) s, fuzz $(($(date +%s) - tsan_done)) s" >&2
