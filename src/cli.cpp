@@ -206,7 +206,7 @@ CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   return inspect_cmd;
 }
 
-CLI::App* add_digest(CLI::App& app, DigestOptions& digest) {
+CLI::App* add_digest(CLI::App& app, DigestOptions& digest, bool& no_git) {
   CLI::App* digest_cmd = app.add_subcommand(
       "digest", "write one profile's samples to a small file that compare reads in place of the profile");
   digest_cmd
@@ -219,6 +219,7 @@ CLI::App* add_digest(CLI::App& app, DigestOptions& digest) {
       ->type_name("FILE");
   add_repo_option(digest_cmd, digest.repository);
   digest_cmd->add_flag("--by-shape", digest.by_shape, "identify ops by name and input shapes (for compare --by-shape)");
+  digest_cmd->add_flag("--no-git", no_git, "record no git state of the profile's repository (commit, branch, dirty)");
   return digest_cmd;
 }
 
@@ -240,7 +241,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   RankOptions rank;
   CLI::App* rank_cmd = add_rank(app, rank);
   DigestOptions digest;
-  CLI::App* digest_cmd = add_digest(app, digest);
+  bool digest_no_git = false;
+  CLI::App* digest_cmd = add_digest(app, digest, digest_no_git);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
   for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd}) {
     command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
@@ -285,6 +287,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return run_rank(rank, out);
     }
     if (digest_cmd->parsed()) {
+      digest.git = !digest_no_git;
       return run_digest(digest, out);
     }
   } catch (const InputError& error) {

@@ -261,7 +261,8 @@ void add_git_state(const CompareOptions& options, const SideSamples& base, const
     return;
   }
   const RepositoryStates states =
-      gather_repository_states(base.inventory, head.inventory, base.manifest, head.manifest, options.repository);
+      gather_repository_states(base.inventory, head.inventory, base.manifest, head.manifest, options.repository,
+                               base.digested_from, head.digested_from);
   provenance.commits = states.sides;
   found.baseline_not_ancestor = baseline_not_ancestor(states);
 }

@@ -104,10 +104,13 @@ struct DigestOptions {
   std::string repository;  // --repo: the repository of a git: spec ("" = the current directory's)
   std::string output;      // -o FILE: the digest to write (`*.ngdigest` by convention)
   bool by_shape = false;   // ops keyed by name and input shapes (compare --by-shape needs such digests)
+  bool git = true;         // record the git state of the profile's repository (--no-git: none)
 };
 
 // Reads one side (load_side: a profile, a digest or a folder of digests) and writes its digest
-// (profile/digest.hpp) to options.output, whole or not at all; prints one line saying what was written.
+// (profile/digest.hpp) to options.output, whole or not at all, with the git state of the profile's
+// repository (commit, branch, dirty; unless options.git is false), which compare shows for the side in place
+// of looking one up; prints one line saying what was written.
 // Returns 0. Throws UsageError for an output that is an input file or a profile of several operating
 // points (not supported: digest each point's folder and compare those), InputError as reading does.
 int run_digest(const DigestOptions& options, std::ostream& out);

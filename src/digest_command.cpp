@@ -7,6 +7,7 @@
 #include "profile/digest_side.hpp"
 #include "profile/discover.hpp"
 #include "profile/operating_points.hpp"
+#include "profile/repository_state.hpp"
 #include "report/escape.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
@@ -67,6 +68,20 @@ int run_digest(const DigestOptions& options, std::ostream& out) {
   for (DiscoveredFile& file : side.inventory.files) {
     if (file.kind == FileKind::neuron_artifact && file.sha256.empty()) {
       file.sha256 = open_profile_file(file)->raw_sha256();
+    }
+  }
+  // The git state of the profile's repository, now: where the digest is compared, its paths mean nothing.
+  // A side read from digests keeps the state they recorded.
+  if (!side.digested_from) {
+    side.digested_from = RecordedRepository{};
+    if (options.git) {
+      const RepositoryStates states =
+          gather_repository_states(side.inventory, side.inventory, side.manifest, side.manifest, options.repository);
+      if (!states.sides.empty()) {
+        side.digested_from->state = states.sides.front();
+        side.digested_from->state->side.clear();
+        side.digested_from->state->manifest_commit.clear();
+      }
     }
   }
   const std::string bytes = digest_bytes(side, options.by_shape);

@@ -5,9 +5,11 @@
 #              A->A_8x512 3) and of tests/data (two ranks, new call site, traces only, Kineto GPU traces),
 #              digest on either side and on both.
 #   hostile    a truncated, a newer-version and an ill-typed digest each exit 2 naming the file.
+#   ranks      a 4-rank profile digested rank by rank and combined gives the whole profile's reports.
+#   git-state  a digest carries its profile's commit, branch and dirty state to wherever it is compared.
 #   pair B H   (manual) one pair, e.g. ../shared/profiles/large-transformer against itself.
 #   dir DIR    (manual) every pair of DIR/*/ A->X, e.g. ../shared/profiles/rmsnorm-4x512.
-# usage: digest_checks.sh BINARY pairs|hostile|pair BASE HEAD|dir DIR
+# usage: digest_checks.sh BINARY pairs|hostile|ranks|git-state|pair BASE HEAD|dir DIR
 set -euo pipefail
 binary=$1
 case_name=$2
@@ -108,6 +110,62 @@ hostile)
   set -e
   [ "$got" = 2 ] && grep -qF "refusing to write a digest over an input file" "$work/err.txt" || fail "digest over its input: exit $got"
   echo "hostile digests: exit 2 naming the file"
+  ;;
+ranks)
+  # Issue 20 item 3: a 4-rank profile (tests/data/profiles/four-ranks, one folder per rank as a CI matrix job
+  # writes it) digested rank by rank gives, combined, the reports of the whole profile; so does one digest
+  # made of the rank digests.
+  four="$root/tests/data/profiles/four-ranks"
+  run_compare "$work/raw" "$four/base" "$four/head"
+  [ "$(cat "$work/raw/exit")" = 0 ] || { cat "$work/raw/err" >&2; fail "four-ranks base -> head exited $(cat "$work/raw/exit"), expected 0"; }
+  for side in base head; do
+    mkdir -p "$work/$side-digests"
+    for rank in 0 1 2 3; do
+      "$binary" digest "$four/$side/rank-$rank" -o "$work/$side-digests/rank-$rank.ngdigest" > /dev/null
+    done
+    "$binary" digest "$work/$side-digests" -o "$work/$side-all.ngdigest" > /dev/null
+  done
+  for sides in "$work/base-digests $work/head-digests" "$work/base-all.ngdigest $work/head-digests" "$four/base $work/head-all.ngdigest"; do
+    # shellcheck disable=SC2086
+    run_compare "$work/dig" $sides
+    for file in exit r.json r.md r.html r.xml r.annotations; do
+      cmp -s "$work/raw/$file" "$work/dig/$file" ||
+        { diff "$work/raw/$file" "$work/dig/$file" | head -20 >&2; cat "$work/dig/err" >&2; fail "four ranks ($sides): $file differs"; }
+    done
+    rm -rf "$work/dig"
+  done
+  grep -q '\[rank 3\]' "$work/raw/r.md" || fail "the four-rank report names no rank"
+  # The same rank twice is refused, naming both digests.
+  cp "$work/base-digests/rank-1.ngdigest" "$work/base-digests/rank-1-again.ngdigest"
+  expect_error "$work/base-digests" "each rank's digest may be given once"
+  echo "four ranks digested one by one and combined: the whole profile's reports (exit 0)"
+  ;;
+git-state)
+  # The digest records the git state of the profile's repository when it is made; compare shows that state
+  # for the side wherever the digest is (here copied out of every repository), never one looked up there.
+  command -v git > /dev/null || { echo "no git: skipped"; exit 0; }
+  repo="$work/repo"
+  mkdir -p "$repo/perf"
+  cp -r "$root/examples/rmsnorm-4x512/A2" "$repo/perf/A2"
+  git -C "$repo" init -q -b main
+  git -C "$repo" add perf
+  git -C "$repo" -c user.name=t -c user.email=t@t -c commit.gpgsign=false commit -q -m "profile A2 <b>"
+  commit=$(git -C "$repo" rev-parse HEAD)
+  "$binary" digest "$repo/perf/A2" -o "$work/a2.ngdigest" > /dev/null
+  "$binary" digest "$repo/perf/A2" -o "$work/a2-nogit.ngdigest" --no-git > /dev/null
+  rm -rf "$repo"
+  mkdir -p "$work/elsewhere"
+  cp "$work/a2.ngdigest" "$work/a2-nogit.ngdigest" "$work/elsewhere/"
+  run_compare "$work/out" "$work/elsewhere/a2.ngdigest" "$work/elsewhere/a2-nogit.ngdigest"
+  python3 - "$work/out/r.json" "$commit" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+commits = report["provenance"]["git_commits"]
+assert [c["side"] for c in commits] == ["base"], commits
+assert commits[0]["commit"] == sys.argv[2] and commits[0]["branch"] == "main", commits
+assert commits[0]["summary"] == "profile A2 <b>" and commits[0]["dirty"] is False, commits
+PY
+  echo "git state recorded at digest time: base $commit (main), head none (--no-git)"
   ;;
 pair)
   check_pair "$3" "$4"

@@ -3,6 +3,7 @@
 #include "profile/digest.hpp"
 #include "profile/digest_side.hpp"
 #include "profile/discover.hpp"
+#include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
 #include "util/error.hpp"
 
@@ -49,6 +50,9 @@ SideSamples round_trip(const SideSamples& side, bool by_shape = false) {
   DigestInfo info;
   SideSamples back = read_digest(source, &info);
   CHECK(info.by_shape == by_shape);
+  // Read from a digest: the side says so (its git state comes from the digest, here none).
+  CHECK(back.digested_from == RecordedRepository{side.digested_from ? side.digested_from->state : std::nullopt});
+  back.digested_from = side.digested_from;
   CHECK(info.version == k_digest_version);
   back.label = side.label;
   return back;
@@ -161,9 +165,14 @@ TEST_CASE("digest: recognised by content and read by load_side, alone or beside 
   REQUIRE(single.files.size() == 1);
   CHECK(single.files[0].kind == FileKind::digest);
   CHECK(is_digest_side(single));
-  CHECK(load_side("base", single, {}) == side);
+  const auto origin_cleared = [](SideSamples loaded) {
+    CHECK(loaded.digested_from.has_value());
+    loaded.digested_from.reset();
+    return loaded;
+  };
+  CHECK(origin_cleared(load_side("base", single, {})) == side);
   { std::ofstream((dir / "notes.txt").string()) << "notes"; }
-  CHECK(load_side("base", discover_profile(dir.string()), {}) == side);
+  CHECK(origin_cleared(load_side("base", discover_profile(dir.string()), {})) == side);
   // A folder holding a digest and a profile file is refused, naming both.
   fs::copy_file(k_source + "/examples/rmsnorm-4x512/A2/e2e.json", dir / "e2e.json");
   try {
@@ -235,4 +244,41 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
   ByteSource source("hostile.ngdigest", hostile);
   const SideSamples read = read_digest(source);
   CHECK(read.traces[0].steps[0].ops.count("<img src=x onerror=alert(1)>\u001b[31m|`x") == 1);
+}
+
+TEST_CASE("digest: four ranks digested one by one combine into the side the whole profile reads") {
+  for (const char* side_name : {"base", "head"}) {
+    CAPTURE(side_name);
+    const std::string whole_spec = k_data + "/profiles/four-ranks/" + side_name;
+    const SideSamples whole = read_side("base", discover_profile(whole_spec), {});
+    std::vector<SideSamples> ranks;
+    std::vector<DigestInfo> infos;
+    std::vector<std::string> sources;
+    for (const int rank : {2, 0, 3, 1}) {  // any order: combined in path order
+      const SideSamples one = read_side("base", discover_profile(whole_spec + "/rank-" + std::to_string(rank)), {});
+      REQUIRE(one.traces.size() == 9);
+      ByteSource source("rank-" + std::to_string(rank) + ".ngdigest", digest_bytes(one));
+      DigestInfo info;
+      ranks.push_back(read_digest(source, &info));
+      infos.push_back(info);
+      sources.push_back(source.path());
+    }
+    SideSamples combined = combine_digest_sides(ranks, infos, sources, "digests");
+    REQUIRE(combined.digested_from.has_value());
+    combined.digested_from.reset();
+    combined.label = whole.label;
+    CHECK(combined.inventory == whole.inventory);
+    CHECK(combined.traces == whole.traces);
+    CHECK(combined.end_to_end == whole.end_to_end);
+    CHECK(combined == whole);
+    REQUIRE(whole.end_to_end.size() == 1);
+    CHECK(whole.end_to_end[0].runs == 12);  // 4 ranks x 3 runs
+    CHECK(distinct_ranks(whole.traces).size() == 4);
+    // The same rank twice is refused, naming both digests.
+    ranks.push_back(ranks.front());
+    infos.push_back(DigestInfo{});
+    sources.push_back("again.ngdigest");
+    CHECK_THROWS_WITH_AS(combine_digest_sides(ranks, infos, sources, "digests"),
+                         doctest::Contains("again.ngdigest"), InputError);
+  }
 }

@@ -174,6 +174,14 @@ ojson side_to_json(const SideSamples& side) {
   out["file_details"] = side.file_details;
   out["read_warnings"] = side.read_warnings;
   out["data_problems"] = problems_to_json(side.data_problems);
+  const std::optional<SideRepository>& state = side.digested_from ? side.digested_from->state : std::nullopt;
+  out["repository"] = state ? ojson{{"commit", state->commit},
+                                    {"summary", state->summary},
+                                    {"dirty", state->dirty},
+                                    {"branch", state->branch},
+                                    {"repository", state->repository},
+                                    {"object_database", state->object_database}}
+                            : ojson(nullptr);
   return out;
 }
 
@@ -428,6 +436,25 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   side.file_details = f.string_map(value, "file_details", where);
   side.read_warnings = f.string_list(value, "read_warnings", where);
   side.data_problems = problems_from_json(f, f.at(value, "data_problems", where), where + ".data_problems");
+  side.digested_from = RecordedRepository{};
+  const json& repository = f.at(value, "repository", where);
+  if (!repository.is_null()) {
+    const std::string at = where + ".repository";
+    f.keys(repository, at, {"commit", "summary", "dirty", "branch", "repository", "object_database"});
+    SideRepository state;
+    state.commit = f.str(repository, "commit", at);
+    if (state.commit.size() < 7 || state.commit.size() > 64 ||
+        state.commit.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      f.fail("\"" + at + ".commit\" must be a git commit id (7 to 64 lowercase hex digits), not " +
+             DigestFields::shown(repository["commit"]));
+    }
+    state.summary = f.str(repository, "summary", at);
+    state.dirty = f.boolean(repository, "dirty", at);
+    state.branch = f.str(repository, "branch", at);
+    state.repository = f.str(repository, "repository", at);
+    state.object_database = f.boolean(repository, "object_database", at);
+    side.digested_from->state = std::move(state);
+  }
 }
 
 } // namespace
@@ -437,7 +464,7 @@ SideSamples side_from_json(const json& value, const std::string& path) {
   const std::string where = "side";
   f.keys(value, where,
          {"inventory", "traces", "samples_from_tables", "end_to_end", "table_input_shapes", "manifest", "table_warnings",
-          "file_details", "read_warnings", "data_problems"});
+          "file_details", "read_warnings", "data_problems", "repository"});
   SideSamples side;
   side.inventory = inventory_from_json(f, f.at(value, "inventory", where), where + ".inventory");
   const json& traces = f.array(f.at(value, "traces", where), where + ".traces");

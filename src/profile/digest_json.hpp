@@ -16,7 +16,11 @@ namespace neuron_gate {
 // ("names"), and referred to by index from each step: [[name index, self CPU ns, device ns, calls], ...].
 nlohmann::ordered_json side_to_json(const SideSamples& side);
 
-// Reads the "side" object back. `path` names the digest in errors. Every value is checked as if it came
+// "repository" holds side.digested_from's state (the git state of the profile when it was digested), null
+// when there is none.
+
+// Reads the "side" object back. The side's digested_from is always set (a RecordedRepository, its state
+// from "repository"). `path` names the digest in errors. Every value is checked as if it came
 // from a hostile profile: each key's type (InputError(path, "\"side.traces[0].steps\" must be an array,
 // not 5")), unknown keys and enum words, name indexes in range, times within ±2^62 ns, counts and calls
 // non-negative, a side's times summing to at most 2^62 ns, every string at most

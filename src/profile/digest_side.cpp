@@ -181,6 +181,22 @@ void order_problems(SideSamples& combined) {
                    });
 }
 
+// The git state of the first digest that has one; a digest recording another commit is named in a warning
+// (the ranks of one job are expected to profile one commit).
+void merge_repository(SideSamples& combined, const SideSamples& side, const std::string& source) {
+  const std::optional<SideRepository> state = side.digested_from ? side.digested_from->state : std::nullopt;
+  if (!combined.digested_from) {
+    combined.digested_from = RecordedRepository{};
+  }
+  std::optional<SideRepository>& first = combined.digested_from->state;
+  if (!first && state) {
+    first = state;
+  } else if (first && state && state->commit != first->commit) {
+    combined.read_warnings.push_back(source + ": digested at commit " + state->commit + ", another rank's at " +
+                                     first->commit + " (the report shows the first)");
+  }
+}
+
 } // namespace
 
 bool is_digest_side(const ProfileInventory& inventory) {
@@ -257,6 +273,7 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
     combined.read_warnings.insert(combined.read_warnings.end(), side.read_warnings.begin(), side.read_warnings.end());
     combined.file_details.insert(side.file_details.begin(), side.file_details.end());
     combined.data_problems.insert(combined.data_problems.end(), side.data_problems.begin(), side.data_problems.end());
+    merge_repository(combined, side, named[i]);
   }
   merge_traces(combined, sorted, named);
   order_problems(combined);

@@ -152,15 +152,24 @@ std::optional<Ancestry> ancestry_of(const Found& base, const Found& head, git_re
 RepositoryStates gather_repository_states(const ProfileInventory& base, const ProfileInventory& head,
                                           const std::optional<RunManifest>& base_manifest,
                                           const std::optional<RunManifest>& head_manifest,
-                                          const std::string& repository_dir) {
+                                          const std::string& repository_dir,
+                                          const std::optional<RecordedRepository>& base_recorded,
+                                          const std::optional<RecordedRepository>& head_recorded) {
   ensure_libgit2();
   RepositoryStates states;
   std::optional<Found> found[2];
   const ProfileInventory* inventories[2] = {&base, &head};
   const std::optional<RunManifest>* manifests[2] = {&base_manifest, &head_manifest};
+  const std::optional<RecordedRepository>* recorded[2] = {&base_recorded, &head_recorded};
   for (int i = 0; i < 2; ++i) {
     const ProfileInventory& inventory = *inventories[i];
-    found[i] = is_git_spec(inventory.spec) ? git_side(inventory) : disk_side(inventory, repository_dir);
+    if (*recorded[i]) {
+      if ((*recorded[i])->state) {
+        found[i] = Found{*(*recorded[i])->state, git::Repository(nullptr)};
+      }
+    } else {
+      found[i] = is_git_spec(inventory.spec) ? git_side(inventory) : disk_side(inventory, repository_dir);
+    }
     if (found[i]) {
       found[i]->state.side = i == 0 ? "base" : "head";
       found[i]->state.manifest_commit = *manifests[i] ? (*manifests[i])->commit : "";
@@ -168,9 +177,10 @@ RepositoryStates gather_repository_states(const ProfileInventory& base, const Pr
     }
   }
   if (found[0] && found[1]) {
-    states.ancestry = ancestry_of(*found[0], *found[1], found[1]->repository.get());
-    if (!states.ancestry) {
-      states.ancestry = ancestry_of(*found[0], *found[1], found[0]->repository.get());
+    for (const int in : {1, 0}) {  // head's repository first; a recorded side has none here
+      if (!states.ancestry && found[in]->repository) {
+        states.ancestry = ancestry_of(*found[0], *found[1], found[in]->repository.get());
+      }
     }
   }
   return states;

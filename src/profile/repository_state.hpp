@@ -50,14 +50,25 @@ struct RepositoryStates {
   bool operator==(const RepositoryStates&) const = default;
 };
 
+// What a side read from digests says of its repository (SideSamples::digested_from, digest_side.hpp): the
+// state of the profile's repository when it was digested, nullopt when it lay in none. Such a side's paths
+// are the digest maker's: its state is taken from here, never looked up on this machine.
+struct RecordedRepository {
+  std::optional<SideRepository> state;  // side "" (set when gathered), manifest_commit ""
+  bool operator==(const RecordedRepository&) const = default;
+};
+
 // Gathers the state of both sides. A folder profile's repository is the one at or above its folder, or
 // `repository_dir` (--repo) when given; a git: profile's is the one it was read from. The ancestry is
 // looked up in head's repository (else base's) when both commits are found there. Never throws: a side
 // without a repository, a manifest commit that is not in the repository, or a libgit2 failure leaves
-// out what cannot be known.
+// out what cannot be known. A side with a RecordedRepository takes its recorded state (and its
+// manifest's commit); the ancestry is then looked up in the other side's repository.
 RepositoryStates gather_repository_states(const ProfileInventory& base, const ProfileInventory& head,
                                           const std::optional<RunManifest>& base_manifest,
                                           const std::optional<RunManifest>& head_manifest,
-                                          const std::string& repository_dir);
+                                          const std::string& repository_dir,
+                                          const std::optional<RecordedRepository>& base_recorded = std::nullopt,
+                                          const std::optional<RecordedRepository>& head_recorded = std::nullopt);
 
 } // namespace neuron_gate
