@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace neuron_gate {
 
@@ -45,7 +46,7 @@ public:
   }
 
   // The row name of an event ("ProfilerStep*" for ProfilerStep#N).
-  const std::string& row_name(const TraceEvent& event) const { return m_row_names[m_name_row[event.name_id]]; }
+  const std::string& row_name(std::uint32_t name_id) const { return m_row_names[m_name_row[name_id]]; }
 
   // "name", or with by_shape and recorded shapes "name <Input Dims> <Input type>" (see trace_samples.hpp).
   std::string text(std::uint32_t key) const {
@@ -85,7 +86,9 @@ struct StepTotals {
 // Makes the samples of one screened trace: nests CPU events, attributes device events, sums per step.
 class SampleBuilder {
 public:
-  SampleBuilder(const std::string& path, const RawTrace& trace, const TraceReadOptions& options)
+  // `trace`'s events, origins and the nesting are released once the per-step totals are made (before the
+  // samples' string-keyed maps are built), so the two never hold memory at the same time.
+  SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
       : m_path(path), m_trace(trace), m_nesting(nest_cpu_events(trace.events, trace.threads.size())),
         m_keys(trace, options.by_shape), m_steps(trace),
         m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()), m_totals(m_step_count + 1),
@@ -95,10 +98,11 @@ public:
     TraceSamples samples = header();
     add_cpu_events();
     add_device_events(samples);
-    add_steps(samples, screen);
     record_screened(samples, screen.excluded);
     record_screened(samples, m_trace.unusable);
     finish(samples);
+    release_events();
+    add_steps(samples, screen);
     samples.problems.listed.insert(samples.problems.listed.end(), screen.problems.begin(), screen.problems.end());
     samples.screened = screen.time;
     for (const StepSample* step : all_steps(samples)) {
@@ -112,6 +116,21 @@ public:
   }
 
 private:
+  // What add_steps needs of the step windows' own events, then the events, their origins and the nesting
+  // freed: from here on only the totals (by op key) and the interned names are used.
+  void release_events() {
+    if (!m_steps.empty()) {
+      m_cut = cut_off_steps(m_trace, m_steps);
+      for (const StepWindow& window : m_steps.windows()) {
+        m_window_names.push_back(m_trace.events[window.event].name_id);
+        m_window_end_bytes.push_back(m_trace.origins[window.event].end_byte);
+      }
+    }
+    std::vector<TraceEvent>().swap(m_trace.events);
+    std::vector<EventOrigin>().swap(m_trace.origins);
+    m_nesting = CpuNesting();
+  }
+
   static std::vector<const StepSample*> all_steps(const TraceSamples& samples) {
     std::vector<const StepSample*> steps;
     for (const StepSample& step : samples.steps) {
@@ -172,8 +191,7 @@ private:
         }
       }
       if (event.shapes_id != 0 && !m_trace.shapes[event.shapes_id].dims.empty()) {
-        m_row_shapes.emplace((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id,
-                             static_cast<std::uint32_t>(i));
+        m_row_shapes.insert((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id);
       }
     }
   }
@@ -261,19 +279,20 @@ private:
       whole.start_ns = m_first_start;
       whole.duration_ns = m_last_end - m_first_start;
       fill(whole, m_totals[0]);
+      m_totals[0] = StepTotals();
       samples.steps.push_back(std::move(whole));
     } else {
-      const std::vector<std::uint32_t> cut = cut_off_steps(m_trace, m_steps);
       for (std::size_t s = 0; s < m_step_count; ++s) {
         const StepWindow& window = m_steps.windows()[s];
         StepSample sample;
-        sample.name = m_trace.names[m_trace.events[window.event].name_id];
+        sample.name = m_trace.names[m_window_names[s]];
         sample.start_ns = window.start;
         sample.duration_ns = window.end - window.start;
         fill(sample, m_totals[s]);
-        if (std::find(cut.begin(), cut.end(), s) != cut.end()) {
+        m_totals[s] = StepTotals();  // freed as its sample is made
+        if (std::find(m_cut.begin(), m_cut.end(), s) != m_cut.end()) {
           record_cut_off(samples, sample);
-          exclude_cut_off_step(sample, window, screen);
+          exclude_cut_off_step(sample, s, screen);
         } else {
           samples.steps.push_back(std::move(sample));
         }
@@ -283,7 +302,8 @@ private:
     fill(samples.outside_steps, m_totals[m_step_count]);
   }
 
-  void exclude_cut_off_step(const StepSample& sample, const StepWindow& window, EventScreen& screen) const {
+  void exclude_cut_off_step(const StepSample& sample, std::size_t step, EventScreen& screen) const {
+    const StepWindow& window = m_steps.windows()[step];
     std::vector<Nanoseconds> others;
     for (const StepWindow& w : m_steps.windows()) {
       if (w.process == window.process && w.event != window.event) {
@@ -296,7 +316,7 @@ private:
     std::snprintf(text, sizeof text, ": %.3f ms, its process's other steps about %.3f ms",
                   static_cast<double>(sample.duration_ns) / 1e6, static_cast<double>(median) / 1e6);
     DataProblem& problem = count_data_problem(screen.problems, DataProblemKind::cut_off_step, m_path,
-                                              m_trace.origins[window.event].end_byte, sample.name + text);
+                                              m_window_end_bytes[step], sample.name + text);
     problem.excluded_device_ns += sample.unattributed_device_ns;
     screen.time.excluded_device_ns += sample.unattributed_device_ns;
     for (const auto& [name, values] : sample.ops) {
@@ -313,9 +333,10 @@ private:
         samples.categories.insert(m_trace.categories[c]);
       }
     }
-    for (const auto& [pair, event] : m_row_shapes) {
-      const TraceEvent& e = m_trace.events[event];
-      samples.input_shapes[m_keys.row_name(e)].insert(m_trace.shapes[e.shapes_id].dims);
+    for (const std::uint64_t pair : m_row_shapes) {
+      const auto name_id = static_cast<std::uint32_t>(pair >> 32);
+      const auto shapes_id = static_cast<std::uint32_t>(pair & 0xFFFFFFFFu);
+      samples.input_shapes[m_keys.row_name(name_id)].insert(m_trace.shapes[shapes_id].dims);
     }
     for (const auto& [key, self] : m_most_negative) {
       const auto [found, inserted] = samples.problems.negative_self_time.emplace(m_keys.text(key), self);
@@ -326,15 +347,18 @@ private:
   }
 
   const std::string& m_path;
-  const RawTrace& m_trace;
-  const CpuNesting m_nesting;
+  RawTrace& m_trace;
+  CpuNesting m_nesting;
   OpKeys m_keys;
   const StepWindows m_steps;
   const std::size_t m_step_count;
   std::vector<StepTotals> m_totals;
   std::vector<char> m_category_seen;
   std::unordered_map<std::uint32_t, Nanoseconds> m_most_negative;  // op key -> most negative self time
-  std::unordered_map<std::uint64_t, std::uint32_t> m_row_shapes;   // (name, shapes) pair -> an event with them
+  std::unordered_set<std::uint64_t> m_row_shapes;                   // (name id << 32 | shapes id) pairs seen
+  std::vector<std::uint32_t> m_cut;               // cut-off steps (cut_off_steps()), set by release_events()
+  std::vector<std::uint32_t> m_window_names;      // per step window: its event's name id
+  std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
   Nanoseconds m_first_start = 0;
   Nanoseconds m_last_end = 0;
   bool m_any_timed = false;
