@@ -1,4 +1,5 @@
 set(NEURON_GATE_TESTS_STATS
+  test_stats_change_point.cpp
   test_stats_descriptive.cpp
   test_stats_hodges_lehmann.cpp
   test_stats_mann_whitney.cpp
