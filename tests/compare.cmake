@@ -5,3 +5,5 @@ list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_conditions.cpp)
 list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_replacements.cpp)
 # Which metrics hold screened events, per side and rank (issue 13 item 2).
 list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_screened.cpp)
+# `history`: change points along stored baselines (issue 20 item 5).
+list(APPEND NEURON_GATE_TESTS_COMPARE test_compare_history.cpp)
