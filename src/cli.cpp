@@ -34,6 +34,7 @@ constexpr const char* k_examples =
     "  neuron-gate inspect head/                           what is read from a profile\n"
     "  neuron-gate rank base/ alt1/ alt2/                  alternatives ranked against base, with CIs\n"
     "  neuron-gate digest base/ -o base.ngdigest           kilobytes that compare reads in place of base/\n"
+    "  neuron-gate history refs/neuron-gate/baselines/main stored baselines along history, with shifts\n"
     "  neuron-gate COMMAND --help                          a command's options\n";
 
 // "neuron-gate 0.1.0 (git commit 0123456789ab)".
@@ -223,6 +224,32 @@ CLI::App* add_digest(CLI::App& app, DigestOptions& digest, bool& no_git) {
   return digest_cmd;
 }
 
+CLI::App* add_history(CLI::App& app, HistoryOptions& history) {
+  CLI::App* history_cmd = app.add_subcommand(
+      "history", "list stored baselines along first-parent history and mark where a deciding metric shifted");
+  history_cmd->footer("\nExit codes: 0 listed, 2 usage or input error.\n");
+  history_cmd->add_option("REF", history.baseline_ref, "the ref `baseline save` stores digests under")
+      ->required()
+      ->type_name("refs/neuron-gate/baselines/NAME");
+  history_cmd->add_option("--along", history.along, "the revision whose first-parent history is walked (default HEAD)")
+      ->type_name("REV");
+  history_cmd->add_option("--rules", history.rules_path, "rules file (alpha, unit, dropped steps); default: rules/default.json")
+      ->type_name("FILE");
+  history_cmd->add_option("--limit", history.limit, "analyse the newest N baselines (default 30)")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  history_cmd->add_option("--min-shift", history.min_shift, "smallest relative shift marked (default 0.01 = 1%)")
+      ->type_name("FRACTION")
+      ->check(CLI::Range(0.0, 0.999));
+  history_cmd->add_option("--markdown", history.markdown_path, "write the Markdown history to FILE instead of stdout")
+      ->type_name("FILE");
+  history_cmd->add_option("--json", history.json_path, "write the history as JSON (neuron-gate.history/1) to FILE")
+      ->type_name("FILE");
+  add_unit_option(history_cmd, history.unit);
+  add_repo_option(history_cmd, history.repository);
+  return history_cmd;
+}
+
 } // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -243,8 +270,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   DigestOptions digest;
   bool digest_no_git = false;
   CLI::App* digest_cmd = add_digest(app, digest, digest_no_git);
+  HistoryOptions history;
+  CLI::App* history_cmd = add_history(app, history);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
-  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd}) {
+  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, history_cmd}) {
     command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
                                               "else one per core); the output is the same for any count")
         ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
@@ -289,6 +318,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (digest_cmd->parsed()) {
       digest.git = !digest_no_git;
       return run_digest(digest, out);
+    }
+    if (history_cmd->parsed()) {
+      return run_history(history, out);
     }
   } catch (const InputError& error) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";

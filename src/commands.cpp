@@ -96,10 +96,6 @@ void require_samples(const SideSamples& side) {
   }
 }
 
-namespace {
-
-// The rules a command applies: the rules file (or the built-in rules) with the command line's
-// overrides. These are the rules the report shows and hashes.
 RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> unit) {
   RuleSet rules = rules_path.empty() ? default_rules() : load_rules(rules_path);
   if (unit) {
@@ -107,6 +103,8 @@ RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> u
   }
   return rules;
 }
+
+namespace {
 
 // The report destinations of a compare, in option order ("" where not asked for).
 std::vector<std::string> output_paths(const CompareOptions& options) {

@@ -66,6 +66,24 @@ struct CalibrateOptions {
 // json_path). Returns 0. Throws InputError / UsageError for bad input (the run exits 2).
 int run_calibrate(const CalibrateOptions& options, std::ostream& out);
 
+// Options of `neuron-gate history`.
+struct HistoryOptions {
+  std::string baseline_ref;      // where `baseline save` stored the digests: refs/neuron-gate/baselines/NAME
+  std::string along = "HEAD";    // --along: the revision whose first-parent history is walked
+  std::string repository;        // --repo: the repository ("" = the current directory's)
+  std::string rules_path;        // "" = built-in rules/default.json (alpha, unit, drop_first_steps)
+  std::optional<SampleUnit> unit;  // --unit, validated by the CLI
+  std::size_t limit = 30;        // --limit: newest baselines analysed
+  double min_shift = 0.01;       // --min-shift: smallest relative shift marked (0.01 = 1%)
+  std::string markdown_path;     // "" = Markdown to stdout
+  std::string json_path;         // "" = no JSON (schema neuron-gate.history/1)
+};
+
+// Lists the stored baselines along first-parent history with their deciding metrics and marks change
+// points (compare/history.hpp). Returns 0. Throws InputError for a missing repository, ref or revision, or
+// an unreadable digest (naming it); UsageError for bad options.
+int run_history(const HistoryOptions& options, std::ostream& out);
+
 // Options of `neuron-gate rank`.
 struct RankOptions {
   std::string base;                       // the baseline profile: directory, file or git:REF:PATH

@@ -17,6 +17,10 @@
 
 namespace neuron_gate {
 
+// The rules a command applies: the rules file (or the built-in rules) with the command line's
+// overrides. These are the rules the report shows and hashes. Throws InputError for a bad rules file.
+RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> unit);
+
 // Throws InputError naming the side's profile when it holds no trace and no end-to-end file.
 void require_samples(const SideSamples& side);
 
