@@ -21,3 +21,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_operating_points.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_unattributed.cpp)
 # git:REF:PATH profiles read from a scratch repository built with libgit2 (issue 20 item 2).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_git.cpp)
+# `history`: stored baselines along first-parent history and their shifts (issue 20 item 5).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_history.cpp)
