@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <optional>
 
@@ -250,6 +251,15 @@ CLI::App* add_history(CLI::App& app, HistoryOptions& history) {
   return history_cmd;
 }
 
+// --threads of every command (util/parallel.hpp).
+void add_threads_option(std::initializer_list<CLI::App*> commands, std::size_t& threads) {
+  for (CLI::App* command : commands) {
+    command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
+                                              "else one per core); the output is the same for any count")
+        ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
+  }
+}
+
 } // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -273,11 +283,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   HistoryOptions history;
   CLI::App* history_cmd = add_history(app, history);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
-  for (CLI::App* command : {compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, history_cmd}) {
-    command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
-                                              "else one per core); the output is the same for any count")
-        ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
-  }
+  add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, history_cmd}, threads);
 
   try {
     std::vector<std::string> args;
