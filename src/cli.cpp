@@ -129,6 +129,9 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   compare_cmd->add_flag("--no-git", no_git, "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");
   add_unit_option(compare_cmd, compare.unit);
   add_repo_option(compare_cmd, compare.repository);
+  compare_cmd->add_option("--head-commit", compare.head_commit,
+                          "where BASE git:REF:@merge-base starts looking for a stored baseline (default: HEAD)")
+      ->type_name("REV");
   compare_cmd->add_option("--today", compare.today,
                           "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
@@ -260,6 +263,26 @@ void add_threads_option(std::initializer_list<CLI::App*> commands, std::size_t& 
   }
 }
 
+CLI::App* add_baseline_save(CLI::App& app, BaselineSaveOptions& save) {
+  CLI::App* baseline_cmd =
+      app.add_subcommand("baseline", "store baselines in git: profile the default branch once, gate every pull request");
+  baseline_cmd->require_subcommand(1);
+  CLI::App* save_cmd = baseline_cmd->add_subcommand(
+      "save", "commit a profile's digest to a baseline ref, keyed by the commit it profiles (no work-tree change)");
+  save_cmd->add_option("PROFILE", save.profile, "a directory, a file, git:REF:PATH, or digests")->required()->type_name("DIR|FILE");
+  save_cmd->add_option("--ref", save.ref, "the baseline ref, e.g. refs/neuron-gate/baselines/main")->required()->type_name("REF");
+  save_cmd->add_option("--commit", save.commit, "the commit the profile is of (default: HEAD of the repository)")
+      ->type_name("REV");
+  save_cmd->add_flag("--allow-dirty", save.allow_dirty,
+                     "save for HEAD even when the work tree has uncommitted changes to tracked files");
+  save_cmd->add_option("--repo", save.repository,
+                       "the repository to save in (and of a git:REF:PATH profile); default: the one containing the "
+                       "profile")
+      ->type_name("DIR");
+  save_cmd->add_flag("--by-shape", save.by_shape, "identify ops by name and input shapes (for compare --by-shape)");
+  return save_cmd;
+}
+
 } // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -280,10 +303,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   DigestOptions digest;
   bool digest_no_git = false;
   CLI::App* digest_cmd = add_digest(app, digest, digest_no_git);
+  BaselineSaveOptions baseline_save;
+  CLI::App* baseline_save_cmd = add_baseline_save(app, baseline_save);
   HistoryOptions history;
   CLI::App* history_cmd = add_history(app, history);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
-  add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, history_cmd}, threads);
+  add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, baseline_save_cmd, history_cmd}, threads);
 
   try {
     std::vector<std::string> args;
@@ -327,6 +352,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     if (history_cmd->parsed()) {
       return run_history(history, out);
+    }
+    if (baseline_save_cmd->parsed()) {
+      return run_baseline_save(baseline_save, out);
     }
   } catch (const InputError& error) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";

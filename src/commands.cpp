@@ -13,6 +13,8 @@
 #include "profile/discover.hpp"
 #include "profile/digest_side.hpp"
 #include "profile/read_side.hpp"
+#include "profile/baseline_store.hpp"
+#include "profile/git_source.hpp"
 #include "profile/repository_state.hpp"
 #include "report/annotations.hpp"
 #include "report/calibration_report.hpp"
@@ -255,12 +257,19 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 
 void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
                    Provenance& provenance, OpenHypotheses& found) {
+  add_git_state(options, {base.inventory, base.manifest, base.digested_from}, {head.inventory, head.manifest, head.digested_from},
+                provenance, found);
+}
+
+void add_git_state(const CompareOptions& options, const GitStateInputs& base_side, const GitStateInputs& head_side,
+                   Provenance& provenance, OpenHypotheses& found) {
+  const auto& [base, base_manifest, base_recorded] = base_side;
+  const auto& [head, head_manifest, head_recorded] = head_side;
   if (!options.git) {
     return;
   }
   const RepositoryStates states =
-      gather_repository_states(base.inventory, head.inventory, base.manifest, head.manifest, options.repository,
-                               base.digested_from, head.digested_from);
+      gather_repository_states(base, head, base_manifest, head_manifest, options.repository, base_recorded, head_recorded);
   provenance.commits = states.sides;
   found.baseline_not_ancestor = baseline_not_ancestor(states);
 }
@@ -286,9 +295,22 @@ void annotate_error(const CompareOptions& options, Checked checked, const char* 
   }
 }
 
+// BASE `git:REF:@merge-base`: the stored baseline in REF nearest the head commit (baseline_store.hpp).
+std::optional<FoundBaseline> stored_baseline_for(const CompareOptions& options) {
+  if (!is_git_spec(options.base)) {
+    return std::nullopt;
+  }
+  const GitSpec spec = parse_git_spec(options.base);
+  if (spec.path != k_nearest_baseline_path) {
+    return std::nullopt;
+  }
+  return find_nearest_baseline(options.base, options.repository, spec.ref, options.head_commit);
+}
+
 // The comparison once every destination is checked: read, compare, decide, render, write.
 int compare_checked(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
-                    const ProfileInventory& base_inventory, const ProfileInventory& head_inventory, std::ostream& out) {
+                    const ProfileInventory& base_inventory, const ProfileInventory& head_inventory,
+                    const std::optional<FoundBaseline>& stored, std::ostream& out) {
   const std::vector<OperatingPointFiles> base_points = split_operating_points(base_inventory);
   const std::vector<OperatingPointFiles> head_points = split_operating_points(head_inventory);
   if (compare_per_point(base_points, head_points)) {
@@ -318,7 +340,17 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   // The sides' own inventories: for a digest, the files it was made of (with their sizes and hashes).
   Provenance provenance = collect_provenance(base.inventory, head.inventory, rules.source, applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
-  add_git_state(options, base, head, provenance, findings.open_hypotheses);
+  provenance.stored_baseline = stored;
+  // The sides' git state: a digest's as recorded when it was made (SideSamples::digested_from); a stored
+  // baseline's commit is the one it profiles, not the baseline ref's nor the one it was saved from.
+  if (stored) {
+    ProfileInventory base_git = base_inventory;
+    base_git.git_commit = stored->commit;
+    add_git_state(options, {base_git, base.manifest, std::nullopt}, {head.inventory, head.manifest, head.digested_from},
+                  provenance, findings.open_hypotheses);
+  } else {
+    add_git_state(options, base, head, provenance, findings.open_hypotheses);
+  }
   const Report report =
       build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
   write_reports(options, report, out);
@@ -339,11 +371,12 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     const RuleSet rules = applied_rules(options.rules_path, options.unit);
     const std::string today_date = today(options.today);
     check_waiver_expiry(rules, today_date);
-    const ProfileInventory base_inventory = discover_profile(options.base, options.repository);
+    const std::optional<FoundBaseline> stored = stored_baseline_for(options);
+    const ProfileInventory base_inventory = discover_profile(stored ? stored->spec : options.base, options.repository);
     const ProfileInventory head_inventory = discover_profile(options.head, options.repository);
     check_outputs_not_inputs(options, base_inventory, head_inventory);
     checked = Checked::everything;
-    return compare_checked(options, rules, today_date, base_inventory, head_inventory, out);
+    return compare_checked(options, rules, today_date, base_inventory, head_inventory, stored, out);
   } catch (const InputError& error) {
     annotate_error(options, checked, error.what());
     throw;

@@ -18,7 +18,8 @@ namespace neuron_gate {
 
 // Options of `neuron-gate compare`.
 struct CompareOptions {
-  std::string base, head;             // profile specs: directory, file or git:REF:PATH
+  std::string base, head;             // profile specs: directory, file or git:REF:PATH (base also git:REF:@merge-base)
+  std::string head_commit;            // --head-commit: where a stored baseline's lookup starts ("" = HEAD)
   std::string repository;             // --repo: the repository of git: specs and of the provenance ("" = found)
   std::string rules_path;             // "" = built-in rules/default.json
   std::string markdown_path;          // "" = Markdown to stdout (unless quiet)
@@ -132,6 +133,21 @@ struct DigestOptions {
 // Returns 0. Throws UsageError for an output that is an input file or a profile of several operating
 // points (not supported: digest each point's folder and compare those), InputError as reading does.
 int run_digest(const DigestOptions& options, std::ostream& out);
+
+// Options of `neuron-gate baseline save`.
+struct BaselineSaveOptions {
+  std::string profile;     // a directory, file, git:REF:PATH or digest(s)
+  std::string repository;  // --repo: the repository to save in ("" = the one at or above the profile)
+  std::string ref;         // --ref: full ref name, e.g. refs/neuron-gate/baselines/main
+  std::string commit;      // --commit: the profiled commit ("" = the repository's HEAD)
+  bool allow_dirty = false;
+  bool by_shape = false;   // digest with ops keyed by name and input shapes
+};
+
+// Reads the profile (as `digest` does), and commits its digest to options.ref (profile/baseline_store.hpp);
+// prints one line saying what was saved. Returns 0. Throws UsageError / InputError as `digest` and
+// save_baseline() do.
+int run_baseline_save(const BaselineSaveOptions& options, std::ostream& out);
 
 // An error message made safe to print on a terminal or CI log (report/escape.hpp escape_terminal):
 // valid UTF-8, one line, no control character or escape sequence from the data.

@@ -39,6 +39,17 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 // hypothesis when base's commit is not an ancestor of head's; nothing under --no-git (options.git false).
 void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
                    Provenance& provenance, OpenHypotheses& found);
+// What the git state of one side is gathered from: its inventory (its git_commit is the commit the side
+// profiled), its run manifest, and for a side read from digests the state recorded when it was made.
+struct GitStateInputs {
+  const ProfileInventory& inventory;
+  const std::optional<RunManifest>& manifest;
+  const std::optional<RecordedRepository>& recorded;
+};
+// The same from each side's GitStateInputs (a stored baseline's base: its discovered inventory with the
+// profiled commit, nothing recorded).
+void add_git_state(const CompareOptions& options, const GitStateInputs& base, const GitStateInputs& head,
+                   Provenance& provenance, OpenHypotheses& found);
 
 // `compare` of sides with several operating points (README "Operating points"): reads each point,
 // checks its conditions, judges all points at once, renders and writes the reports; returns the exit

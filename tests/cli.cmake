@@ -23,3 +23,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_unattributed.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_git.cpp)
 # `history`: stored baselines along first-parent history and their shifts (issue 20 item 5).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_history.cpp)
+# Stored baselines: digests committed to a ref, found for the nearest ancestor (issue 20 item 4).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_baseline.cpp)

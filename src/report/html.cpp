@@ -265,6 +265,9 @@ std::string provenance_section(const Report& report) {
             (commit.repository.empty() ? "" : ", repository " + code(commit.repository)) +
             (commit.manifest_commit.empty() ? "" : "; run manifest commit " + code(commit.manifest_commit)) + "</li>\n";
   }
+  if (p.stored_baseline) {
+    html += "<li>" + prose_html(stored_baseline_text(*p.stored_baseline)) + "</li>\n";
+  }
   for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
     html += std::string("<li>") + (facts == &report.base_facts ? "base" : "head") + ": " +
             std::to_string(facts->traces) + " traces, " + std::to_string(facts->steps) + " sample steps, " +

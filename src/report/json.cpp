@@ -273,6 +273,11 @@ std::string render_json(const Report& report) {
                        {"manifest_commit", commit.manifest_commit.empty() ? ordered(nullptr) : ordered(commit.manifest_commit)}});
   }
   provenance["git_commits"] = commits;
+  if (p.stored_baseline) {
+    const FoundBaseline& b = *p.stored_baseline;
+    provenance["stored_baseline"] = {{"ref", b.ref}, {"tip", b.tip}, {"commit", b.commit}, {"head_commit", b.head_commit},
+                                     {"distance", b.distance}, {"walked", b.walked}};
+  }  // absent when base is no stored baseline
   j["provenance"] = provenance;
   return dump_valid_json(j);
 }

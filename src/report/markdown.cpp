@@ -125,6 +125,9 @@ std::string provenance_section(const Report& report) {
                                             : "; run manifest commit " + markdown_code(commit.manifest_commit, false)) +
             "\n";
   }
+  if (p.stored_baseline) {
+    text += "- " + prose_markdown(stored_baseline_text(*p.stored_baseline)) + "\n";
+  }
   std::size_t read = 0, ignored = 0;
   for (const ProvenanceFile& file : p.files) {
     (file.sha256.empty() ? ignored : read) += 1;

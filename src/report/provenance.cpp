@@ -1,5 +1,6 @@
 #include "report/provenance.hpp"
 
+#include "report/escape.hpp"
 #include "util/error.hpp"
 
 #include <openssl/evp.h>
@@ -38,6 +39,16 @@ private:
 };
 
 } // namespace
+
+std::string stored_baseline_text(const FoundBaseline& found) {
+  const std::string where = found.distance == 0 ? "the head commit itself"
+                                                : std::to_string(found.distance) + (found.distance == 1 ? " commit" : " commits") +
+                                                      " before it";
+  return "base is the digest stored for commit `" + found.commit.substr(0, 12) + "` in " + prose_code(found.ref) +
+         " (tip `" + found.tip.substr(0, 12) + "`): the stored baseline nearest head commit `" +
+         found.head_commit.substr(0, 12) + "`, " + where + " (" + std::to_string(found.walked) +
+         (found.walked == 1 ? " commit" : " commits") + " looked at)";
+}
 
 std::string sha256_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -2,6 +2,7 @@
 // Provenance: what a report was computed from (DESIGN.md section 6): tool version, rules and their
 // hash, every file read with size and SHA-256, and the git commits the profiles sit in.
 
+#include "profile/baseline_store.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
 #include "profile/repository_state.hpp"
@@ -42,10 +43,18 @@ struct Provenance {
                            // e.g. the base commit's sha in CI; "" when not said
   std::vector<ProvenanceFile> files;
   std::vector<GitCommit> commits;  // set by the command from gather_repository_states() (none under --no-git)
+  // Base read from a stored baseline (`git:REF:@merge-base`, profile/baseline_store.hpp): which digest was
+  // found for which head commit and how far back. The ref name is hostile text: renderers escape it.
+  std::optional<FoundBaseline> stored_baseline;
   // "base: relative/path: message" for values skipped while reading (SideSamples::read_warnings).
   std::vector<std::string> warnings;
   bool operator==(const Provenance&) const = default;
 };
+
+// The provenance line of a stored baseline, as prose (report/escape.hpp: the ref is data, prose_code):
+// "base is the digest stored for commit `X` in `REF` (tip `T`): the stored baseline nearest head commit
+// `H`, N commits before it (K commits looked at)".
+std::string stored_baseline_text(const FoundBaseline& found);
 
 // SHA-256 of a file's bytes as lowercase hex (OpenSSL EVP). Throws InputError if it cannot be read.
 std::string sha256_file(const std::string& path);
