@@ -22,20 +22,7 @@ namespace {
 // The digest of one profile (as `digest` writes it) and the spec it was read from.
 std::string profile_digest(const BaselineSaveOptions& options, std::string& spec) {
   const ProfileInventory inventory = discover_profile(options.profile, is_git_spec(options.profile) ? options.repository : "");
-  if (split_operating_points(inventory).size() > 1) {
-    throw UsageError(escape_terminal(options.profile) +
-                     " holds several operating points (one run manifest per folder): save each point's folder "
-                     "under its own ref");
-  }
-  TraceReadOptions read_options;
-  read_options.by_shape = options.by_shape;
-  SideSamples side = load_side("profile", inventory, read_options);
-  require_samples(side);
-  for (DiscoveredFile& file : side.inventory.files) {
-    if (file.kind == FileKind::neuron_artifact && file.sha256.empty()) {
-      file.sha256 = open_profile_file(file)->raw_sha256();  // the digest carries the binaries' hashes
-    }
-  }
+  const SideSamples side = side_to_digest(options.profile, options.repository, options.by_shape, true, inventory);
   spec = side.inventory.spec;
   return digest_bytes(side, options.by_shape);
 }

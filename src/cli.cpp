@@ -254,6 +254,17 @@ CLI::App* add_history(CLI::App& app, HistoryOptions& history) {
   return history_cmd;
 }
 
+// What compare's stdout gets: a terminal gets the compact summary (unless --format says otherwise),
+// coloured unless NO_COLOR is set (https://no-color.org); and whether git is asked for provenance.
+void set_compare_output(CompareOptions& compare, CLI::App& compare_cmd, const std::ostream& out, bool no_git) {
+  const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) == 1;
+  if (compare_cmd.get_option("--format")->count() == 0 && tty) {
+    compare.format = "terminal";
+  }
+  compare.colour = tty && std::getenv("NO_COLOR") == nullptr;
+  compare.git = !no_git;
+}
+
 // --threads of every command (util/parallel.hpp).
 void add_threads_option(std::initializer_list<CLI::App*> commands, std::size_t& threads) {
   for (CLI::App* command : commands) {
@@ -328,13 +339,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   set_worker_threads(threads);
   try {
     if (compare_cmd->parsed()) {
-      // A terminal gets the compact summary, coloured unless NO_COLOR is set (https://no-color.org).
-      const bool tty = &out == &std::cout && isatty(STDOUT_FILENO) == 1;
-      if (compare_cmd->get_option("--format")->count() == 0 && tty) {
-        compare.format = "terminal";
-      }
-      compare.colour = tty && std::getenv("NO_COLOR") == nullptr;
-      compare.git = !no_git;
+      set_compare_output(compare, *compare_cmd, out, no_git);
       return run_compare(compare, out);
     }
     if (calibrate_cmd->parsed()) {

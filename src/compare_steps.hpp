@@ -21,6 +21,13 @@ namespace neuron_gate {
 // overrides. These are the rules the report shows and hashes. Throws InputError for a bad rules file.
 RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> unit);
 
+// The side `digest` and `baseline save` write for `profile` (discovered as `inventory`): read with load_side,
+// the Neuron binaries' hashes filled in, and the git state of the profile's repository recorded (unless
+// `git` is false; a side read from digests keeps theirs). Throws UsageError for a profile of several
+// operating points, InputError as load_side() and require_samples() do.
+SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
+                           const ProfileInventory& inventory);
+
 // Throws InputError naming the side's profile when it holds no trace and no end-to-end file.
 void require_samples(const SideSamples& side);
 

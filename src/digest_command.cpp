@@ -45,22 +45,16 @@ std::string digest_summary(const SideSamples& side) {
 
 } // namespace
 
-int run_digest(const DigestOptions& options, std::ostream& out) {
-  check_writable_destination(options.output);
-  const ProfileInventory inventory = discover_profile(options.profile, options.repository);
-  for (const DiscoveredFile& file : inventory.files) {
-    if (same_file(options.output, file.path)) {
-      throw UsageError("refusing to write a digest over an input file: \"" + options.output + "\"");
-    }
-  }
+SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
+                           const ProfileInventory& inventory) {
   const std::vector<OperatingPointFiles> points = split_operating_points(inventory);
   if (points.size() > 1) {
-    throw UsageError(escape_terminal(options.profile) + " holds " + std::to_string(points.size()) +
+    throw UsageError(escape_terminal(profile) + " holds " + std::to_string(points.size()) +
                      " operating points (one run manifest per folder): digests of several points are not supported; "
                      "compare the profiles themselves");
   }
   TraceReadOptions read_options;
-  read_options.by_shape = options.by_shape;
+  read_options.by_shape = by_shape;
   SideSamples side = load_side("profile", inventory, read_options);
   require_samples(side);
   // The report's Provenance hashes the Neuron binaries, which read_side never reads: the digest carries
@@ -74,9 +68,9 @@ int run_digest(const DigestOptions& options, std::ostream& out) {
   // A side read from digests keeps the state they recorded.
   if (!side.digested_from) {
     side.digested_from = RecordedRepository{};
-    if (options.git) {
+    if (git) {
       const RepositoryStates states =
-          gather_repository_states(side.inventory, side.inventory, side.manifest, side.manifest, options.repository);
+          gather_repository_states(side.inventory, side.inventory, side.manifest, side.manifest, repository);
       if (!states.sides.empty()) {
         side.digested_from->state = states.sides.front();
         side.digested_from->state->side.clear();
@@ -84,6 +78,18 @@ int run_digest(const DigestOptions& options, std::ostream& out) {
       }
     }
   }
+  return side;
+}
+
+int run_digest(const DigestOptions& options, std::ostream& out) {
+  check_writable_destination(options.output);
+  const ProfileInventory inventory = discover_profile(options.profile, options.repository);
+  for (const DiscoveredFile& file : inventory.files) {
+    if (same_file(options.output, file.path)) {
+      throw UsageError("refusing to write a digest over an input file: \"" + options.output + "\"");
+    }
+  }
+  const SideSamples side = side_to_digest(options.profile, options.repository, options.by_shape, options.git, inventory);
   const std::string bytes = digest_bytes(side, options.by_shape);
   write_file_atomically(options.output, bytes);
   write_stream(out,

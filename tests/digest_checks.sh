@@ -29,15 +29,13 @@ digest_of() {
   echo "$out"
 }
 
-# run_compare OUTDIR BASE HEAD: every report to OUTDIR, the exit code to OUTDIR/exit. --no-git: a side's git
-# state is that of the repository its files lie in (README "Which commits were compared"), and the digests
-# lie in the build folder, outside the repository the profiles lie in.
+# run_compare OUTDIR BASE HEAD: every report to OUTDIR, the exit code to OUTDIR/exit.
 run_compare() {
   local dir=$1; shift
   mkdir -p "$dir"
   set +e
   "$binary" compare "$@" --json "$dir/r.json" --markdown "$dir/r.md" --html "$dir/r.html" --junit "$dir/r.xml" \
-    --annotations "$dir/r.annotations" --today 2026-12-02 --no-git > /dev/null 2> "$dir/err"
+    --annotations "$dir/r.annotations" --today 2026-12-02 > /dev/null 2> "$dir/err"
   echo $? > "$dir/exit"
   set -e
 }
