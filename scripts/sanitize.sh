@@ -16,6 +16,7 @@ export FUZZ_BUILD_DIR="$build"
 # detect_leaks: LeakSanitizer (part of ASan) reports any leak at exit. Allocation over 4 GiB at once
 # is an error, not a silent success (allocator_may_return_null=0).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:max_allocation_size_mb=4096:strict_string_checks=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/scripts/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
