@@ -184,7 +184,7 @@ TEST_CASE("a bad ref, a bad path and a folder outside any repository exit 2 nami
   fs::create_directories(outside);
   const CliResult no_repo = run({"inspect", "git:HEAD:perf/A", "--repo", outside.string()});
   CHECK(no_repo.exit_code == 2);
-  CHECK(no_repo.err.find("git:HEAD:perf/A: not in a git repository: none at or above --repo " + outside.string()) !=
+  CHECK(no_repo.err.find("git:HEAD:perf/A: not in a git repository: none at or above " + outside.string()) !=
         std::string::npos);
 
   const fs::path before = fs::current_path();

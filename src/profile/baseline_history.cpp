@@ -11,16 +11,6 @@ namespace {
 
 using Revwalk = std::unique_ptr<git_revwalk, git::Deleter<git_revwalk, git_revwalk_free>>;
 
-git::Repository open_at(const std::string& name, const std::string& dir) {
-  ensure_libgit2();
-  git_repository* repository = nullptr;
-  if (git_repository_open_ext(&repository, dir.empty() ? "." : dir.c_str(), 0, nullptr) != 0) {
-    throw InputError(name, dir.empty() ? "not in a git repository: none contains the current directory (name one with --repo DIR)"
-                                       : "not in a git repository: none at or above --repo " + valid_utf8(dir));
-  }
-  return git::Repository(repository);
-}
-
 // The commit `revision` names, or an InputError naming it as `what`.
 git::Commit commit_of(git_repository* repository, const std::string& revision, const std::string& what) {
   git_object* object = nullptr;
@@ -41,7 +31,7 @@ git::Commit commit_of(git_repository* repository, const std::string& revision, c
 std::vector<StoredBaselineEntry> stored_baselines_along(const std::string& repository_dir, const std::string& baseline_ref,
                                                         const std::string& along, std::size_t limit,
                                                         std::size_t max_commits) {
-  const git::Repository repository = open_at(baseline_ref, repository_dir);
+  const git::Repository repository = git::open_repository(baseline_ref, repository_dir);
   const git::Commit tip = commit_of(repository.get(), baseline_ref, "baseline ref");
   git_tree* tree_object = nullptr;
   if (git_commit_tree(&tree_object, tip.get()) != 0) {

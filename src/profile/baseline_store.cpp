@@ -20,17 +20,6 @@ using TreeBuilder = std::unique_ptr<git_treebuilder, git::Deleter<git_treebuilde
 
 std::string shown(const std::string& text) { return "\"" + valid_utf8(text) + "\""; }
 
-git::Repository open_at(const std::string& what, const std::string& dir) {
-  ensure_libgit2();
-  git_repository* repository = nullptr;
-  if (git_repository_open_ext(&repository, dir.empty() ? "." : dir.c_str(), 0, nullptr) != 0) {
-    throw InputError(what, dir.empty() ? "not in a git repository: none contains the current directory (name one "
-                                         "with --repo DIR)"
-                                       : "not in a git repository: none at or above " + valid_utf8(dir));
-  }
-  return git::Repository(repository);
-}
-
 } // namespace
 
 void check_baseline_ref(const std::string& ref) {
@@ -135,7 +124,7 @@ std::string baseline_blob_name(const std::string& commit) { return commit + ".ng
 
 SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::string& digest) {
   check_baseline_ref(request.ref);
-  const git::Repository owned = open_at(request.repository_dir.empty() ? "." : request.repository_dir, request.repository_dir);
+  const git::Repository owned = git::open_repository(request.repository_dir.empty() ? "." : request.repository_dir, request.repository_dir);
   git_repository* repository = owned.get();
   SavedBaseline saved;
   saved.ref = request.ref;
@@ -222,7 +211,7 @@ struct Candidate {
 
 FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& repository_dir, const std::string& ref,
                                     const std::string& head) {
-  const git::Repository owned = open_at(spec, repository_dir);
+  const git::Repository owned = git::open_repository(spec, repository_dir);
   git_repository* repository = owned.get();
   FoundBaseline found;
   found.ref = ref;

@@ -46,4 +46,8 @@ inline std::string shown_path(git_repository* repository) {
   return path;
 }
 
+// The repository at or above `dir` (the current directory when ""), opened with libgit2 (initialised
+// first). Throws InputError(what, "not in a git repository: ...") naming the folder searched from.
+Repository open_repository(const std::string& what, const std::string& dir);
+
 } // namespace neuron_gate::git

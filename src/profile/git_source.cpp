@@ -29,18 +29,6 @@ std::string current_directory() {
   return ::getcwd(buffer, sizeof buffer) != nullptr ? valid_utf8(buffer) : std::string(".");
 }
 
-// The repository at or above `dir` (the current directory when ""), or an InputError naming `spec`.
-git::Repository open_repository(const std::string& spec, const std::string& dir) {
-  ensure_libgit2();
-  git_repository* repository = nullptr;
-  if (git_repository_open_ext(&repository, dir.empty() ? "." : dir.c_str(), 0, nullptr) != 0) {
-    throw InputError(spec, dir.empty() ? "not in a git repository: none contains the current directory " +
-                                             current_directory() + " (name one with --repo DIR)"
-                                       : "not in a git repository: none at or above --repo " + valid_utf8(dir));
-  }
-  return git::Repository(repository);
-}
-
 // One path component is fine: not empty, not "." or "..".
 bool bad_component(std::string_view path) {
   std::size_t start = 0;
@@ -242,7 +230,7 @@ GitSpec parse_git_spec(const std::string& spec) {
 
 GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository_dir) {
   const GitSpec parsed = parse_git_spec(spec);
-  const git::Repository repository = open_repository(spec, repository_dir);
+  const git::Repository repository = git::open_repository(spec, repository_dir);
   const git::Object object = resolve_ref(repository.get(), spec, parsed);
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object.get(), GIT_OBJECT_TREE) != 0) {
@@ -329,6 +317,17 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
     throw InputError(name, "out of memory while reading the blob of " + byte_count_text(size) +
                                " (see README \"Limits\")");
   }
+}
+
+git::Repository git::open_repository(const std::string& what, const std::string& dir) {
+  ensure_libgit2();
+  git_repository* repository = nullptr;
+  if (git_repository_open_ext(&repository, dir.empty() ? "." : dir.c_str(), 0, nullptr) != 0) {
+    throw InputError(what, dir.empty() ? "not in a git repository: none contains the current directory " +
+                                             current_directory() + " (name one with --repo DIR)"
+                                       : "not in a git repository: none at or above " + valid_utf8(dir));
+  }
+  return git::Repository(repository);
 }
 
 } // namespace neuron_gate
