@@ -48,6 +48,10 @@ commit_re="[0-9a-f]{12}(-dirty)?|unknown"
 if git -C "$source" rev-parse HEAD > /dev/null 2>&1; then
   commit_re="$(git -C "$source" rev-parse --short=12 HEAD)(-dirty)?"
 fi
+# What the installed and packaged binaries must report: the commit this build recorded (a build made
+# before the last commit records the commit it was built from; BuildInfo.cmake itself is checked below).
+built_commit="$(sed -n 's/.*build_commit() { return "\([^"]*\)".*/\1/p' "$build/src/generated/build_info.cpp")"
+built_re="${built_commit:-none recorded}"
 
 echo "# cmake --install into a scratch prefix"
 prefix="$tmp/prefix"
@@ -64,7 +68,8 @@ mkdir -p "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
 installed="$prefix/bin/neuron-gate"
 check "--version exits 0" equals "$(exit_code "$installed" --version)" 0
-check "--version prints version $version and the source's commit" matches "$("$installed" --version)" "^neuron-gate $version \\(git commit ($commit_re)\\)\$"
+check "the build recorded a commit" matches "$built_commit" "^([0-9a-f]{12}(-dirty)?|unknown)\$"
+check "--version prints version $version and the build's commit" matches "$("$installed" --version)" "^neuron-gate $version \\(git commit ($built_re)\\)\$"
 check "installed examples A vs A2: pass (exit 0)" equals "$(exit_code "$installed" compare "$examples/A" "$examples/A2" --quiet --no-git)" 0
 check "installed examples A vs Areg: regression (exit 1)" equals "$(exit_code "$installed" compare "$examples/A" "$examples/Areg" --quiet --no-git)" 1
 "$installed" compare "$examples/A" "$examples/A2" --no-git --rules "$prefix/share/neuron-gate/rules/default.json" \
@@ -126,13 +131,13 @@ else
     for library in libgit2 libssl libc6 libstdc++ zlib1g; do
       check "Depends declares $library" matches "$depends" "(^|, )$library"
     done
-    check "the description names the commit" matches "$(grep 'Built from git commit' "$tmp/info")" "Built from git commit ($commit_re)\\."
+    check "the description names the commit" matches "$(grep 'Built from git commit' "$tmp/info")" "Built from git commit ($built_re)\\."
     for path in ./usr/bin/neuron-gate ./usr/share/neuron-gate/rules/default.json ./usr/share/doc/neuron-gate/LICENSE \
       ./usr/share/doc/neuron-gate/examples/rmsnorm-4x512/A/; do
       check "the package holds $path" contains "$tmp/contents" " $path"
     done
     dpkg-deb -x "$deb" "$tmp/unpacked"
-    check "the packaged binary runs: --version" matches "$("$tmp/unpacked/usr/bin/neuron-gate" --version)" "^neuron-gate $version \\(git commit ($commit_re)\\)\$"
+    check "the packaged binary runs: --version" matches "$("$tmp/unpacked/usr/bin/neuron-gate" --version)" "^neuron-gate $version \\(git commit ($built_re)\\)\$"
   fi
 fi
 
