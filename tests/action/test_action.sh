@@ -308,6 +308,22 @@ check "with a warning" contains "$tmp/rr3/stdout" "::warning title=neuron-gate r
 rules_gate rr4 "$tmp/event_pr_base.json" --input "rules-ref=--upload-pack=evil"
 check "a rules-ref that is not a ref is a configuration error (exit 2)" equals "$(rc rr4)" 2
 
+echo "# a stored baseline as the base input: git:REF:@merge-base, read from the workspace's repository"
+"$binary" baseline save "$root/$examples/A" --ref refs/neuron-gate/baselines/ex --repo "$ws" --commit "$base_commit" \
+  > "$tmp/save.log" 2>&1
+check "baseline save into the workspace's repository" contains "$tmp/save.log" "as the baseline of commit $base_commit"
+stored_gate() { # stored_gate CASE HEAD: the stored baseline of A against HEAD (a folder of examples)
+  WORKSPACE="$ws" run_action "$1" "$root/action.yml" "$tmp/event_pr_base.json" \
+    --input "base=git:refs/neuron-gate/baselines/ex:@merge-base" --input "head=$root/$examples/$2" \
+    --input comment=never --input fail-on=regression --input rules-ref=
+}
+stored_gate sb1 Areg
+check "stored baseline vs Areg: regression (exit 1)" equals "$(rc sb1)$(out sb1 verdict)" 1regression
+check "the report's Provenance names the stored baseline and its commit" contains "$(out sb1 report-markdown)" \
+  "base is the digest stored for commit \`${base_commit:0:12}\` in \`refs/neuron-gate/baselines/ex\`"
+stored_gate sb2 A2
+check "stored baseline vs A2: pass (exit 0)" equals "$(rc sb2)$(out sb2 verdict)" 0pass
+
 echo "# the release binary: downloaded for the action's ref, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
 asset="neuron-gate-linux-$arch"
