@@ -7,6 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -142,6 +146,49 @@ std::vector<double> conditional_u_weights(const std::vector<std::size_t>& tie_si
   return {table.begin() + static_cast<std::ptrdiff_t>(m * width), table.end()};
 }
 
+// Memo of conditional_u_weights, process-wide: the weights are a pure function of (tie sizes, m, n), and
+// one comparison asks for the same ones up to three times (worse, better, two-sided), while the A/A
+// splits of calibration (compare's noise check) pool the same values split after split. A hit returns
+// the very vector an earlier call computed, so results are bit-identical with or without it. Guarded
+// by a mutex (calibration's worker threads); computed outside the lock (two threads may both compute
+// an entry: the same numbers). Bounded: past k_weights_memo_max_doubles the memo is emptied.
+using WeightsKey = std::tuple<std::size_t, std::size_t, std::vector<std::size_t>>;
+constexpr std::size_t k_weights_memo_max_doubles = std::size_t{8} << 20;  // 64 MiB of doubles
+
+struct WeightsMemo {
+  std::mutex mutex;
+  std::map<WeightsKey, std::shared_ptr<const std::vector<double>>> entries;
+  std::size_t doubles = 0;
+};
+
+WeightsMemo& weights_memo() {
+  static WeightsMemo memo;
+  return memo;
+}
+
+std::shared_ptr<const std::vector<double>> memoised_u_weights(const std::vector<std::size_t>& tie_sizes, std::size_t m,
+                                                              std::size_t n) {
+  WeightsMemo& memo = weights_memo();
+  WeightsKey key{m, n, tie_sizes};
+  {
+    const std::lock_guard<std::mutex> lock(memo.mutex);
+    const auto found = memo.entries.find(key);
+    if (found != memo.entries.end()) {
+      return found->second;
+    }
+  }
+  auto weights = std::make_shared<const std::vector<double>>(conditional_u_weights(tie_sizes, m, n));
+  const std::lock_guard<std::mutex> lock(memo.mutex);
+  if (memo.doubles + weights->size() > k_weights_memo_max_doubles) {
+    memo.entries.clear();
+    memo.doubles = 0;
+  }
+  if (memo.entries.emplace(std::move(key), weights).second) {
+    memo.doubles += weights->size();
+  }
+  return weights;
+}
+
 double clamp_p(double p) {
   return std::clamp(p, 0.0, 1.0);
 }
@@ -175,8 +222,9 @@ std::optional<double> exact_conditional_p(const RankedSample& ranked, std::size_
                                           Alternative alternative) {
   // The DP's cost grows with the size of the chosen side, so choose the smaller one and mirror.
   const bool swap_sides = m > n;
-  const std::vector<double> weights =
-      swap_sides ? conditional_u_weights(ranked.tie_sizes, n, m) : conditional_u_weights(ranked.tie_sizes, m, n);
+  const std::shared_ptr<const std::vector<double>> memoised =
+      swap_sides ? memoised_u_weights(ranked.tie_sizes, n, m) : memoised_u_weights(ranked.tie_sizes, m, n);
+  const std::vector<double>& weights = *memoised;
   const auto mn2 = static_cast<std::int64_t>(2 * m * n);
   const auto weight_of_u1 = [&](std::int64_t u1_doubled) {
     return weights[static_cast<std::size_t>(swap_sides ? mn2 - u1_doubled : u1_doubled)];
