@@ -201,22 +201,21 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   }
 }
 
-// Random halvings of base behind compare's noise-floor warning: few, so compare stays fast
-// (README "Statistics and verdicts").
-constexpr std::size_t k_compare_noise_splits = 20;
-
 } // namespace
 
 // Base's A/A noise (calibration.hpp) for the compare, when base has runs enough to split (4, or 6 under
-// unit run): k_compare_noise_splits halvings of base's runs. Each half keeps whole runs, so the noise
-// holds the variation between runs, not only between steps (issue 14 items 3-4).
+// unit run): k_noise_check_splits halvings of base's runs. Each half keeps whole runs, so the noise
+// holds the variation between runs, not only between steps (issue 14 items 3-4). Bounded: at most
+// k_noise_check_value_budget sample values compared, by fewer splits, never below k_noise_check_min_splits.
 std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules) {
   const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
   if (side_runs(base).size() < needed) {
     return std::nullopt;
   }
   CalibrationOptions calibration_options;
-  calibration_options.splits = k_compare_noise_splits;
+  calibration_options.splits = k_noise_check_splits;
+  calibration_options.value_budget = k_noise_check_value_budget;
+  calibration_options.min_splits = k_noise_check_min_splits;
   return calibrate(base, rules, calibration_options);
 }
 
@@ -341,6 +340,9 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   Provenance provenance = collect_provenance(base.inventory, head.inventory, rules.source, applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
   provenance.stored_baseline = stored;
+  if (calibration) {
+    provenance.noise_check = noise_check_of(*calibration);
+  }
   // The sides' git state: a digest's as recorded when it was made (SideSamples::digested_from); a stored
   // baseline's commit is the one it profiles, not the baseline ref's nor the one it was saved from.
   if (stored) {

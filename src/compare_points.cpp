@@ -120,6 +120,9 @@ Report point_report(const CompareOptions& options, const RuleSet& rules, const P
   Provenance provenance = collect_provenance(point.base->inventory, point.head->inventory, rules.source,
                                              applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
+  if (calibration) {
+    provenance.noise_check = noise_check_of(*calibration);
+  }
   add_git_state(options, *point.base, *point.head, provenance, findings.open_hypotheses);
   return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules, std::move(provenance));
 }

@@ -180,6 +180,47 @@ TEST_CASE("calibration is deterministic for a seed and differs for another") {
   CHECK_FALSE(first == ng::calibrate(side, rules, options));
 }
 
+TEST_CASE("a value budget runs the first splits that fit it, never fewer than the minimum, and counts them") {
+  // 8 runs of 2 one-step traces: each half holds 8 steps, so a split compares 16 values per metric.
+  const ng::SideSamples side = noisy_side(8, 2, 0.05, 0.05, 9);
+  const ng::RuleSet rules = ng::default_rules();
+  ng::CalibrationOptions options;
+  options.splits = 20;
+  const ng::Calibration all = ng::calibrate(side, rules, options);
+  CHECK(all.splits == 20);
+  CHECK(all.requested_splits == 20);
+  const std::size_t per_split = all.sample_values / 20;
+  CHECK(all.sample_values == 20 * per_split);
+  CHECK(per_split == 16 * (all.comparisons / 20));
+  CHECK(all.comparisons == 20 * all.metrics.size());  // every metric in every split here
+
+  SUBCASE("a budget of 7.5 splits runs 7, the same draws as 7 splits") {
+    options.value_budget = 7 * per_split + per_split / 2;
+    options.min_splits = 5;
+    const ng::Calibration reduced = ng::calibrate(side, rules, options);
+    CHECK(reduced.splits == 7);
+    CHECK(reduced.requested_splits == 20);
+    CHECK(reduced.sample_values == 7 * per_split);
+    ng::CalibrationOptions seven;
+    seven.splits = 7;
+    const ng::Calibration prefix = ng::calibrate(side, rules, seven);
+    CHECK(reduced.metrics == prefix.metrics);
+    CHECK(reduced.failing_splits == prefix.failing_splits);
+  }
+  SUBCASE("a budget below the minimum leaves the minimum") {
+    options.value_budget = 1;
+    options.min_splits = 10;
+    CHECK(ng::calibrate(side, rules, options).splits == 10);
+  }
+  SUBCASE("a budget above the splits' values changes nothing") {
+    options.value_budget = 1000 * per_split;
+    options.min_splits = 10;
+    const ng::Calibration unreduced = ng::calibrate(side, rules, options);
+    CHECK(unreduced.splits == 20);
+    CHECK(unreduced.metrics == all.metrics);
+  }
+}
+
 TEST_CASE("a side with too few runs or traces to halve is a usage error naming it") {
   const ng::RuleSet rules = ng::default_rules();
   ng::SideSamples few = noisy_side(1, 3, 0.0, 0.1, 1);

@@ -195,6 +195,7 @@ inline Report sample_report() {
        true, ""},
       {"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true, "feature/<fast>&",
        "/src/repo <1>", false, "0123456789ab"}};
+  r.provenance.noise_check = NoiseCheck{SplitBy::runs, 8, 24, 4, 4, 12, 20, 10, 1000000, 240, 998000, 20240601};
   r.provenance.warnings = {"head: summary <1>.json: no value (NaN, Infinity or null) for `total_active_time`: "
                            "skipped, not counted as 0"};
   finish_summary(r);

@@ -3,6 +3,7 @@
 #include "report/number_format.hpp"
 #include "report/escape.hpp"
 #include "report/prose.hpp"
+#include "report/provenance.hpp"
 #include "report/report.hpp"
 
 #include <doctest/doctest.h>
@@ -126,6 +127,21 @@ TEST_CASE("a ratio that moves the other way from the medians says why (Hodges–
   CHECK(ratio_against_medians(m));
   m.ratio = 0.9;  // the same direction: no note
   CHECK(verdict_reason_text(m).find("Hodges–Lehmann") == std::string::npos);
+}
+
+TEST_CASE("the noise check's provenance line counts its halvings and comparisons and says when the budget cut them") {
+  NoiseCheck check{SplitBy::runs, 10, 80, 5, 5, 20, 20, 10, 2000000, 400, 34400, 20240601};
+  CHECK(noise_check_text(check) ==
+        "base's A/A noise: 20 random halvings of its 10 runs (5 vs 5), seed 20240601: 400 comparisons of 34400 sample "
+        "values (budget 2000000 values, at least 10 halvings)");
+  check = NoiseCheck{SplitBy::traces, 3, 6, 3, 3, 12, 20, 10, 1000000, 240, 998000, 7};
+  CHECK(noise_check_text(check) ==
+        "base's A/A noise: 12 random halvings of its 6 traces (3 vs 3), seed 7: 240 comparisons of 998000 sample "
+        "values (reduced from 20 halvings: their values exceeded the budget of 1000000 values; never fewer than 10)");
+  check.value_budget.reset();
+  check.splits = check.requested_splits = 20;
+  CHECK(noise_check_text(check) ==
+        "base's A/A noise: 20 random halvings of its 6 traces (3 vs 3), seed 7: 240 comparisons of 998000 sample values");
 }
 
 TEST_SUITE_END();

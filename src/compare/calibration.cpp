@@ -204,39 +204,114 @@ std::pair<SideSamples, SideSamples> split_side(const SideSamples& side, const st
   return {std::move(a), std::move(b)};
 }
 
-// Adds one split's judged metrics to the per-metric accumulators and the per-class counts.
-void accumulate(const Judgement& judgement, std::map<MetricKey, Accumulator>& accumulators, Calibration& result) {
-  std::map<MetricClass, bool> class_regressed;
+// What calibration keeps of one judged metric of a split (a Judgement holds every sample; these are
+// held for all splits until they are accumulated in order).
+struct MetricOutcome {
+  MetricKey key;
+  NoiseFloor floor;  // metric_class, scope, name, unit, gating, threshold; regressed and unreachable 0 or 1
+  std::optional<double> abs_change, abs_log, abs_shift;
+};
+
+// What calibration keeps of one judged split.
+struct SplitOutcome {
+  std::vector<MetricOutcome> metrics;
+  std::vector<MetricClass> gating_classes;
+  bool fails = false;  // the gate would fail: a gating REGRESSED
+  std::size_t sample_values = 0;
+};
+
+SplitOutcome outcome_of(const Judgement& judgement) {
+  SplitOutcome outcome;
+  outcome.gating_classes = judgement.decision.gating_classes;
+  outcome.fails = judgement.decision.outcome == Outcome::regression;
   for (const MetricComparison& m : judgement.metrics) {
-    class_regressed[m.metric_class] = class_regressed[m.metric_class] || m.verdict == Verdict::regressed;
-    Accumulator& acc = accumulators[key_of(m)];
-    acc.floor.metric_class = m.metric_class;
-    acc.floor.scope = m.scope;
-    acc.floor.name = m.name;
-    acc.floor.unit = m.unit;
-    acc.floor.gating = m.gating;
-    acc.floor.threshold = m.threshold;
-    acc.floor.regressed += m.verdict == Verdict::regressed ? 1 : 0;
-    if (m.present_in_base && m.present_in_head &&
-        smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p) {
-      ++acc.floor.unreachable;
-    }
-    if (m.present_in_base && m.present_in_head && m.ratio && *m.ratio > 0) {
-      ++acc.floor.splits;
-      acc.abs_change.push_back(std::fabs(*m.ratio - 1.0));
-      acc.abs_log.push_back(std::fabs(std::log(*m.ratio)));
+    MetricOutcome o{key_of(m), NoiseFloor{}, std::nullopt, std::nullopt, std::nullopt};
+    o.floor.metric_class = m.metric_class;
+    o.floor.scope = m.scope;
+    o.floor.name = m.name;
+    o.floor.unit = m.unit;
+    o.floor.gating = m.gating;
+    o.floor.threshold = m.threshold;
+    o.floor.regressed = m.verdict == Verdict::regressed ? 1 : 0;
+    const bool both = m.present_in_base && m.present_in_head;
+    o.floor.unreachable = both && smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p ? 1 : 0;
+    if (both && m.ratio && *m.ratio > 0) {
+      o.abs_change = std::fabs(*m.ratio - 1.0);
+      o.abs_log = std::fabs(std::log(*m.ratio));
       if (m.shift) {
-        acc.abs_shift.push_back(std::fabs(*m.shift));
+        o.abs_shift = std::fabs(*m.shift);
+      }
+    }
+    outcome.sample_values += m.base_samples.size() + m.head_samples.size();
+    outcome.metrics.push_back(std::move(o));
+  }
+  return outcome;
+}
+
+// Adds one split's outcome to the per-metric accumulators and the per-class counts.
+void accumulate(const SplitOutcome& outcome, std::map<MetricKey, Accumulator>& accumulators, Calibration& result) {
+  std::map<MetricClass, bool> class_regressed;
+  for (const MetricOutcome& m : outcome.metrics) {
+    const bool regressed = m.floor.regressed > 0;
+    class_regressed[m.floor.metric_class] = class_regressed[m.floor.metric_class] || regressed;
+    Accumulator& acc = accumulators[m.key];
+    const std::size_t regressed_before = acc.floor.regressed, unreachable_before = acc.floor.unreachable;
+    const std::size_t splits_before = acc.floor.splits;
+    acc.floor = m.floor;
+    acc.floor.regressed += regressed_before;
+    acc.floor.unreachable += unreachable_before;
+    acc.floor.splits = splits_before;
+    if (m.abs_change) {
+      ++acc.floor.splits;
+      acc.abs_change.push_back(*m.abs_change);
+      acc.abs_log.push_back(*m.abs_log);
+      if (m.abs_shift) {
+        acc.abs_shift.push_back(*m.abs_shift);
       }
     }
   }
-  result.failing_splits += judgement.decision.outcome == Outcome::regression ? 1 : 0;
+  result.failing_splits += outcome.fails ? 1 : 0;
+  result.comparisons += outcome.metrics.size();
+  result.sample_values += outcome.sample_values;
   for (const auto& [metric_class, regressed] : class_regressed) {
     result.regressed_splits_by_class[metric_class] += regressed ? 1 : 0;
   }
 }
 
+// The splits to run: all requested, or under a value budget as many as it holds at `first_split_values`
+// values a split, never fewer than options.min_splits.
+std::size_t splits_within_budget(const CalibrationOptions& options, std::size_t first_split_values) {
+  if (!options.value_budget || first_split_values == 0) {
+    return options.splits;
+  }
+  const std::size_t fit = *options.value_budget / first_split_values;
+  return std::min(options.splits, std::max(std::min(options.min_splits, options.splits), fit));
+}
+
+// Judges the splits of `plans` from index `first` on, one split per task, and returns their outcomes
+// in split order; rethrows the first split's error, as judging one split after another would.
+std::vector<SplitOutcome> judge_splits(const SideSamples& side, const RuleSet& rules,
+                                       const std::vector<std::vector<std::size_t>>& groups, std::size_t half_a,
+                                       const std::vector<SplitPlan>& plans, std::size_t first) {
+  std::vector<SplitOutcome> outcomes(plans.size() - first);
+  const std::vector<std::exception_ptr> errors = parallel_for(outcomes.size(), [&](std::size_t i) {
+    const auto [a, b] = split_side(side, groups, half_a, plans[first + i]);
+    outcomes[i] = outcome_of(judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{}));
+  });
+  for (const std::exception_ptr& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
+  return outcomes;
+}
+
 } // namespace
+
+NoiseCheck noise_check_of(const Calibration& c) {
+  return NoiseCheck{c.split_by, c.runs,         c.traces,       c.half_a,      c.half_b,        c.splits,
+                    c.requested_splits, c.min_splits, c.value_budget, c.comparisons, c.sample_values, c.seed};
+}
 
 Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options) {
   Calibration result;
@@ -253,29 +328,28 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
   const std::vector<std::vector<std::size_t>> groups = split_groups(side, rules, result);
 
   std::mt19937_64 rng(options.seed);
+  // Every split is drawn in order on this thread (index lists: small), judged one split per task, and
+  // accumulated in order: the result does not depend on the thread count.
+  std::vector<SplitPlan> plans;
+  for (std::size_t split = 0; split < options.splits; ++split) {
+    plans.push_back(draw_split(side, groups.size(), rng));
+  }
   std::map<MetricKey, Accumulator> accumulators;
-  // Splits are drawn in order on this thread, judged in parallel a batch at a time (bounding the
-  // judgements held), and accumulated in order: the result does not depend on the thread count.
-  const std::size_t batch = 4 * worker_threads();
-  for (std::size_t first = 0; first < options.splits; first += batch) {
-    std::vector<SplitPlan> plans;
-    for (std::size_t split = first; split < std::min(options.splits, first + batch); ++split) {
-      plans.push_back(draw_split(side, groups.size(), rng));
-    }
-    std::vector<Judgement> judgements(plans.size());
-    const std::vector<std::exception_ptr> errors = parallel_for(plans.size(), [&](std::size_t i) {
-      const auto [a, b] = split_side(side, groups, result.half_a, plans[i]);
-      judgements[i] = judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{});
-    });
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-      if (errors[i]) {
-        std::rethrow_exception(errors[i]);  // the first split's error, as one split after another
-      }
-      if (first + i == 0) {
-        result.gating_classes = judgements[i].decision.gating_classes;
-      }
-      accumulate(judgements[i], accumulators, result);
-    }
+  std::vector<SplitOutcome> outcomes;
+  if (options.value_budget) {
+    outcomes = judge_splits(side, rules, groups, result.half_a, {plans.front()}, 0);  // counts a split's values
+    plans.resize(splits_within_budget(options, outcomes.front().sample_values));
+  }
+  for (SplitOutcome& outcome : judge_splits(side, rules, groups, result.half_a, plans, outcomes.size())) {
+    outcomes.push_back(std::move(outcome));
+  }
+  result.requested_splits = options.splits;
+  result.value_budget = options.value_budget;
+  result.min_splits = options.min_splits;
+  result.splits = plans.size();
+  result.gating_classes = outcomes.front().gating_classes;
+  for (const SplitOutcome& outcome : outcomes) {
+    accumulate(outcome, accumulators, result);
   }
 
   for (auto& [key, acc] : accumulators) {
@@ -295,7 +369,7 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
         floor.threshold_below_noise = false;
       }
     }
-    result.gating_never_decidable += floor.gating && floor.unreachable == options.splits ? 1 : 0;
+    result.gating_never_decidable += floor.gating && floor.unreachable == result.splits ? 1 : 0;
     result.metrics.push_back(std::move(floor));
   }
   // splits >= 1, so the interval exists.

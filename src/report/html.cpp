@@ -268,6 +268,9 @@ std::string provenance_section(const Report& report) {
   if (p.stored_baseline) {
     html += "<li>" + prose_html(stored_baseline_text(*p.stored_baseline)) + "</li>\n";
   }
+  if (p.noise_check) {
+    html += "<li>" + esc(noise_check_text(*p.noise_check)) + "</li>\n";
+  }
   for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
     html += std::string("<li>") + (facts == &report.base_facts ? "base" : "head") + ": " +
             std::to_string(facts->traces) + " traces, " + std::to_string(facts->steps) + " sample steps, " +

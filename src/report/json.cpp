@@ -278,6 +278,21 @@ std::string render_json(const Report& report) {
     provenance["stored_baseline"] = {{"ref", b.ref}, {"tip", b.tip}, {"commit", b.commit}, {"head_commit", b.head_commit},
                                      {"distance", b.distance}, {"walked", b.walked}};
   }  // absent when base is no stored baseline
+  if (p.noise_check) {
+    const NoiseCheck& c = *p.noise_check;
+    provenance["noise_check"] = {{"split_by", c.split_by == SplitBy::runs ? "runs" : "traces"},
+                                 {"runs", c.runs},
+                                 {"traces", c.traces},
+                                 {"halves", {c.half_a, c.half_b}},
+                                 {"splits", c.splits},
+                                 {"requested_splits", c.requested_splits},
+                                 {"min_splits", c.min_splits},
+                                 {"reduced", c.splits < c.requested_splits},
+                                 {"value_budget", c.value_budget ? ordered(*c.value_budget) : ordered(nullptr)},
+                                 {"comparisons", c.comparisons},
+                                 {"sample_values", c.sample_values},
+                                 {"seed", c.seed}};
+  }  // absent when no noise check was made
   j["provenance"] = provenance;
   return dump_valid_json(j);
 }

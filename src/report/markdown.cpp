@@ -128,6 +128,9 @@ std::string provenance_section(const Report& report) {
   if (p.stored_baseline) {
     text += "- " + prose_markdown(stored_baseline_text(*p.stored_baseline)) + "\n";
   }
+  if (p.noise_check) {
+    text += "- " + escape_markdown(noise_check_text(*p.noise_check)) + "\n";
+  }
   std::size_t read = 0, ignored = 0;
   for (const ProvenanceFile& file : p.files) {
     (file.sha256.empty() ? ignored : read) += 1;

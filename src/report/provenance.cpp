@@ -50,6 +50,25 @@ std::string stored_baseline_text(const FoundBaseline& found) {
          (found.walked == 1 ? " commit" : " commits") + " looked at)";
 }
 
+std::string noise_check_text(const NoiseCheck& check) {
+  const bool runs = check.split_by == SplitBy::runs;
+  const std::size_t groups = runs ? check.runs : check.traces;
+  std::string text = "base's A/A noise: " + std::to_string(check.splits) +
+                     (check.splits == 1 ? " random halving" : " random halvings") + " of its " + std::to_string(groups) +
+                     (runs ? " runs (" : " traces (") + std::to_string(check.half_a) + " vs " + std::to_string(check.half_b) +
+                     "), seed " + std::to_string(check.seed) + ": " + std::to_string(check.comparisons) +
+                     " comparisons of " + std::to_string(check.sample_values) + " sample values";
+  if (!check.value_budget) {
+    return text;
+  }
+  const std::string budget = std::to_string(*check.value_budget) + " values";
+  if (check.splits < check.requested_splits) {
+    return text + " (reduced from " + std::to_string(check.requested_splits) + " halvings: their values exceeded the budget of " +
+           budget + "; never fewer than " + std::to_string(check.min_splits) + ")";
+  }
+  return text + " (budget " + budget + ", at least " + std::to_string(check.min_splits) + " halvings)";
+}
+
 std::string sha256_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

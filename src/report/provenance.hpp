@@ -2,6 +2,7 @@
 // Provenance: what a report was computed from (DESIGN.md section 6): tool version, rules and their
 // hash, every file read with size and SHA-256, and the git commits the profiles sit in.
 
+#include "compare/calibration.hpp"
 #include "profile/baseline_store.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
@@ -46,6 +47,9 @@ struct Provenance {
   // Base read from a stored baseline (`git:REF:@merge-base`, profile/baseline_store.hpp): which digest was
   // found for which head commit and how far back. The ref name is hostile text: renderers escape it.
   std::optional<FoundBaseline> stored_baseline;
+  // compare's A/A noise check of base (compare/calibration.hpp): how many splits and comparisons the
+  // noise estimate rests on; unset when none was made (too few runs, not comparable).
+  std::optional<NoiseCheck> noise_check;
   // "base: relative/path: message" for values skipped while reading (SideSamples::read_warnings).
   std::vector<std::string> warnings;
   bool operator==(const Provenance&) const = default;
@@ -55,6 +59,11 @@ struct Provenance {
 // "base is the digest stored for commit `X` in `REF` (tip `T`): the stored baseline nearest head commit
 // `H`, N commits before it (K commits looked at)".
 std::string stored_baseline_text(const FoundBaseline& found);
+
+// The noise check's provenance line, as prose: "base's A/A noise: 20 random halvings of its 10 runs
+// (5 vs 5), seed 20240601: 740 comparisons of 41600 sample values (budget 4000000 values, at least 10
+// halvings)", saying when and why the budget reduced the halvings.
+std::string noise_check_text(const NoiseCheck& check);
 
 // SHA-256 of a file's bytes as lowercase hex (OpenSSL EVP). Throws InputError if it cannot be read.
 std::string sha256_file(const std::string& path);
