@@ -179,29 +179,35 @@ SplitPlan draw_split(const SideSamples& side, std::size_t groups, std::mt19937_6
   return plan;
 }
 
-// The halves A (half_a groups) and B of `side` under `plan`; traces keep path order within each half.
-std::pair<SideSamples, SideSamples> split_side(const SideSamples& side, const std::vector<std::vector<std::size_t>>& groups,
-                                               std::size_t half_a, const SplitPlan& plan) {
-  SideSamples a, b;
-  a.label = "half A";
-  b.label = "half B";
-  a.inventory.spec = b.inventory.spec = side.inventory.spec;
-  a.samples_from_tables = b.samples_from_tables = side.samples_from_tables;
+// The halves A (half_a groups) and B of one split as views of the side: trace indices in path order
+// within each half, so no trace or step is copied; the end-to-end metrics (a few samples each) are
+// split into halves of their own.
+struct Halves {
+  std::vector<EndToEndMetric> end_to_end_a, end_to_end_b;
+  SideView a, b;
+};
+
+void split_side(const SideSamples& side, const std::vector<std::vector<std::size_t>>& groups, std::size_t half_a,
+                const SplitPlan& plan, Halves& halves) {
   std::vector<bool> in_a(side.traces.size(), false);
   for (std::size_t i = 0; i < half_a; ++i) {
     for (std::size_t t : groups[plan.group_order[i]]) {
       in_a[t] = true;
     }
   }
+  halves.a.side = halves.b.side = &side;
+  halves.a.label = "half A";
+  halves.b.label = "half B";
   for (std::size_t t = 0; t < side.traces.size(); ++t) {
-    (in_a[t] ? a : b).traces.push_back(side.traces[t]);  // path order within each half
+    (in_a[t] ? halves.a : halves.b).traces.push_back(t);  // path order within each half
   }
   for (std::size_t e = 0; e < side.end_to_end.size(); ++e) {
     auto [metric_a, metric_b] = split_end_to_end(side.end_to_end[e], plan.end_to_end_order[e]);
-    a.end_to_end.push_back(std::move(metric_a));
-    b.end_to_end.push_back(std::move(metric_b));
+    halves.end_to_end_a.push_back(std::move(metric_a));
+    halves.end_to_end_b.push_back(std::move(metric_b));
   }
-  return {std::move(a), std::move(b)};
+  halves.a.end_to_end = &halves.end_to_end_a;
+  halves.b.end_to_end = &halves.end_to_end_b;
 }
 
 // What calibration keeps of one judged metric of a split (a Judgement holds every sample; these are
@@ -295,8 +301,9 @@ std::vector<SplitOutcome> judge_splits(const SideSamples& side, const RuleSet& r
                                        const std::vector<SplitPlan>& plans, std::size_t first) {
   std::vector<SplitOutcome> outcomes(plans.size() - first);
   const std::vector<std::exception_ptr> errors = parallel_for(outcomes.size(), [&](std::size_t i) {
-    const auto [a, b] = split_side(side, groups, half_a, plans[first + i]);
-    outcomes[i] = outcome_of(judge(compare_metrics(a, b, rules), ConditionsDiff{}, rules, DecideOptions{}));
+    Halves halves;
+    split_side(side, groups, half_a, plans[first + i], halves);
+    outcomes[i] = outcome_of(judge(compare_metrics(halves.a, halves.b, rules), ConditionsDiff{}, rules, DecideOptions{}));
   });
   for (const std::exception_ptr& error : errors) {
     if (error) {

@@ -92,7 +92,7 @@ void run_statistics(MetricMeasurement& metric) {
 }
 
 // One quantum of the sides' timer in µs, when either side's traces are integer-µs data.
-std::optional<double> trace_resolution(const SideSamples& base, const SideSamples& head) {
+std::optional<double> trace_resolution(const SideView& base, const SideView& head) {
   return integer_microsecond_data(base) || integer_microsecond_data(head) ? std::optional<double>(1.0) : std::nullopt;
 }
 
@@ -127,10 +127,10 @@ struct OpSeries {
 };
 
 // Per op: one value per step (0 where the op did not run in that step).
-std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, const RuleSet& rules) {
+std::map<std::string, OpSeries> op_series(const std::vector<const StepSample*>& steps, const RuleSet& rules) {
   std::set<std::string> names;
-  for (const StepSample& step : steps) {
-    for (const auto& [name, values] : step.ops) {
+  for (const StepSample* step : steps) {
+    for (const auto& [name, values] : step->ops) {
       // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
       if (!rules.is_ignored(name) || is_unattributed_row(name)) {
         names.insert(name);
@@ -141,9 +141,9 @@ std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, 
   for (const std::string& name : names) {
     OpSeries& s = series[name];
     s.present = true;
-    for (const StepSample& step : steps) {
-      auto it = step.ops.find(name);
-      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
+    for (const StepSample* step : steps) {
+      auto it = step->ops.find(name);
+      const OpValues values = it == step->ops.end() ? OpValues{} : it->second;
       s.self_cpu_us.push_back(to_us(values.self_cpu_ns));
       s.device_us.push_back(to_us(values.device_ns));
       s.calls.push_back(static_cast<double>(values.calls));
@@ -156,33 +156,47 @@ std::map<std::string, OpSeries> op_series(const std::vector<StepSample>& steps, 
 // The sample steps of one rank (or of a whole side), the run each belongs to (an index into
 // side_runs()), and the number of traces they come from.
 struct RankSteps {
-  std::vector<StepSample> steps;
+  std::vector<const StepSample*> steps;  // in the side's SideSamples: not copied
   std::vector<std::size_t> run_of_step;
   std::size_t runs = 0;  // runs of the whole side: the range of run_of_step
   std::size_t traces = 0;
 };
 
 // Steps grouped by trace rank when `per_rank`, else all under nullopt; the first `drop_first` of each trace dropped.
-std::map<std::optional<unsigned>, RankSteps> group_steps(const SideSamples& side, std::size_t drop_first, bool per_rank) {
-  const std::vector<Run> runs = side_runs(side);
-  std::vector<std::size_t> run_of_trace(side.traces.size(), 0);
+std::map<std::optional<unsigned>, RankSteps> group_steps(const SideView& view, std::size_t drop_first, bool per_rank) {
+  const std::vector<Run> runs = side_runs(view);
+  std::vector<std::size_t> run_of_trace(view.side->traces.size(), 0);
   for (std::size_t r = 0; r < runs.size(); ++r) {
     for (std::size_t t : runs[r].traces) {
       run_of_trace[t] = r;
     }
   }
   std::map<std::optional<unsigned>, RankSteps> groups;
-  for (std::size_t t = 0; t < side.traces.size(); ++t) {
-    const TraceSamples& trace = side.traces[t];
+  for (const std::size_t t : view.traces) {
+    const TraceSamples& trace = view.side->traces[t];
     RankSteps& group = groups[per_rank ? trace.rank : std::nullopt];
     group.runs = runs.size();
     ++group.traces;
     for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
-      group.steps.push_back(trace.steps[i]);
+      group.steps.push_back(&trace.steps[i]);
       group.run_of_step.push_back(run_of_trace[t]);
     }
   }
   return groups;
+}
+
+// check_sample_unit of a view: its runs, its side's profile and its label.
+void check_view_unit(const SideView& view, SampleUnit unit) {
+  if (unit != SampleUnit::run || view.traces.empty()) {
+    return;
+  }
+  const std::size_t runs = side_runs(view).size();
+  if (runs < k_min_runs_for_run_unit) {
+    throw UsageError(view.side->inventory.spec + ": unit \"run\" needs at least " + std::to_string(k_min_runs_for_run_unit) +
+                     " runs (folders of traces) per side; " + view.label + " has " + std::to_string(runs) +
+                     (runs == 1 ? " run" : " runs") + " of " + std::to_string(view.traces.size()) +
+                     (view.traces.size() == 1 ? " trace" : " traces") + " (use --unit step)");
+  }
 }
 
 // Per-step values -> one value per run (the median of its steps); runs without sample steps give none.
@@ -234,8 +248,8 @@ MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class
 // The profiled step time of each sample step, in µs.
 std::vector<double> step_us(const RankSteps& steps) {
   std::vector<double> values;
-  for (const StepSample& s : steps.steps) {
-    values.push_back(to_us(s.duration_ns));
+  for (const StepSample* s : steps.steps) {
+    values.push_back(to_us(s->duration_ns));
   }
   return values;
 }
@@ -336,31 +350,8 @@ void append_class_sums(std::vector<MetricMeasurement>& metrics, const RankPair& 
 
 } // namespace
 
-std::vector<Run> side_runs(const SideSamples& side) {
-  std::map<std::string, std::vector<std::size_t>> folders;
-  for (std::size_t t = 0; t < side.traces.size(); ++t) {
-    const std::string& path = side.traces[t].path;
-    const std::size_t slash = path.find_last_of('/');
-    folders[slash == std::string::npos ? std::string() : path.substr(0, slash)].push_back(t);
-  }
-  std::vector<Run> runs;
-  for (auto& [folder, traces] : folders) {
-    runs.push_back(Run{folder, std::move(traces)});
-  }
-  return runs;
-}
-
 void check_sample_unit(const SideSamples& side, SampleUnit unit) {
-  if (unit != SampleUnit::run || side.traces.empty()) {
-    return;
-  }
-  const std::size_t runs = side_runs(side).size();
-  if (runs < k_min_runs_for_run_unit) {
-    throw UsageError(side.inventory.spec + ": unit \"run\" needs at least " + std::to_string(k_min_runs_for_run_unit) +
-                     " runs (folders of traces) per side; " + side.label + " has " + std::to_string(runs) +
-                     (runs == 1 ? " run" : " runs") + " of " + std::to_string(side.traces.size()) +
-                     (side.traces.size() == 1 ? " trace" : " traces") + " (use --unit step)");
-  }
+  check_view_unit(whole_side(side), unit);
 }
 
 const char* metric_class_label(MetricClass metric_class) {
@@ -405,14 +396,20 @@ std::string unranked_name(const MetricMeasurement& metric) {
 }
 
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+  return compare_metrics(whole_side(base), whole_side(head), rules);
+}
+
+std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const SideView& head_view, const RuleSet& rules) {
   std::vector<MetricMeasurement> metrics;
+  const std::vector<EndToEndMetric>& base_e2e = *base_view.end_to_end;
+  const std::vector<EndToEndMetric>& head_e2e = *head_view.end_to_end;
   const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
-  const bool application_numbers = std::any_of(base.end_to_end.begin(), base.end_to_end.end(), from_application) ||
-                                   std::any_of(head.end_to_end.begin(), head.end_to_end.end(), from_application);
-  for (const EndToEndMetric& b : base.end_to_end) {
-    auto h = std::find_if(head.end_to_end.begin(), head.end_to_end.end(),
+  const bool application_numbers = std::any_of(base_e2e.begin(), base_e2e.end(), from_application) ||
+                                   std::any_of(head_e2e.begin(), head_e2e.end(), from_application);
+  for (const EndToEndMetric& b : base_e2e) {
+    auto h = std::find_if(head_e2e.begin(), head_e2e.end(),
                           [&](const EndToEndMetric& m) { return m.name == b.name && m.unit == b.unit; });
-    if (h == head.end_to_end.end()) {
+    if (h == head_e2e.end()) {
       continue;  // reported by the conditions table (end_to_end_metrics)
     }
     MetricMeasurement metric;
@@ -433,13 +430,13 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
     metrics.push_back(std::move(metric));
   }
 
-  check_sample_unit(base, rules.unit);
-  check_sample_unit(head, rules.unit);
+  check_view_unit(base_view, rules.unit);
+  check_view_unit(head_view, rules.unit);
   // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
-  const bool per_rank = compare_per_rank(base.traces, head.traces);
-  const std::optional<double> resolution = trace_resolution(base, head);
-  const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base, rules.drop_first_steps, per_rank);
-  const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head, rules.drop_first_steps, per_rank);
+  const bool per_rank = views_per_rank(base_view, head_view);
+  const std::optional<double> resolution = trace_resolution(base_view, head_view);
+  const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base_view, rules.drop_first_steps, per_rank);
+  const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head_view, rules.drop_first_steps, per_rank);
   std::vector<MetricMeasurement> sum_metrics, op_metrics;
   for (const auto& [rank, b] : base_groups) {
     auto h = head_groups.find(rank);
@@ -468,7 +465,7 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
   });
   std::move(sum_metrics.begin(), sum_metrics.end(), std::back_inserter(metrics));
   std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
-  mark_screened_metrics(metrics, base, head, rules);
+  mark_screened_metrics(metrics, base_view, head_view, rules);
   return metrics;
 }
 

@@ -6,6 +6,7 @@
 
 #include "compare/replacement_groups.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/side_view.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/read_side.hpp"
 
@@ -96,6 +97,14 @@ void widen_for_resolution(MetricMeasurement& metric, double resolution);
 // multiple of 1000 ns (an integer-µs timer); false for a side without traces.
 bool integer_microsecond_data(const SideSamples& side);
 
+// True when every step duration and every op's self CPU and device time in the view's traces is a
+// multiple of 1000 ns; false for a view without traces.
+bool integer_microsecond_data(const SideView& view);
+
+// compare_metrics below, of views: a half's metrics are exactly those of a SideSamples holding copies
+// of its traces in path order (label, end-to-end metrics and screened time from the view).
+std::vector<MetricMeasurement> compare_metrics(const SideView& base, const SideView& head, const RuleSet& rules);
+
 // Builds every metric of base vs head and runs the statistics on each: end-to-end metrics (matched
 // by name), step time, and per op (rules' ignores removed; the first rules.drop_first_steps steps of
 // each trace dropped) self CPU time and, where any device time exists, device time. Ops present on
@@ -121,17 +130,6 @@ std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_f
 // The name of a metric without its point and rank suffixes ("aten::mm [rank 1] [at 4x512]" -> "aten::mm");
 // the name itself when the metric is neither per point nor per rank. Rules patterns (waivers) match either.
 std::string unranked_name(const MetricMeasurement& metric);
-
-// One run of a side: the traces read from one folder (the path up to its last '/'), e.g. the three
-// traces of examples/rmsnorm-4x512/A/run-01. `traces` index side.traces, in path order.
-struct Run {
-  std::string folder;
-  std::vector<std::size_t> traces;
-  bool operator==(const Run&) const = default;
-};
-
-// The runs of a side, ordered by folder name; empty when the side has no traces.
-std::vector<Run> side_runs(const SideSamples& side);
 
 // Smallest number of runs a side needs for SampleUnit::run: 3 vs 3 runs reach a one-sided p of 1/20 =
 // 0.05 at best, so fewer can never pass alpha (see README "Statistics and verdicts").

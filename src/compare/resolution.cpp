@@ -20,10 +20,15 @@ void widen_for_resolution(MetricMeasurement& metric, double resolution) {
 }
 
 bool integer_microsecond_data(const SideSamples& side) {
-  if (side.traces.empty()) {
+  return integer_microsecond_data(whole_side(side));
+}
+
+bool integer_microsecond_data(const SideView& view) {
+  if (view.traces.empty()) {
     return false;
   }
-  for (const TraceSamples& trace : side.traces) {
+  for (const std::size_t t : view.traces) {
+    const TraceSamples& trace = view.side->traces[t];
     for (const StepSample& step : trace.steps) {
       if (step.duration_ns % 1000 != 0) {
         return false;

@@ -39,14 +39,15 @@ struct SideScreen {
   double cpu_share = 0, device_share = 0;
 };
 
-SideScreen side_screen(const SideSamples& side, const RuleSet& rules) {
+SideScreen side_screen(const SideView& view, const RuleSet& rules) {
   SideScreen screen;
-  for (const TraceSamples& trace : side.traces) {
+  for (const std::size_t t : view.traces) {
+    const TraceSamples& trace = view.side->traces[t];
     add_trace(screen.by_rank[trace.rank], trace, rules);
     add_trace(screen.whole, trace, rules);
   }
-  screen.cpu_share = excluded_cpu_share(side.screened);
-  screen.device_share = excluded_device_share(side.screened);
+  screen.cpu_share = excluded_cpu_share(view.screened);
+  screen.device_share = excluded_device_share(view.screened);
   return screen;
 }
 
@@ -96,6 +97,11 @@ void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bo
 } // namespace
 
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head,
+                           const RuleSet& rules) {
+  mark_screened_metrics(metrics, whole_side(base), whole_side(head), rules);
+}
+
+void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideView& base, const SideView& head,
                            const RuleSet& rules) {
   const SideScreen base_screen = side_screen(base, rules);
   const SideScreen head_screen = side_screen(head, rules);

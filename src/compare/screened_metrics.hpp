@@ -26,4 +26,8 @@ namespace neuron_gate {
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head,
                            const RuleSet& rules);
 
+// The same for views (metric_comparison.hpp): the view's traces and its screened time.
+void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideView& base, const SideView& head,
+                           const RuleSet& rules);
+
 } // namespace neuron_gate

@@ -204,6 +204,22 @@ std::string dump_valid_json(const nlohmann::ordered_json& document) {
   return clean(document).dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+// compare's A/A noise check of base: what its estimate rests on (provenance.noise_check).
+static ordered noise_check_json(const NoiseCheck& c) {
+  return {{"split_by", c.split_by == SplitBy::runs ? "runs" : "traces"},
+          {"runs", c.runs},
+          {"traces", c.traces},
+          {"halves", {c.half_a, c.half_b}},
+          {"splits", c.splits},
+          {"requested_splits", c.requested_splits},
+          {"min_splits", c.min_splits},
+          {"reduced", c.splits < c.requested_splits},
+          {"value_budget", c.value_budget ? ordered(*c.value_budget) : ordered(nullptr)},
+          {"comparisons", c.comparisons},
+          {"sample_values", c.sample_values},
+          {"seed", c.seed}};
+}
+
 std::string render_json(const Report& report) {
   ordered j;
   j["schema"] = "neuron-gate.report/1";
@@ -279,19 +295,7 @@ std::string render_json(const Report& report) {
                                      {"distance", b.distance}, {"walked", b.walked}};
   }  // absent when base is no stored baseline
   if (p.noise_check) {
-    const NoiseCheck& c = *p.noise_check;
-    provenance["noise_check"] = {{"split_by", c.split_by == SplitBy::runs ? "runs" : "traces"},
-                                 {"runs", c.runs},
-                                 {"traces", c.traces},
-                                 {"halves", {c.half_a, c.half_b}},
-                                 {"splits", c.splits},
-                                 {"requested_splits", c.requested_splits},
-                                 {"min_splits", c.min_splits},
-                                 {"reduced", c.splits < c.requested_splits},
-                                 {"value_budget", c.value_budget ? ordered(*c.value_budget) : ordered(nullptr)},
-                                 {"comparisons", c.comparisons},
-                                 {"sample_values", c.sample_values},
-                                 {"seed", c.seed}};
+    provenance["noise_check"] = noise_check_json(*p.noise_check);
   }  // absent when no noise check was made
   j["provenance"] = provenance;
   return dump_valid_json(j);
