@@ -33,11 +33,11 @@ int main(int argc, char** argv) {
         continue;
       }
       nlohmann::json out;
-      const auto step_json = [](const neuron_gate::StepSample& step) {
+      const auto step_json = [&samples](const neuron_gate::StepSample& step) {
         nlohmann::json j;
         j["name"] = step.name;
-        for (const auto& [key, v] : step.ops) {
-          j["ops"][key] = {v.self_cpu_ns, v.calls, v.device_ns};
+        for (const auto& [op, v] : step.ops) {
+          j["ops"][samples.op_keys[op]] = {v.self_cpu_ns, v.calls, v.device_ns};
         }
         for (const auto& [key, ns] : step.device_kernels) {
           j["kernels"][key] = ns;

@@ -150,7 +150,7 @@ Judgement judge_comparison(const SideSamples& base, const SideSamples& head, con
   decide_options.strict = strict;
   decide_options.today = today_date;
   decide_options.base_noise = base_noise(calibration);
-  Judgement judgement = judge(measurements, conditions, rules, decide_options);
+  Judgement judgement = judge(std::move(measurements), conditions, rules, decide_options);
   std::size_t gating_metrics = 0;
   for (const auto& [verdict, count] : judgement.decision.gating_counts) {
     gating_metrics += count;

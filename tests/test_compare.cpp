@@ -4,6 +4,7 @@
 #include "compare/rule_set.hpp"
 #include "compare/judgement.hpp"
 #include "util/error.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -197,10 +198,12 @@ ng::SideSamples side_with(const std::vector<double>& values) {
     trace.path = "side/run-" + std::to_string(100 + i) + "/trace.json";
     trace.has_profiler_steps = true;
     ng::StepSample step;
+    std::map<std::string, ng::OpValues> ops;
     step.name = "ProfilerStep#1";
     step.duration_ns = static_cast<ng::Nanoseconds>(std::llround(values[i] * 1000.0)) + 1000;
-    step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(values[i] * 1000.0)), 0, 1};
+    ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(values[i] * 1000.0)), 0, 1};
     trace.steps.push_back(step);
+    ng::set_trace_ops(trace, {ops});
     side.traces.push_back(trace);
   }
   return side;

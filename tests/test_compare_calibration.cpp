@@ -6,6 +6,7 @@
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "util/error.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -31,11 +32,13 @@ ng::SideSamples noisy_side(std::size_t runs, std::size_t steps, double run_sigma
       trace.path = "side/run-" + std::to_string(10 + r) + "/trace-" + std::to_string(s) + ".json";
       trace.has_profiler_steps = true;
       ng::StepSample step;
+      std::map<std::string, ng::OpValues> ops;
       step.name = "ProfilerStep#1";
       const double us = 100.0 * std::exp(run_effect + step_sigma * normal(rng));
-      step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(us * 1000.0)), 0, 1};
-      step.duration_ns = step.ops["op"].self_cpu_ns + 5000;
+      ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(std::llround(us * 1000.0)), 0, 1};
+      step.duration_ns = ops["op"].self_cpu_ns + 5000;
       trace.steps.push_back(step);
+      ng::set_trace_ops(trace, {ops});
       side.traces.push_back(trace);
     }
   }
@@ -74,7 +77,7 @@ TEST_CASE("runs are the folders of the traces and unit run gives one sample per 
       // Run 0: the median of its three steps.
       std::vector<double> run0;
       for (std::size_t t = 0; t < 3; ++t) {
-        run0.push_back(static_cast<double>(side.traces[t].steps[0].ops.at("op").self_cpu_ns) / 1000.0);
+        run0.push_back(static_cast<double>(ng::find_op(side.traces[t], side.traces[t].steps[0], "op")->self_cpu_ns) / 1000.0);
       }
       CHECK(m.base_samples[0] == doctest::Approx(*ng::median(run0)));
       CHECK(m.base_calls == 1.0);

@@ -3,6 +3,7 @@
 // group, and a group's ops never fail on their own as well.
 #include "compare/judgement.hpp"
 #include "compare/replacement_groups.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -35,14 +36,16 @@ ng::SideSamples side_of(const std::string& label, const std::map<std::string, Op
       trace.path = label + "/run-" + std::to_string(10 + r) + "/t" + std::to_string(s) + ".json";
       trace.has_profiler_steps = true;
       ng::StepSample step;
+      std::map<std::string, ng::OpValues> step_ops;
       step.name = "ProfilerStep#1";
       step.duration_ns = 10000;
       for (const auto& [name, spec] : ops) {
         const auto ns = [&](double us) { return static_cast<ng::Nanoseconds>(std::llround(us * 1000.0 * std::exp(noise(rng)))); };
-        step.ops[name] = ng::OpValues{ns(spec.cpu_us), spec.device_us > 0 ? ns(spec.device_us) : 0, spec.calls};
-        step.duration_ns += step.ops[name].self_cpu_ns + step.ops[name].device_ns;
+        step_ops[name] = ng::OpValues{ns(spec.cpu_us), spec.device_us > 0 ? ns(spec.device_us) : 0, spec.calls};
+        step.duration_ns += step_ops[name].self_cpu_ns + step_ops[name].device_ns;
       }
       trace.steps.push_back(step);
+      ng::set_trace_ops(trace, {step_ops});
       side.traces.push_back(trace);
     }
   }

@@ -2,6 +2,7 @@
 // never claims EQUIVALENT, and values below one quantum print as "< 1 µs".
 #include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -25,11 +26,13 @@ ng::SideSamples quantised_side(const std::string& label, double us, double sigma
       trace.path = label + "/run-" + std::to_string(10 + r) + "/t" + std::to_string(s) + ".json";
       trace.has_profiler_steps = true;
       ng::StepSample step;
+      std::map<std::string, ng::OpValues> ops;
       step.name = "ProfilerStep#1";
       const double value = std::max(0.0, std::round(us * std::exp(sigma * normal(rng))));
-      step.ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(value * 1000.0), 0, 1};
-      step.duration_ns = step.ops["op"].self_cpu_ns + 50000;
+      ops["op"] = ng::OpValues{static_cast<ng::Nanoseconds>(value * 1000.0), 0, 1};
+      step.duration_ns = ops["op"].self_cpu_ns + 50000;
       trace.steps.push_back(step);
+      ng::set_trace_ops(trace, {ops});
       side.traces.push_back(trace);
     }
   }
@@ -46,10 +49,12 @@ ng::SideSamples fixed_side(const std::string& label, const std::vector<int>& val
     trace.path = label + "/run-" + std::to_string(10 + i / 3) + "/t" + std::to_string(i % 3) + ".json";
     trace.has_profiler_steps = true;
     ng::StepSample step;
+    std::map<std::string, ng::OpValues> ops;
     step.name = "ProfilerStep#1";
-    step.ops["op"] = ng::OpValues{values_us[i] * 1000, 0, 1};
+    ops["op"] = ng::OpValues{values_us[i] * 1000, 0, 1};
     step.duration_ns = 60000;
     trace.steps.push_back(step);
+    ng::set_trace_ops(trace, {ops});
     side.traces.push_back(trace);
   }
   return side;
@@ -110,7 +115,7 @@ TEST_CASE("a collapsed interval (aten::rsqrt 1 µs -> 0 µs in the examples) is 
 
 TEST_CASE("data with sub-µs durations are not widened") {
   ng::SideSamples base = fixed_side("base", std::vector<int>(12, 5));
-  base.traces[0].steps[0].ops["op"].self_cpu_ns += 1;
+  ng::add_op(base.traces[0], base.traces[0].steps[0], "op").self_cpu_ns += 1;
   CHECK_FALSE(ng::integer_microsecond_data(base));
   const auto metrics = ng::compare_metrics(base, base, ng::default_rules());
   for (const ng::MetricMeasurement& m : metrics) {

@@ -3,6 +3,7 @@
 // marked metrics are INCONCLUSIVE when the side's share of that class is beyond max_excluded_share.
 #include "compare/judgement.hpp"
 #include "compare/screened_metrics.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -30,12 +31,14 @@ ng::SideSamples side_of(const std::string& label, std::uint64_t seed) {
       trace.has_profiler_steps = true;
       trace.rank = rank;
       ng::StepSample step;
+      std::map<std::string, ng::OpValues> ops;
       step.name = "ProfilerStep#1";
       step.duration_ns = ns(1000);
-      step.ops["aten::mm"] = ng::OpValues{ns(50), ns(300), 1};
-      step.ops["aten::add"] = ng::OpValues{ns(20), ns(40), 1};
-      step.ops["ProfilerStep*"] = ng::OpValues{ns(5), 0, 1};
+      ops["aten::mm"] = ng::OpValues{ns(50), ns(300), 1};
+      ops["aten::add"] = ng::OpValues{ns(20), ns(40), 1};
+      ops["ProfilerStep*"] = ng::OpValues{ns(5), 0, 1};
       trace.steps.push_back(step);
+      ng::set_trace_ops(trace, {ops});
       side.traces.push_back(trace);
     }
   }

@@ -7,6 +7,7 @@
 #include "profile/kineto_trace.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -130,7 +131,7 @@ TEST_CASE("H03 (MTIA): mtia_ccp_events are device time — 94.5% of it is attrib
   CHECK(step.unattributed_by_category.size() == 1);
   CHECK(step.unattributed_by_category.count("mtia_ccp_events") == 1);
   add_unattributed_rows(samples);
-  CHECK(samples.steps[0].ops.at("device time not attributed to an op (mtia_ccp_events)").device_ns ==
+  CHECK(ops_by_key(samples, samples.steps[0]).at("device time not attributed to an op (mtia_ccp_events)").device_ns ==
         7734462896 - 7309063136);
 }
 

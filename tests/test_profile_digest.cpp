@@ -6,6 +6,7 @@
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
 #include "util/error.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -243,7 +244,7 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
   });
   ByteSource source("hostile.ngdigest", hostile);
   const SideSamples read = read_digest(source);
-  CHECK(read.traces[0].steps[0].ops.count("<img src=x onerror=alert(1)>\u001b[31m|`x") == 1);
+  CHECK(ops_by_key(read.traces[0], read.traces[0].steps[0]).count("<img src=x onerror=alert(1)>\u001b[31m|`x") == 1);
 }
 
 TEST_CASE("digest: four ranks digested one by one combine into the side the whole profile reads") {

@@ -10,6 +10,7 @@
 
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -122,7 +123,7 @@ TEST_CASE("a name longer than the name limit is cut with its length and hash, co
   const ng::TraceSamples samples =
       read_trace_text("{\"traceEvents\": [" + event(long_a, 1) + ", " + event(long_b, 10) + "]}");
   REQUIRE(samples.steps.size() == 1);
-  const auto& ops = samples.steps[0].ops;
+  const auto& ops = ng::ops_by_key(samples, samples.steps[0]);
   REQUIRE(ops.size() == 2);
   CHECK(ops.count(ng::cut_name(long_a, 4096)) == 1);
   CHECK(ng::cut_name(long_a, 4096).rfind(std::string(4096, 'x') + "…[cut: 5001 bytes, sha256 ", 0) == 0);
@@ -175,7 +176,7 @@ TEST_CASE("a string dur in one event of 201 is read around and reaches the side'
   CHECK(side.data_problems[0].example == "aten::add \"dur\": \"n/a\"");
   CHECK(ng::data_problem_line(side.data_problems[0]).find("1 events whose dur is not a number") != std::string::npos);
   REQUIRE(side.traces.size() == 1);
-  CHECK(side.traces[0].steps[0].ops.at("aten::add").calls == 200);
+  CHECK(ng::ops_by_key(side.traces[0], side.traces[0].steps[0]).at("aten::add").calls == 200);
 }
 
 TEST_CASE("an op whose durations are nulled past 1% of its events is an input error, never a vanished op") {

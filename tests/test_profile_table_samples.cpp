@@ -2,6 +2,7 @@
 // launching op's Self <DEV> and as a row of its own (issue 13 item 4).
 #include "profile/key_averages_table.hpp"
 #include "profile/table_samples.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,7 +21,7 @@ const std::string k_data = std::string(NEURON_GATE_TEST_DATA);
 
 ng::Nanoseconds device_sum(const ng::TraceSamples& samples) {
   ng::Nanoseconds sum = 0;
-  for (const auto& [name, values] : samples.steps.at(0).ops) {
+  for (const auto& [name, values] : ng::ops_by_key(samples, samples.steps.at(0))) {
     sum += values.device_ns;
   }
   return sum;
@@ -51,7 +52,7 @@ TEST_CASE("rows that sum to the footer: every row's device time, once") {
   CHECK(ng::table_device_rows_note(table).empty());
   const ng::TraceSamples samples = ng::samples_from_table(table, "t", false);
   CHECK(device_sum(samples) == 6'000'500);  // 12.5 µs + 4.188 ms + 1.800 ms; footer 6.000 ms
-  CHECK(samples.steps[0].ops.at("ampere_sgemm_32x128_tn").device_ns == 4'188'000);
+  CHECK(ng::ops_by_key(samples, samples.steps[0]).at("ampere_sgemm_32x128_tn").device_ns == 4'188'000);
 }
 
 TEST_CASE("kernels listed in their op and as rows: the op rows only, summing to the footer") {
@@ -61,9 +62,9 @@ TEST_CASE("kernels listed in their op and as rows: the op rows only, summing to 
   CHECK(ng::table_device_rows_note(table).find("device time read from the op rows only") == 0);
   const ng::TraceSamples samples = ng::samples_from_table(table, "t", false);
   CHECK(device_sum(samples) == 5'988'000);  // was 11'976'000: each kernel twice
-  CHECK(samples.steps[0].ops.at("aten::addmm").device_ns == 4'188'000);
-  CHECK(samples.steps[0].ops.at("aten::copy_").device_ns == 1'800'000);
-  CHECK(samples.steps[0].ops.at("ampere_sgemm_32x128_tn").device_ns == 0);
+  CHECK(ng::ops_by_key(samples, samples.steps[0]).at("aten::addmm").device_ns == 4'188'000);
+  CHECK(ng::ops_by_key(samples, samples.steps[0]).at("aten::copy_").device_ns == 1'800'000);
+  CHECK(ng::ops_by_key(samples, samples.steps[0]).at("ampere_sgemm_32x128_tn").device_ns == 0);
   CHECK(samples.has_device_events);
 }
 

@@ -4,6 +4,8 @@
 #include "profile/kineto_trace.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
+#include "profile/op_keys.hpp"
+#include "keyed_step.hpp"
 
 #include <doctest/doctest.h>
 #include <zlib.h>
@@ -67,7 +69,7 @@ std::string gzip_bytes(const std::string& text) {
   return out;
 }
 
-double self_us(const StepSample& step, const std::string& op) {
+double self_us(const KeyedStep& step, const std::string& op) {
   const auto found = step.ops.find(op);
   REQUIRE_MESSAGE(found != step.ops.end(), "no op " << op << " in " << step.name);
   return static_cast<double>(found->second.self_cpu_ns) / 1000.0;
@@ -116,8 +118,8 @@ TEST_CASE("the accepted bad-inputs files read as expected.json says, with their 
   SUBCASE("negative duration: the device event is excluded and counted") {
     const TraceSamples samples = read_trace_samples(dir + "negative-dur.pt.trace.json");
     REQUIRE(samples.steps.size() == 1);
-    CHECK(self_us(samples.steps[0], "aten::mul") == 5.0);
-    CHECK(self_us(samples.steps[0], "ProfilerStep*") == 95.0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "aten::mul") == 5.0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "ProfilerStep*") == 95.0);
     CHECK(samples.problems.negative_duration_events == 1);
     CHECK(samples.problems.unfinished_events == 0);
     CHECK(samples.steps[0].device_kernels.empty());
@@ -127,9 +129,9 @@ TEST_CASE("the accepted bad-inputs files read as expected.json says, with their 
   SUBCASE("dur -1: the unfinished event is excluded, not subtracted from its parent, and counted") {
     const TraceSamples samples = read_trace_samples(dir + "unfinished-dur-minus-one.pt.trace.json");
     REQUIRE(samples.steps.size() == 1);
-    CHECK(self_us(samples.steps[0], "aten::add") == 40.0);
-    CHECK(self_us(samples.steps[0], "ProfilerStep*") == 60.0);
-    CHECK(samples.steps[0].ops.count("aten::foo") == 0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "aten::add") == 40.0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "ProfilerStep*") == 60.0);
+    CHECK(ops_by_key(samples, samples.steps[0]).count("aten::foo") == 0);
     CHECK(samples.problems.unfinished_events == 1);
     CHECK(samples.problems.negative_duration_events == 0);
   }
@@ -137,20 +139,20 @@ TEST_CASE("the accepted bad-inputs files read as expected.json says, with their 
     const TraceSamples samples = read_trace_samples(dir + "integer-above-int64.pt.trace.json");
     REQUIRE(samples.steps.size() == 1);
     CHECK(samples.steps[0].name == "whole trace");
-    CHECK(self_us(samples.steps[0], "record_param_comms") == 100.0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "record_param_comms") == 100.0);
     CHECK(samples.metadata.at("schemaVersion") == "1");
   }
   SUBCASE("a UTF-8 BOM and white space before the object") {
     const TraceSamples samples = read_trace_samples(dir + "bom-and-leading-space.json");
     REQUIRE(samples.steps.size() == 1);
-    CHECK(self_us(samples.steps[0], "aten::mul") == 5.25);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "aten::mul") == 5.25);
     CHECK(samples.format == TraceFormat::kineto);
   }
   SUBCASE("string timestamps in a top-level array") {
     const TraceSamples samples = read_trace_samples(dir + "string-timestamps.json");
     REQUIRE(samples.steps.size() == 1);
-    CHECK(self_us(samples.steps[0], "aten::mul") == 5.25);
-    CHECK(self_us(samples.steps[0], "aten::add") == 2.0);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "aten::mul") == 5.25);
+    CHECK(self_us(keyed(samples, samples.steps[0]), "aten::add") == 2.0);
     CHECK(samples.format == TraceFormat::legacy_array);
     CHECK(samples.steps[0].start_ns == 1704161511420306491);
     CHECK(samples.steps[0].duration_ns == 1704161511420314000 - 1704161511420306491);
@@ -248,7 +250,7 @@ TEST_CASE("an empty trace reads as one empty whole-trace step") {
     const TraceSamples samples = read_bytes("empty-trace.json", text);
     REQUIRE(samples.steps.size() == 1);
     CHECK(samples.steps[0].name == "whole trace");
-    CHECK(samples.steps[0].ops.empty());
+    CHECK(ops_by_key(samples, samples.steps[0]).empty());
     CHECK(samples.event_count == 0);
     CHECK_FALSE(samples.has_profiler_steps);
   }
@@ -312,7 +314,7 @@ TEST_CASE("gzip members back to back read as one stream") {
   const std::string gz = gzip_bytes(k_small_trace.substr(0, half)) + gzip_bytes(k_small_trace.substr(half));
   const TraceSamples samples = read_bytes("members.json.gz", gz);
   REQUIRE(samples.steps.size() == 1);
-  CHECK(self_us(samples.steps[0], "aten::mul") == 4.25);
+  CHECK(self_us(keyed(samples, samples.steps[0]), "aten::mul") == 4.25);
 }
 
 TEST_CASE("a JSON error inside gzip names the offset in the decompressed data") {

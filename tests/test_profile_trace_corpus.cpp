@@ -3,6 +3,8 @@
 // CPU-only, Ascend) against numbers computed independently by tests/tools/trace_expected.py.
 #include "profile/trace_samples.hpp"
 #include "util/units.hpp"
+#include "profile/op_keys.hpp"
+#include "keyed_step.hpp"
 
 #include <doctest/doctest.h>
 
@@ -105,7 +107,7 @@ std::map<std::string, TableRow> read_table(const std::string& path) {
 std::map<std::string, OpValues> whole_trace(const TraceSamples& samples) {
   std::map<std::string, OpValues> totals;
   auto add = [&](const StepSample& step) {
-    for (const auto& [key, values] : step.ops) {
+    for (const auto& [key, values] : ops_by_key(samples, step)) {
       OpValues& total = totals[key];
       total.self_cpu_ns += values.self_cpu_ns;
       total.calls += values.calls;
@@ -133,7 +135,7 @@ Nanoseconds device_total(const TraceSamples& samples) {
   return total;
 }
 
-const OpValues& op(const StepSample& step, const std::string& key) {
+OpValues op(const KeyedStep& step, const std::string& key) {
   const auto found = step.ops.find(key);
   REQUIRE_MESSAGE(found != step.ops.end(), "no op '" << key << "' in " << step.name);
   return found->second;
@@ -178,7 +180,7 @@ TEST_CASE("every bundled rmsnorm trace sums to the Self CPU and # of Calls of it
     CHECK(samples.steps.size() == (two_steps ? 2U : 1U));
     for (const StepSample& step : samples.steps) {
       CHECK(step.name.rfind("ProfilerStep#", 0) == 0);
-      CHECK(op(step, "ProfilerStep*").calls == 1);
+      CHECK(op(keyed(samples, step), "ProfilerStep*").calls == 1);
     }
     CHECK(samples.problems.negative_duration_events == 0);
 
@@ -212,7 +214,7 @@ TEST_CASE("K1 ResNet50 on a V100 (2021 categories): per-op device time through c
     CHECK(samples.categories.count(category) == 1);
   }
 
-  const StepSample& step5 = samples.steps[0];
+  const KeyedStep step5 = keyed(samples, samples.steps[0]);
   CHECK(op(step5, "aten::cudnn_convolution") == values(5606000, 53, 21165000));
   CHECK(op(step5, "aten::cudnn_batch_norm") == values(3390000, 53, 5710000));
   CHECK(op(step5, "aten::add_") == values(8848000, 499, 4016000));
@@ -220,7 +222,7 @@ TEST_CASE("K1 ResNet50 on a V100 (2021 categories): per-op device time through c
   CHECK(op(step5, "aten::conv2d") == values(1234000, 53, 0));
   CHECK(op(step5, "cudaLaunchKernel") == values(14170000, 1462, 0));
   CHECK(op(step5, "ProfilerStep*") == values(42843000, 1, 0));
-  CHECK(op(samples.steps[1], "aten::cudnn_convolution") == values(5496000, 53, 21113000));
+  CHECK(op(keyed(samples, samples.steps[1]), "aten::cudnn_convolution") == values(5496000, 53, 21113000));
   CHECK(step5.device_kernels.size() == 69);
   CHECK(step5.unattributed_device_ns == 0);
 
@@ -240,19 +242,19 @@ TEST_CASE("K1 ResNet50 on a V100 (2021 categories): per-op device time through c
   CHECK(dgrad == 80756000);
 
   // outside the steps: the profiler's bookkeeping before each step and the final synchronize
-  CHECK(samples.outside_steps.ops.size() == 4);
-  CHECK(op(samples.outside_steps, "cudaDeviceSynchronize") == values(16194000, 1, 0));
-  CHECK(op(samples.outside_steps, "aten::zeros") == values(139000, 6, 0));
+  CHECK(ops_by_key(samples, samples.outside_steps).size() == 4);
+  CHECK(op(keyed(samples, samples.outside_steps), "cudaDeviceSynchronize") == values(16194000, 1, 0));
+  CHECK(op(keyed(samples, samples.outside_steps), "aten::zeros") == values(139000, 6, 0));
 }
 
 TEST_CASE("K1 by shape: Input Dims and Input type in the key") {
   const TraceSamples samples =
       read_trace_samples(k_corpus + "K1/worker0.1623143089861.pt.trace.json.gz", {true});
-  CHECK(op(samples.steps[0],
+  CHECK(op(keyed(samples, samples.steps[0]),
            "aten::cudnn_convolution [[32, 1024, 14, 14], [256, 1024, 1, 1], [], [], [], [], [], [], []] "
            "['float', 'float', 'GenericList', 'GenericList', 'GenericList', 'Int', 'Bool', 'Bool', 'Bool']") ==
         values(390000, 5, 1800000));
-  CHECK(op(samples.steps[0], "aten::addmm [[1000], [32, 2048], [2048, 1000], [], []] "
+  CHECK(op(keyed(samples, samples.steps[0]), "aten::addmm [[1000], [32, 2048], [2048, 1000], [], []] "
                              "['float', 'float', 'float', 'Int', 'Int']") == values(105000, 1, 34000));
   CHECK(samples.input_shapes.at("aten::addmm") ==
         std::set<std::string>{"[[1000], [32, 2048], [2048, 1000], [], []]"});
@@ -269,8 +271,8 @@ TEST_CASE("K5 under an older Kineto: lower-case Input dims, device events withou
   const TraceSamples samples = read_trace_samples(k_corpus + "K5-resnet50-old-kineto.pt.trace.json.gz");
   REQUIRE(samples.steps.size() == 6);
   CHECK(samples.metadata.count("deviceProperties.count") == 0);
-  CHECK(op(samples.steps[0], "aten::cudnn_convolution") == values(5976000, 106, 22602000));
-  CHECK(op(samples.steps[0], "aten::cudnn_convolution_backward_weight") == values(3949000, 53, 24967000));
+  CHECK(op(keyed(samples, samples.steps[0]), "aten::cudnn_convolution") == values(5976000, 106, 22602000));
+  CHECK(op(keyed(samples, samples.steps[0]), "aten::cudnn_convolution_backward_weight") == values(3949000, 53, 24967000));
   // 835 device events have no runtime event and "external id": 0 - counted, never dropped
   CHECK(samples.steps[0].unattributed_device_ns == 37704000);
   CHECK(samples.steps[1].unattributed_device_ns == 2529000);
@@ -282,7 +284,7 @@ TEST_CASE("K5 under an older Kineto: lower-case Input dims, device events withou
 TEST_CASE("H02 AMD MI250 / ROCm: hip runtime calls, the gpu_user_annotation copy is no step") {
   const TraceSamples samples = read_trace_samples(k_corpus + "H02-amd-mi250.json.gz");
   REQUIRE(samples.steps.size() == 1);  // ProfilerStep#2, the stub the capture cut short, is screened out
-  const StepSample& step1 = samples.steps[0];
+  const KeyedStep step1 = keyed(samples, samples.steps[0]);
   CHECK(step1.name == "ProfilerStep#1");
   CHECK(step1.start_ns == 4203669603187439);
   CHECK(step1.duration_ns == 9288291);
@@ -303,7 +305,7 @@ TEST_CASE("H02 AMD MI250 / ROCm: hip runtime calls, the gpu_user_annotation copy
   CHECK(step1.device_kernels.size() == 13);
   CHECK(device_total(samples) == 149042);
   CHECK(step1.unattributed_device_ns == 0);
-  CHECK(op(samples.outside_steps, "hipDeviceSynchronize") == values(67818, 1, 0));
+  CHECK(op(keyed(samples, samples.outside_steps), "hipDeviceSynchronize") == values(67818, 1, 0));
   CHECK(samples.metadata.at("record_shapes") == "1");
   CHECK(samples.metadata.at("deviceProperties.count") == "4");
   CHECK(samples.metadata.at("baseTimeNanoseconds") == "1735632360000000000");
@@ -312,15 +314,15 @@ TEST_CASE("H02 AMD MI250 / ROCm: hip runtime calls, the gpu_user_annotation copy
 TEST_CASE("H01 CPU only: collectives on another thread fall in or out of the process-wide step") {
   const TraceSamples samples = read_trace_samples(k_corpus + "H01-cpu-only.pt.trace.json.gz");
   REQUIRE(samples.steps.size() == 1);
-  const StepSample& step = samples.steps[0];
+  const KeyedStep step = keyed(samples, samples.steps[0]);
   CHECK(step.name == "ProfilerStep#551");
   CHECK(step.start_ns == 1212075529876817);
   CHECK(step.duration_ns == 210109162);
   CHECK(step.ops.size() == 2);
   CHECK(op(step, "gloo:all_reduce") == values(343680971, 2, 0));
   CHECK(op(step, "ProfilerStep*") == values(210109162, 1, 0));
-  CHECK(op(samples.outside_steps, "gloo:all_reduce") == values(1791774947, 8, 0));
-  CHECK(op(samples.outside_steps, "aten::empty") == values(3964, 4, 0));
+  CHECK(op(keyed(samples, samples.outside_steps), "gloo:all_reduce") == values(1791774947, 8, 0));
+  CHECK(op(keyed(samples, samples.outside_steps), "aten::empty") == values(3964, 4, 0));
   CHECK_FALSE(samples.has_device_events);
   CHECK(samples.metadata.at("distributedInfo.rank") == "34");
   CHECK(samples.metadata.at("distributedInfo.world_size") == "300");
@@ -331,7 +333,7 @@ TEST_CASE("A1 Ascend (torch_npu): string times, a top-level array, NPU tasks lin
   const TraceSamples samples = read_trace_samples(k_corpus + "A1-ascend-trace_view.json");
   CHECK(samples.format == TraceFormat::legacy_array);
   REQUIRE(samples.steps.size() == 1);
-  const StepSample& step = samples.steps[0];
+  const KeyedStep step = keyed(samples, samples.steps[0]);
   CHECK(step.name == "ProfilerStep#1");
   CHECK(step.start_ns == 1704161511420289011);
   CHECK(step.duration_ns == 14091970);
@@ -343,7 +345,7 @@ TEST_CASE("A1 Ascend (torch_npu): string times, a top-level array, NPU tasks lin
   CHECK(step.device_kernels.size() == 93);
   CHECK(device_total(samples) == 1790457);
   CHECK(step.unattributed_device_ns == 2190);  // two tasks no flow points at
-  CHECK(samples.outside_steps.ops.empty());
+  CHECK(ops_by_key(samples, samples.outside_steps).empty());
 }
 
 TEST_SUITE_END();

@@ -3,6 +3,8 @@
 // launching op, op keys (by name, by shape), metadata and data problems.
 #include "profile/byte_source.hpp"
 #include "profile/trace_samples.hpp"
+#include "profile/op_keys.hpp"
+#include "keyed_step.hpp"
 
 #include <doctest/doctest.h>
 
@@ -40,17 +42,17 @@ TraceSamples read_text(const std::string& text, const TraceReadOptions& options 
   return read_trace_samples(source, options);
 }
 
-const OpValues& op(const StepSample& step, const std::string& key) {
+OpValues op(const KeyedStep& step, const std::string& key) {
   const auto found = step.ops.find(key);
   REQUIRE_MESSAGE(found != step.ops.end(), "no op '" << key << "' in " << step.name);
   return found->second;
 }
 
-Nanoseconds self_ns(const StepSample& step, const std::string& key) { return op(step, key).self_cpu_ns; }
+Nanoseconds self_ns(const KeyedStep& step, const std::string& key) { return op(step, key).self_cpu_ns; }
 
-const StepSample& only_step(const TraceSamples& samples) {
+KeyedStep only_step(const TraceSamples& samples) {
   REQUIRE(samples.steps.size() == 1);
-  return samples.steps[0];
+  return keyed(samples, samples.steps[0]);
 }
 
 } // namespace
@@ -64,7 +66,7 @@ TEST_CASE("ending exactly at the parent's end is inside, ending 1 us later belon
       event("inside", "cpu_op", "20", "30"),  // ends at 50 = parent's end: child of parent
       event("across", "cpu_op", "40", "11"),  // ends at 51: child of grandparent
   }));
-  const StepSample& step = only_step(samples);
+  const KeyedStep step = only_step(samples);
   CHECK(self_ns(step, "grandparent") == (100 - 40 - 11) * 1000);
   CHECK(self_ns(step, "parent") == (40 - 30) * 1000);
   CHECK(self_ns(step, "inside") == 30 * 1000);
@@ -74,7 +76,7 @@ TEST_CASE("ending exactly at the parent's end is inside, ending 1 us later belon
 
 TEST_CASE("events are sorted by (start, -end) and ties keep file order") {
   SUBCASE("a child written before its parent") {
-    const StepSample step = only_step(read_text(kineto({
+    const KeyedStep step = only_step(read_text(kineto({
         event("child", "cpu_op", "5", "2"),
         event("parent", "cpu_op", "0", "10"),
     })));
@@ -82,7 +84,7 @@ TEST_CASE("events are sorted by (start, -end) and ties keep file order") {
     CHECK(self_ns(step, "child") == 2000);
   }
   SUBCASE("equal intervals: the first in the file is the parent") {
-    const StepSample step = only_step(read_text(kineto({
+    const KeyedStep step = only_step(read_text(kineto({
         event("first", "cpu_op", "0", "10"),
         event("second", "cpu_op", "0", "10"),
     })));
@@ -90,7 +92,7 @@ TEST_CASE("events are sorted by (start, -end) and ties keep file order") {
     CHECK(self_ns(step, "second") == 10000);
   }
   SUBCASE("zero-length events at the same instant nest in file order too") {
-    const StepSample step = only_step(read_text(kineto({
+    const KeyedStep step = only_step(read_text(kineto({
         event("a", "cpu_op", "3", "0"),
         event("b", "cpu_op", "3", "0"),
         event("c", "cpu_op", "3", "0"),
@@ -108,7 +110,7 @@ TEST_CASE("a negative self time is kept, not clamped, and reported") {
       event("aten::copy_", "cpu_op", "5", "5"),
       event("aten::div_", "cpu_op", "20", "4"),
   }));
-  const StepSample& step = only_step(samples);
+  const KeyedStep step = only_step(samples);
   CHECK(self_ns(step, "aten::div_") == (10 - 6 - 5 + 4) * 1000);
   CHECK(op(step, "aten::div_").calls == 2);
   CHECK(samples.problems.negative_self_time == std::map<std::string, Nanoseconds>{{"aten::div_", -1000}});
@@ -117,7 +119,7 @@ TEST_CASE("a negative self time is kept, not clamped, and reported") {
 TEST_CASE("runtime calls are rows of their own and lower their caller's self time") {
   for (const char* category : {"cuda_runtime", "cuda_driver", "privateuse1_runtime", "privateuse1_driver", "Runtime"}) {
     CAPTURE(category);
-    const StepSample step = only_step(read_text(kineto({
+    const KeyedStep step = only_step(read_text(kineto({
         event("aten::mm", "cpu_op", "0", "50"),
         event("cudaLaunchKernel", category, "10", "20"),
     })));
@@ -135,7 +137,7 @@ TEST_CASE("python functions, device-side annotations and other categories take n
       event("PyTorch Profiler (0)", "Trace", "0", "100", "\"PyTorch Profiler\"", "", "\"Spans\""),
       event("CUPTI overhead", "overhead", "12", "3"),
   }));
-  const StepSample& step = only_step(samples);
+  const KeyedStep step = only_step(samples);
   CHECK(step.name == "whole trace");
   CHECK_FALSE(samples.has_profiler_steps);
   CHECK(step.ops.size() == 1);
@@ -146,7 +148,7 @@ TEST_CASE("python functions, device-side annotations and other categories take n
 }
 
 TEST_CASE("utility ops PyTorch's key_averages drops neither nest nor show") {
-  const StepSample step = only_step(read_text(kineto({
+  const KeyedStep step = only_step(read_text(kineto({
       event("my_block", "user_annotation", "0", "100"),
       event("profiler::_record_function_enter_new", "cpu_op", "1", "5"),
       event("aten::is_leaf", "cpu_op", "50", "1"),
@@ -157,7 +159,7 @@ TEST_CASE("utility ops PyTorch's key_averages drops neither nest nor show") {
 }
 
 TEST_CASE("threads nest apart, pid and tid as numbers or strings name the same thread") {
-  const StepSample step = only_step(read_text(kineto({
+  const KeyedStep step = only_step(read_text(kineto({
       event("outer", "cpu_op", "0", "100", "1"),
       event("other_thread", "cpu_op", "10", "10", "2"),
       event("same_thread_as_text", "cpu_op", "20", "10", "\"1\"", "", "\"1\""),
@@ -173,7 +175,7 @@ TEST_CASE("legacy autograd-profiler arrays: no categories, every event is an op"
       R"( {"name": "aten::to", "ph": "X", "ts": 575, "dur": 0, "tid": 1, "pid": "CPU functions", "args": {}}])");
   CHECK(samples.format == TraceFormat::legacy_array);
   CHECK(samples.has_profiler_steps);
-  const StepSample& step = only_step(samples);
+  const KeyedStep step = only_step(samples);
   CHECK(step.name == "ProfilerStep#2");
   CHECK(self_ns(step, "ProfilerStep*") == (204 - 62) * 1000);
   CHECK(self_ns(step, "aten::pow") == 62000);
@@ -198,8 +200,8 @@ TEST_CASE("a step is a window of its whole process: the backward thread counts, 
   }));
   CHECK(samples.has_profiler_steps);
   REQUIRE(samples.steps.size() == 2);
-  const StepSample& first = samples.steps[0];
-  const StepSample& second = samples.steps[1];
+  const KeyedStep first = keyed(samples, samples.steps[0]);
+  const KeyedStep second = keyed(samples, samples.steps[1]);
   CHECK(first.name == "ProfilerStep#1");
   CHECK(first.start_ns == 0);
   CHECK(first.duration_ns == 100000);
@@ -212,10 +214,10 @@ TEST_CASE("a step is a window of its whole process: the backward thread counts, 
   CHECK(self_ns(second, "MulBackward0") == 15000);
   CHECK(self_ns(second, "aten::mul") == 5000);
   CHECK(samples.outside_steps.name == "outside steps");
-  CHECK(samples.outside_steps.ops.size() == 3);
-  CHECK(self_ns(samples.outside_steps, "aten::zeros") == 2000);
-  CHECK(self_ns(samples.outside_steps, "late") == 5000);
-  CHECK(self_ns(samples.outside_steps, "other_process") == 5000);
+  CHECK(ops_by_key(samples, samples.outside_steps).size() == 3);
+  CHECK(self_ns(keyed(samples, samples.outside_steps), "aten::zeros") == 2000);
+  CHECK(self_ns(keyed(samples, samples.outside_steps), "late") == 5000);
+  CHECK(self_ns(keyed(samples, samples.outside_steps), "other_process") == 5000);
 }
 
 TEST_CASE("an event at a step's end instant belongs to the next step, ProfilerStep rows merge") {
@@ -225,9 +227,9 @@ TEST_CASE("an event at a step's end instant belongs to the next step, ProfilerSt
       event("aten::add", "cpu_op", "10", "1"),
   }));
   REQUIRE(samples.steps.size() == 2);
-  CHECK(samples.steps[0].ops.size() == 1);
-  CHECK(op(samples.steps[0], "ProfilerStep*").calls == 1);
-  CHECK(op(samples.steps[1], "aten::add").calls == 1);
+  CHECK(ops_by_key(samples, samples.steps[0]).size() == 1);
+  CHECK(op(keyed(samples, samples.steps[0]), "ProfilerStep*").calls == 1);
+  CHECK(op(keyed(samples, samples.steps[1]), "aten::add").calls == 1);
 }
 
 TEST_CASE("steps are ordered by start whatever the file order, and old traces mark them Operator") {
@@ -245,12 +247,12 @@ TEST_CASE("without steps the whole trace is one step") {
       event("aten::add", "cpu_op", "1000.500", "2"),
       event("kernel_a", "kernel", "1010", "5", "7", R"({"correlation": 1})", "0"),
   }));
-  const StepSample& step = only_step(samples);
+  const KeyedStep step = only_step(samples);
   CHECK(step.name == "whole trace");
   CHECK(step.start_ns == 1000500);
   CHECK(step.duration_ns == 1015000 - 1000500);
   CHECK(step.unattributed_device_ns == 5000);
-  CHECK(samples.outside_steps.ops.empty());
+  CHECK(ops_by_key(samples, samples.outside_steps).empty());
 }
 
 TEST_CASE("ops keyed by shape: name, Input Dims and Input type as Python prints them") {
@@ -266,7 +268,7 @@ TEST_CASE("ops keyed by shape: name, Input Dims and Input type as Python prints 
   });
   SUBCASE("by name (default): shapes are still recorded per op") {
     const TraceSamples samples = read_text(text);
-    const StepSample& step = only_step(samples);
+    const KeyedStep step = only_step(samples);
     CHECK(op(step, "aten::mm").calls == 2);
     CHECK(samples.input_shapes.at("aten::mm") ==
           std::set<std::string>{"[[16, 32], [32, 8]]", "[[8, 32], [32, 8]]"});
@@ -274,7 +276,7 @@ TEST_CASE("ops keyed by shape: name, Input Dims and Input type as Python prints 
     CHECK(samples.input_shapes.count("aten::empty") == 0);
   }
   SUBCASE("by shape") {
-    const StepSample step = only_step(read_text(text, {true}));
+    const KeyedStep step = only_step(read_text(text, {true}));
     std::vector<std::string> keys;
     for (const auto& [key, values] : step.ops) {
       keys.push_back(key);
@@ -339,7 +341,7 @@ TEST_CASE("the runtime event with the same correlation comes first, its innermos
       event("gemm", "kernel", "180", "20", "7", R"({"correlation": 7})", "0"),
   }));
   REQUIRE(samples.steps.size() == 1);
-  const StepSample& step = samples.steps[0];
+  const KeyedStep step = keyed(samples, samples.steps[0]);
   // launched in step 1 although the kernels ran after it ended
   CHECK(op(step, "aten::addmm").device_ns == 50000);
   CHECK(op(step, "aten::linear").device_ns == 0);
@@ -351,7 +353,7 @@ TEST_CASE("the runtime event with the same correlation comes first, its innermos
 }
 
 TEST_CASE("user annotations between the op and the runtime call are skipped") {
-  const StepSample step = only_step(read_text(kineto({
+  const KeyedStep step = only_step(read_text(kineto({
       event("aten::copy_", "cpu_op", "0", "100", "1", R"({"External id": 5})"),
       event("my_region", "user_annotation", "10", "80"),
       event("cudaMemcpyAsync", "cuda_runtime", "20", "10", "1", R"({"correlation": 8})"),
@@ -372,7 +374,7 @@ TEST_CASE("without a runtime event, External id links, absent or 0 means unattri
       event("k_after", "kernel", "150", "7", "7", "", "0"),  // no launch, in no step window
   }));
   REQUIRE(samples.steps.size() == 1);
-  const StepSample& step = samples.steps[0];
+  const KeyedStep step = keyed(samples, samples.steps[0]);
   CHECK(op(step, "aten::mul").device_ns == 4000);
   // device time without a launch goes to the step whose window holds it, else outside: never dropped
   CHECK(step.unattributed_device_ns == 11000);
@@ -392,7 +394,7 @@ TEST_CASE("a runtime call outside every op leaves its device time unattributed, 
 }
 
 TEST_CASE("2021 categories: Operator, Runtime, Kernel, Memcpy, Memset and lower-case external id") {
-  const StepSample step = only_step(read_text(kineto({
+  const KeyedStep step = only_step(read_text(kineto({
       event("aten::conv2d", "Operator", "0", "100", "\"9\"", R"({"External id": 12})", "9"),
       event("cudaLaunchKernel", "Runtime", "10", "5", "\"9\"", R"({"correlation": 40, "external id": 12})", "9"),
       event("conv_kernel", "Kernel", "20", "50", "\"stream 7\"", R"({"correlation": 40, "external id": 12})", "0"),
@@ -405,7 +407,7 @@ TEST_CASE("2021 categories: Operator, Runtime, Kernel, Memcpy, Memset and lower-
 }
 
 TEST_CASE("correlation and External id above INT64_MAX still link") {
-  const StepSample step = only_step(read_text(kineto({
+  const KeyedStep step = only_step(read_text(kineto({
       event("aten::mm", "cpu_op", "0", "10", "1", R"({"External id": 18446744073709551615})"),
       event("cudaLaunchKernel", "cuda_runtime", "1", "2", "1", R"({"correlation": 18446744073709551614})"),
       event("k1", "kernel", "5", "1", "7", R"({"correlation": 18446744073709551614})", "0"),
@@ -434,13 +436,13 @@ TEST_CASE("torch_npu: uncategorised tasks of the Ascend Hardware process are dev
       R"({"ph": "M", "name": "process_labels", "pid": 43767502, "tid": 0, "args": {"labels": "CPU"}}])";
   const TraceSamples samples = read_text(text);
   REQUIRE(samples.steps.size() == 1);
-  const StepSample& step = samples.steps[0];
+  const KeyedStep step = keyed(samples, samples.steps[0]);
   CHECK(op(step, "aten::zero_").device_ns == 1350);
   CHECK(step.unattributed_device_ns == 2000);
   CHECK(step.device_kernels == std::map<std::string, Nanoseconds>{{"Orphan", 2000}, {"ZerosLike", 1350}});
   // the Overlap Analysis summary and CANN's host API calls are neither device time nor ops
   CHECK(step.ops.size() == 2);
-  CHECK(samples.outside_steps.ops.empty());
+  CHECK(ops_by_key(samples, samples.outside_steps).empty());
   CHECK(samples.has_device_events);
 }
 

@@ -4,6 +4,7 @@
 #include "profile/byte_source.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
+#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -43,9 +44,9 @@ std::string trace_with_name_at(std::size_t name_at, const std::string& op_json, 
 
 double self_us(const TraceSamples& samples, const std::string& op) {
   REQUIRE(samples.steps.size() == 1);
-  const auto found = samples.steps[0].ops.find(op);
-  REQUIRE_MESSAGE(found != samples.steps[0].ops.end(), "no op " << op);
-  return static_cast<double>(found->second.self_cpu_ns) / 1000.0;
+  const OpValues* found = find_op(samples, samples.steps[0], op);
+  REQUIRE_MESSAGE(found != nullptr, "no op " << op);
+  return static_cast<double>(found->self_cpu_ns) / 1000.0;
 }
 
 } // namespace

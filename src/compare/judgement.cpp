@@ -465,8 +465,8 @@ int exit_code(Outcome outcome, bool strict) {
   return 2;
 }
 
-Judgement judge(const std::vector<MetricMeasurement>& measurements, const ConditionsDiff& conditions,
-                const RuleSet& rules, const DecideOptions& options) {
+Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
+                const DecideOptions& options) {
   Judgement result;
   const bool have_end_to_end = std::any_of(measurements.begin(), measurements.end(), [](const MetricMeasurement& m) {
     return m.metric_class == MetricClass::end_to_end && !m.explanatory;
@@ -476,12 +476,14 @@ Judgement judge(const std::vector<MetricMeasurement>& measurements, const Condit
       result.decision.gating_classes.push_back(c);
     }
   }
-  for (const MetricMeasurement& measurement : measurements) {
+  result.metrics.reserve(measurements.size());
+  for (MetricMeasurement& measurement : measurements) {
     MetricComparison m;
-    static_cast<MetricMeasurement&>(m) = measurement;
     m.family = family_of(measurement);
+    static_cast<MetricMeasurement&>(m) = std::move(measurement);
     result.metrics.push_back(std::move(m));
   }
+  std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
   result.decision.material = select_material(result.metrics, rules.material_share);
   mark_unattributed(result.metrics, rules.floor_us, result.decision.material);
   adjust_families(result.metrics, rules.correction);

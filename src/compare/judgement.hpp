@@ -234,9 +234,10 @@ struct Judgement {
 //   INCONCLUSIVE (not_attributed, capped_from set); such metrics never gate (Family::unattributed)
 // Outcome, in order: not_comparable (conditions differ), regression, no_decision (first for a gating
 // metric with incomplete data: NoDecisionCause::data_incomplete), inconclusive
-// (--strict and a gating metric undecided), pass.
-Judgement judge(const std::vector<MetricMeasurement>& measurements, const ConditionsDiff& conditions,
-                const RuleSet& rules, const DecideOptions& options);
+// (--strict and a gating metric undecided), pass. `measurements` is taken by value and moved into the
+// judgement's metrics: pass it with std::move where it is not needed after (one copy of every metric less).
+Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
+                const DecideOptions& options);
 
 // The decision over metrics already judged (judge() ends with it): the counts, the regressed gating
 // metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and

@@ -126,28 +126,40 @@ struct OpSeries {
   bool present = false;
 };
 
-// Per op: one value per step (0 where the op did not run in that step).
-std::map<std::string, OpSeries> op_series(const std::vector<const StepSample*>& steps, const RuleSet& rules) {
-  std::set<std::string> names;
-  for (const StepSample* step : steps) {
-    for (const auto& [name, values] : step->ops) {
-      // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
-      if (!rules.is_ignored(name) || is_unattributed_row(name)) {
-        names.insert(name);
+// Per op of the steps: one value per step (0 where the op did not run in that step). Each trace's op ids
+// are resolved to a series once, on the first step holding them.
+std::map<std::string, OpSeries> op_series(const std::vector<SampleStep>& steps, const RuleSet& rules) {
+  std::map<std::string, OpSeries> series;
+  OpSeries* const unresolved = nullptr;
+  OpSeries ignored;  // a marker: ids of ignored ops point here
+  std::map<const TraceSamples*, std::vector<OpSeries*>> of_trace;  // by trace: op id -> its series
+  for (const SampleStep& step : steps) {
+    std::vector<OpSeries*>& ids = of_trace[step.trace];
+    ids.resize(step.trace->op_keys.size(), unresolved);
+    for (const OpSample& op : step.step->ops) {
+      if (ids[op.op] == unresolved) {
+        const std::string& name = step.trace->op_keys[op.op];
+        // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
+        ids[op.op] = !rules.is_ignored(name) || is_unattributed_row(name) ? &series[name] : &ignored;
       }
     }
   }
-  std::map<std::string, OpSeries> series;
-  for (const std::string& name : names) {
-    OpSeries& s = series[name];
+  for (auto& [name, s] : series) {
     s.present = true;
-    for (const StepSample* step : steps) {
-      auto it = step->ops.find(name);
-      const OpValues values = it == step->ops.end() ? OpValues{} : it->second;
-      s.self_cpu_us.push_back(to_us(values.self_cpu_ns));
-      s.device_us.push_back(to_us(values.device_ns));
-      s.calls.push_back(static_cast<double>(values.calls));
-      s.any_device = s.any_device || values.device_ns != 0;
+    s.self_cpu_us.assign(steps.size(), 0.0);
+    s.device_us.assign(steps.size(), 0.0);
+    s.calls.assign(steps.size(), 0.0);
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::vector<OpSeries*>& ids = of_trace[steps[i].trace];
+    for (const auto& [op, values] : steps[i].step->ops) {
+      OpSeries* s = ids[op];
+      if (s != &ignored) {
+        s->self_cpu_us[i] = to_us(values.self_cpu_ns);
+        s->device_us[i] = to_us(values.device_ns);
+        s->calls[i] = static_cast<double>(values.calls);
+        s->any_device = s->any_device || values.device_ns != 0;
+      }
     }
   }
   return series;
@@ -156,7 +168,7 @@ std::map<std::string, OpSeries> op_series(const std::vector<const StepSample*>& 
 // The sample steps of one rank (or of a whole side), the run each belongs to (an index into
 // side_runs()), and the number of traces they come from.
 struct RankSteps {
-  std::vector<const StepSample*> steps;  // in the side's SideSamples: not copied
+  std::vector<SampleStep> steps;  // in the side's SideSamples: not copied
   std::vector<std::size_t> run_of_step;
   std::size_t runs = 0;  // runs of the whole side: the range of run_of_step
   std::size_t traces = 0;
@@ -178,7 +190,7 @@ std::map<std::optional<unsigned>, RankSteps> group_steps(const SideView& view, s
     group.runs = runs.size();
     ++group.traces;
     for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
-      group.steps.push_back(&trace.steps[i]);
+      group.steps.push_back(SampleStep{&trace, &trace.steps[i]});
       group.run_of_step.push_back(run_of_trace[t]);
     }
   }
@@ -248,8 +260,8 @@ MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class
 // The profiled step time of each sample step, in µs.
 std::vector<double> step_us(const RankSteps& steps) {
   std::vector<double> values;
-  for (const StepSample* s : steps.steps) {
-    values.push_back(to_us(s->duration_ns));
+  for (const SampleStep& s : steps.steps) {
+    values.push_back(to_us(s.step->duration_ns));
   }
   return values;
 }
@@ -368,11 +380,11 @@ const char* metric_class_label(MetricClass metric_class) {
   return "";
 }
 
-std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first) {
-  std::vector<StepSample> steps;
+std::vector<SampleStep> sample_steps(const SideSamples& side, std::size_t drop_first) {
+  std::vector<SampleStep> steps;
   for (const TraceSamples& trace : side.traces) {
     for (std::size_t i = drop_first; i < trace.steps.size(); ++i) {
-      steps.push_back(trace.steps[i]);
+      steps.push_back(SampleStep{&trace, &trace.steps[i]});
     }
   }
   return steps;

@@ -124,8 +124,15 @@ std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const Si
 // group 1, device total 2, device replacement group 3; 0 for other metrics.
 int sum_order(const MetricMeasurement& metric);
 
+// One sample step of a side, viewed in place (valid while the side lives): the step, and the trace whose
+// op_keys name its ops.
+struct SampleStep {
+  const TraceSamples* trace = nullptr;
+  const StepSample* step = nullptr;
+};
+
 // The steps of a side that are samples: all steps of all traces, minus the first `drop_first` of each.
-std::vector<StepSample> sample_steps(const SideSamples& side, std::size_t drop_first);
+std::vector<SampleStep> sample_steps(const SideSamples& side, std::size_t drop_first);
 
 // The name of a metric without its point and rank suffixes ("aten::mm [rank 1] [at 4x512]" -> "aten::mm");
 // the name itself when the metric is neither per point nor per rank. Rules patterns (waivers) match either.

@@ -86,7 +86,7 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
     conditions.rows.push_back(ConditionRow{"operating_points", "", "", false, false, "no point compared"});
   }
   PointsJudgement result;
-  result.judgement = judge(measurements, conditions, rules, all_options);
+  result.judgement = judge(std::move(measurements), conditions, rules, all_options);
   std::size_t gating = 0;
   for (const auto& [verdict, count] : result.judgement.decision.gating_counts) {
     gating += count;

@@ -33,7 +33,7 @@ bool integer_microsecond_data(const SideView& view) {
       if (step.duration_ns % 1000 != 0) {
         return false;
       }
-      for (const auto& [name, values] : step.ops) {
+      for (const auto& [op, values] : step.ops) {
         if (values.self_cpu_ns % 1000 != 0 || values.device_ns % 1000 != 0) {
           return false;
         }

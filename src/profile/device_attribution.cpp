@@ -1,36 +1,57 @@
 #include "profile/device_attribution.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <unordered_map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace neuron_gate {
 
 namespace {
 
-struct FlowKey {
+// An id (correlation, External id) and the event or flow point holding it: 16 bytes, no node per entry.
+struct IdAt {
+  std::uint64_t id;
+  std::uint32_t at;
+};
+
+// A flow start by (id, category), or a flow finish by the (thread, instant) it binds to; `flow` indexes
+// RawTrace::flows. Sorted vectors, looked up by binary search.
+struct FlowStart {
   std::uint64_t id;
   std::uint16_t category;
-  bool operator==(const FlowKey&) const = default;
+  std::uint32_t flow;
+  auto key() const { return std::pair(id, category); }
 };
 
-struct FlowKeyHash {
-  std::size_t operator()(const FlowKey& key) const {
-    return std::hash<std::uint64_t>()(key.id * 31 + key.category);
-  }
-};
-
-struct InstantKey {
-  std::uint32_t thread;
+struct FlowFinish {
   Nanoseconds ts_ns;
-  bool operator==(const InstantKey&) const = default;
+  std::uint32_t thread;
+  std::uint32_t flow;
+  auto key() const { return std::pair(thread, ts_ns); }
 };
 
-struct InstantKeyHash {
-  std::size_t operator()(const InstantKey& key) const {
-    return std::hash<std::int64_t>()(key.ts_ns) ^ (std::hash<std::uint32_t>()(key.thread) << 1);
-  }
-};
+// Sorts by id; among equal ids the first in file order stays first (the one a lookup finds).
+void sort_ids(std::vector<IdAt>& ids) {
+  std::stable_sort(ids.begin(), ids.end(), [](const IdAt& a, const IdAt& b) { return a.id < b.id; });
+}
+
+// The `at` of the first entry with `id`, or k_no_event.
+std::uint32_t find_id(const std::vector<IdAt>& ids, std::uint64_t id) {
+  const auto found = std::lower_bound(ids.begin(), ids.end(), id, [](const IdAt& e, std::uint64_t v) { return e.id < v; });
+  return found != ids.end() && found->id == id ? found->at : k_no_event;
+}
+
+// The entries of a vector sorted by key() whose key is `key`.
+template <typename Entry, typename Key>
+std::pair<typename std::vector<Entry>::const_iterator, typename std::vector<Entry>::const_iterator>
+entries_of(const std::vector<Entry>& entries, const Key& key) {
+  const auto first = std::lower_bound(entries.begin(), entries.end(), key,
+                                      [](const Entry& e, const Key& k) { return e.key() < k; });
+  const auto last =
+      std::upper_bound(first, entries.end(), key, [](const Key& k, const Entry& e) { return k < e.key(); });
+  return {first, last};
+}
 
 // The innermost user annotation of `thread` holding the instant `ts` ([start, end]) that is not a
 // ProfilerStep window, or k_no_event: the last CPU-side event of the thread starting at or before
@@ -55,13 +76,13 @@ std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, st
   return k_no_event;
 }
 
-// The lookups every device event's attribution uses, built once per trace.
+// The lookups every device event's attribution uses, built once per trace: sorted vectors of 16-byte
+// entries (hash maps cost ~60 bytes an entry, the largest state of a gigabyte Kineto trace).
 struct LaunchIndex {
-  std::unordered_map<std::uint64_t, std::uint32_t> runtime_by_correlation;
-  std::unordered_map<std::uint64_t, std::uint32_t> op_by_external_id;
-  // Flow arrows: starts by (category, id), finishes by the (thread, instant) they bind to.
-  std::unordered_map<FlowKey, std::vector<std::uint32_t>, FlowKeyHash> flow_starts;
-  std::unordered_multimap<InstantKey, FlowKey, InstantKeyHash> flow_finishes;
+  std::vector<IdAt> runtime_by_correlation;  // runtime events; the first of a correlation in file order wins
+  std::vector<IdAt> op_by_external_id;       // cpu_op events; the first of an External id wins
+  std::vector<FlowStart> flow_starts;        // by (id, category), then file order
+  std::vector<FlowFinish> flow_finishes;     // by (thread, instant), then the latest in file order first
   bool any_device = false;
 };
 
@@ -71,22 +92,31 @@ LaunchIndex index_launches(const RawTrace& trace) {
     const TraceEvent& event = trace.events[i];
     const auto at = static_cast<std::uint32_t>(i);
     if (event.kind == EventKind::runtime && event.has_correlation) {
-      index.runtime_by_correlation.emplace(event.correlation, at);
+      index.runtime_by_correlation.push_back({event.correlation, at});
     } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
-      index.op_by_external_id.emplace(event.external_id, at);
+      index.op_by_external_id.push_back({event.external_id, at});
     } else if (event.kind == EventKind::device) {
       index.any_device = true;
     }
   }
+  sort_ids(index.runtime_by_correlation);
+  sort_ids(index.op_by_external_id);
   for (std::size_t i = 0; i < trace.flows.size(); ++i) {
     const FlowPoint& flow = trace.flows[i];
-    const FlowKey key{flow.id, flow.category};
+    const auto at = static_cast<std::uint32_t>(i);
     if (flow.is_start) {
-      index.flow_starts[key].push_back(static_cast<std::uint32_t>(i));
+      index.flow_starts.push_back({flow.id, flow.category, at});
     } else {
-      index.flow_finishes.emplace(InstantKey{flow.thread, flow.ts_ns}, key);
+      index.flow_finishes.push_back({flow.ts_ns, flow.thread, at});
     }
   }
+  std::sort(index.flow_starts.begin(), index.flow_starts.end(), [](const FlowStart& a, const FlowStart& b) {
+    return std::tuple(a.id, a.category, a.flow) < std::tuple(b.id, b.category, b.flow);
+  });
+  // Finishes at one instant are tried latest first (as the hash multimap this replaces returned them).
+  std::sort(index.flow_finishes.begin(), index.flow_finishes.end(), [](const FlowFinish& a, const FlowFinish& b) {
+    return std::tuple(a.thread, a.ts_ns, b.flow) < std::tuple(b.thread, b.ts_ns, a.flow);
+  });
   return index;
 }
 
@@ -105,14 +135,12 @@ struct LaunchInProgress {
 // 2. a flow arrow (ac2g, async_npu, ...) ending at the event's start: the op holding its start.
 void link_by_flow(const RawTrace& trace, const CpuNesting& nesting, const LaunchIndex& index, const TraceEvent& event,
                   LaunchInProgress& state) {
-  const auto [first, last] = index.flow_finishes.equal_range(InstantKey{event.thread, event.ts_ns});
+  const auto [first, last] = entries_of(index.flow_finishes, std::pair(event.thread, event.ts_ns));
   for (auto finish = first; finish != last && state.launch.op == k_no_event; ++finish) {
-    const auto starts = index.flow_starts.find(finish->second);
-    if (starts == index.flow_starts.end()) {
-      continue;
-    }
-    for (const std::uint32_t s : starts->second) {
-      const FlowPoint& start = trace.flows[s];
+    const FlowPoint& end = trace.flows[finish->flow];
+    const auto [starts_first, starts_last] = entries_of(index.flow_starts, std::pair(end.id, end.category));
+    for (auto s = starts_first; s != starts_last; ++s) {
+      const FlowPoint& start = trace.flows[s->flow];
       const std::uint32_t holder = cpu_op_at(trace.events, nesting, start.thread, start.ts_ns);
       if (!state.has_launch || holder != k_no_event) {
         state.set(LaunchLink::flow, start.thread, start.ts_ns);
@@ -132,22 +160,22 @@ DeviceLaunch attribute_one(const RawTrace& trace, const CpuNesting& nesting, con
   LaunchInProgress state;
   state.launch.event = at;
   // 1. the runtime call with the same correlation; its innermost enclosing op
-  const auto runtime = event.has_correlation ? index.runtime_by_correlation.find(event.correlation)
-                                             : index.runtime_by_correlation.end();
-  if (runtime != index.runtime_by_correlation.end()) {
+  const std::uint32_t runtime =
+      event.has_correlation ? find_id(index.runtime_by_correlation, event.correlation) : k_no_event;
+  if (runtime != k_no_event) {
     // Some traces reuse the correlation number as External id: the runtime path comes first.
-    state.set(LaunchLink::correlation, events[runtime->second].thread, events[runtime->second].ts_ns);
-    state.launch.op = innermost_cpu_op(events, nesting, runtime->second);
+    state.set(LaunchLink::correlation, events[runtime].thread, events[runtime].ts_ns);
+    state.launch.op = innermost_cpu_op(events, nesting, runtime);
   }
   if (state.launch.op == k_no_event) {
     link_by_flow(trace, nesting, index, event, state);
   }
   // 3. the cpu_op with the same non-zero External id
   if (state.launch.op == k_no_event && event.external_id != 0) {
-    if (const auto op = index.op_by_external_id.find(event.external_id); op != index.op_by_external_id.end()) {
-      state.launch.op = op->second;
+    if (const std::uint32_t op = find_id(index.op_by_external_id, event.external_id); op != k_no_event) {
+      state.launch.op = op;
       if (!state.has_launch) {
-        state.set(LaunchLink::external_id, events[op->second].thread, events[op->second].ts_ns);
+        state.set(LaunchLink::external_id, events[op].thread, events[op].ts_ns);
       } else {
         state.launch.link = LaunchLink::external_id;
       }

@@ -329,8 +329,7 @@ void DigestFields::check_side_limits(const SideSamples& side) const {
       const StepSample& step = i < trace.steps.size() ? trace.steps[i] : trace.outside_steps;
       add_time(total, step.duration_ns, *this, trace.path);
       add_time(total, step.unattributed_device_ns, *this, trace.path);
-      for (const auto& [name, values] : step.ops) {
-        names.insert(name);
+      for (const auto& [op, values] : step.ops) {
         add_time(total, values.self_cpu_ns, *this, trace.path);
         add_time(total, values.device_ns, *this, trace.path);
       }
@@ -345,6 +344,7 @@ void DigestFields::check_side_limits(const SideSamples& side) const {
                                  trace.screened.excluded_device_ns}) {
       add_time(total, ns, *this, trace.path);
     }
+    names.insert(trace.op_keys.begin(), trace.op_keys.end());
     if (names.size() > limit) {
       fail("more than " + std::to_string(limit) +
            " distinct op names on this side (the limit; raise it with NEURON_GATE_MAX_OPS if the profile is genuine)");

@@ -1,6 +1,7 @@
 #include "profile/digest_json.hpp"
 
 #include "profile/digest_fields.hpp"
+#include "profile/op_keys.hpp"
 
 namespace neuron_gate {
 namespace {
@@ -58,10 +59,10 @@ struct NameTable {
   }
 };
 
-ojson step_to_json(const StepSample& step, NameTable& names) {
+ojson step_to_json(const TraceSamples& trace, const StepSample& step, NameTable& names) {
   ojson ops = ojson::array();
-  for (const auto& [name, values] : step.ops) {
-    ops.push_back(ojson::array({names.of(name), values.self_cpu_ns, values.device_ns, values.calls}));
+  for (const auto& [op, values] : step.ops) {  // by id: by key, as the format has it
+    ops.push_back(ojson::array({names.of(trace.op_keys[op]), values.self_cpu_ns, values.device_ns, values.calls}));
   }
   ojson kernels = ojson::array();
   for (const auto& [name, ns] : step.device_kernels) {
@@ -93,9 +94,9 @@ ojson trace_to_json(const TraceSamples& trace) {
   NameTable names;
   ojson steps = ojson::array();
   for (const StepSample& step : trace.steps) {
-    steps.push_back(step_to_json(step, names));
+    steps.push_back(step_to_json(trace, step, names));
   }
-  ojson outside = step_to_json(trace.outside_steps, names);
+  ojson outside = step_to_json(trace, trace.outside_steps, names);
   ojson screened_ops = ojson::object();
   for (const auto& [op, counts] : trace.screened_ops) {
     screened_ops[op] = ojson::array({counts.cpu_events, counts.device_events});
@@ -222,8 +223,9 @@ ScreenedTime screened_from_json(const DigestFields& f, const json& value, const 
   return time;
 }
 
+// A step; its ops go into `ops` by key (set_trace_ops interns them once the trace is read).
 StepSample step_from_json(const DigestFields& f, const json& value, const std::string& where,
-                          const std::vector<std::string>& names) {
+                          const std::vector<std::string>& names, std::map<std::string, OpValues>& ops_by_key) {
   f.keys(value, where,
          {"name", "start_ns", "duration_ns", "ops", "kernels", "unattributed_device_ns", "unattributed_by_category"});
   StepSample step;
@@ -235,7 +237,7 @@ StepSample step_from_json(const DigestFields& f, const json& value, const std::s
     const std::string at = where + ".ops[" + std::to_string(i) + "]";
     const std::vector<std::int64_t> row = f.int_row(ops[i], at, 4);
     OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_ns(row[2], at + "[2]"), f.checked_count(row[3], at + "[3]")};
-    f.insert_unique(step.ops, f.name_at(names, row[0], at + "[0]"), values, at);
+    f.insert_unique(ops_by_key, f.name_at(names, row[0], at + "[0]"), values, at);
   }
   const json& kernels = f.array(f.at(value, "kernels", where), where + ".kernels");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -306,11 +308,14 @@ TraceSamples trace_from_json(const DigestFields& f, const json& value, const std
   trace.format = *known;
   const std::vector<std::string> names = f.string_list(value, "names", where);
   const json& steps = f.array(f.at(value, "steps", where), where + ".steps");
+  std::vector<std::map<std::string, OpValues>> ops(steps.size() + 1);
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    trace.steps.push_back(step_from_json(f, steps[i], where + ".steps[" + std::to_string(i) + "]", names));
+    trace.steps.push_back(step_from_json(f, steps[i], where + ".steps[" + std::to_string(i) + "]", names, ops[i]));
   }
   trace.has_profiler_steps = f.boolean(value, "has_profiler_steps", where);
-  trace.outside_steps = step_from_json(f, f.at(value, "outside_steps", where), where + ".outside_steps", names);
+  trace.outside_steps =
+      step_from_json(f, f.at(value, "outside_steps", where), where + ".outside_steps", names, ops.back());
+  set_trace_ops(trace, ops);
   trace.event_count = f.count(value, "event_count", where);
   const std::vector<std::string> categories = f.string_list(value, "categories", where);
   trace.categories.insert(categories.begin(), categories.end());

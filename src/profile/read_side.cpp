@@ -5,6 +5,7 @@
 #include "profile/json_input.hpp"
 #include "profile/key_averages_table.hpp"
 #include "profile/neuron_summary.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
 #include "util/error.hpp"
@@ -157,20 +158,12 @@ void check_malformed_share(const TraceSamples& trace) {
 // Adds the op names of `trace` to `names` and refuses a side past the distinct-op limit.
 void count_distinct_ops(const TraceSamples& trace, std::unordered_set<std::string>& names) {
   const std::uint64_t limit = input_limits().max_distinct_ops;
-  const auto add = [&](const StepSample& step) {
-    for (const auto& [name, values] : step.ops) {
-      names.insert(name);
-    }
-    if (names.size() > limit) {
-      throw InputError(trace.path, "more than " + std::to_string(limit) +
-                                       " distinct op names on this side (the limit; raise it with NEURON_GATE_MAX_OPS "
-                                       "if the profile is genuine)");
-    }
-  };
-  for (const StepSample& step : trace.steps) {
-    add(step);
+  names.insert(trace.op_keys.begin(), trace.op_keys.end());  // the keys every step and outside_steps hold
+  if (names.size() > limit) {
+    throw InputError(trace.path, "more than " + std::to_string(limit) +
+                                     " distinct op names on this side (the limit; raise it with NEURON_GATE_MAX_OPS "
+                                     "if the profile is genuine)");
   }
-  add(trace.outside_steps);
 }
 
 // Tables read so far, by kind: plain ones are preferred as samples over by-shape ones.
@@ -305,9 +298,9 @@ bool is_unattributed_row(std::string_view name) {
 }
 
 void add_unattributed_rows(TraceSamples& trace) {
-  const auto add = [](StepSample& step) {
+  const auto add = [&trace](StepSample& step) {
     for (const auto& [category, ns] : step.unattributed_by_category) {
-      step.ops[unattributed_row_name(category)].device_ns += ns;
+      add_op(trace, step, unattributed_row_name(category)).device_ns += ns;
     }
   };
   for (StepSample& step : trace.steps) {

@@ -1,5 +1,7 @@
 #include "profile/table_samples.hpp"
 
+#include "profile/op_keys.hpp"
+
 #include <algorithm>
 
 namespace neuron_gate {
@@ -52,6 +54,7 @@ TraceSamples samples_from_table(const KeyAveragesTable& table, const std::string
   samples.format = TraceFormat::key_averages_table;
   const TableDeviceRows device_rows = table_device_rows(table);
   StepSample step;
+  std::map<std::string, OpValues> ops;
   step.name = "table";
   step.duration_ns = table.self_cpu_time_total_ns.value_or(0);
   for (const KeyAveragesRow& row : table.rows) {
@@ -59,7 +62,7 @@ TraceSamples samples_from_table(const KeyAveragesTable& table, const std::string
     if (by_shape && row.input_shapes) {
       key += " " + *row.input_shapes;
     }
-    OpValues& values = step.ops[key];
+    OpValues& values = ops[key];
     const Nanoseconds self_cpu = row.self_cpu_ns.value_or(0);
     values.self_cpu_ns += self_cpu;
     const bool device_read = device_rows == TableDeviceRows::all ||
@@ -82,6 +85,7 @@ TraceSamples samples_from_table(const KeyAveragesTable& table, const std::string
     samples.categories.insert("table device " + *table.device_backend);
   }
   samples.steps.push_back(std::move(step));
+  set_trace_ops(samples, {ops});
   return samples;
 }
 

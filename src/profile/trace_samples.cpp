@@ -76,8 +76,65 @@ private:
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
 
+// The op totals of every step slot (steps, then the events outside every step) by op key index, while the
+// events are summed. Dense (24 bytes a key a slot, no hashing) when slots x keys is at most twice the number
+// of events, so the arrays never outgrow the event records (48 bytes each) they sit beside; else a hash map
+// per slot (~60 bytes an entry: a trace of many steps each holding few of many keys).
+class OpTotals {
+public:
+  OpTotals(std::size_t slots, std::size_t keys, std::size_t events)
+      : m_dense(slots * keys <= std::max<std::size_t>(2 * events, 1 << 16)), m_keys(keys),
+        m_dense_slots(m_dense ? slots : 0), m_hashed_slots(m_dense ? 0 : slots) {}
+
+  OpValues& at(std::size_t slot, std::uint32_t key) {
+    if (!m_dense) {
+      return m_hashed_slots[slot][key];
+    }
+    std::vector<OpValues>& values = m_dense_slots[slot];
+    if (values.size() <= key) {
+      values.resize(std::max<std::size_t>(m_keys, key + 1), k_absent);
+    }
+    OpValues& found = values[key];
+    if (found.calls < 0) {
+      found.calls = 0;
+    }
+    return found;
+  }
+
+  // The ops of a slot, sorted by key index; the slot's memory is freed.
+  std::vector<OpSample> take(std::size_t slot) {
+    std::vector<OpSample> ops;
+    if (m_dense) {
+      const std::vector<OpValues>& values = m_dense_slots[slot];
+      ops.reserve(static_cast<std::size_t>(
+          std::count_if(values.begin(), values.end(), [](const OpValues& v) { return v.calls >= 0; })));
+      for (std::size_t key = 0; key < values.size(); ++key) {
+        if (values[key].calls >= 0) {
+          ops.push_back(OpSample{static_cast<std::uint32_t>(key), values[key]});
+        }
+      }
+      std::vector<OpValues>().swap(m_dense_slots[slot]);
+    } else {
+      ops.reserve(m_hashed_slots[slot].size());
+      for (const auto& [key, values] : m_hashed_slots[slot]) {
+        ops.push_back(OpSample{key, values});
+      }
+      std::unordered_map<std::uint32_t, OpValues>().swap(m_hashed_slots[slot]);
+      std::sort(ops.begin(), ops.end(), [](const OpSample& a, const OpSample& b) { return a.op < b.op; });
+    }
+    return ops;
+  }
+
+private:
+  static constexpr OpValues k_absent{0, 0, -1};  // calls -1: the key has no entry (calls are never negative)
+  bool m_dense;
+  std::size_t m_keys;
+  std::vector<std::vector<OpValues>> m_dense_slots;
+  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;
+};
+
+// What a step slot holds besides its ops.
 struct StepTotals {
-  std::unordered_map<std::uint32_t, OpValues> ops;         // by op key
   std::unordered_map<std::uint32_t, Nanoseconds> kernels;  // by name id
   Nanoseconds unattributed_device_ns = 0;
   std::unordered_map<std::uint16_t, Nanoseconds> unattributed_by_category;  // by category id
@@ -86,13 +143,14 @@ struct StepTotals {
 // Makes the samples of one screened trace: nests CPU events, attributes device events, sums per step.
 class SampleBuilder {
 public:
-  // `trace`'s events, origins and the nesting are released once the per-step totals are made (before the
-  // samples' string-keyed maps are built), so the two never hold memory at the same time.
+  // `trace`'s origins are released before the nesting is made (only the step windows' end bytes are kept);
+  // its events and the nesting once the per-step totals are made, before the samples' steps are built.
   SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
-      : m_path(path), m_trace(trace), m_nesting(nest_cpu_events(trace.events, trace.threads.size())),
-        m_keys(trace, options.by_shape), m_steps(trace),
-        m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()), m_totals(m_step_count + 1),
-        m_category_seen(trace.categories.size()) {}
+      : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace),
+        m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
+        m_window_end_bytes(take_window_end_bytes(trace, m_steps)),
+        m_nesting(nest_cpu_events(trace.events, trace.threads.size())), m_totals(m_step_count + 1),
+        m_ops(m_step_count + 1, count_keys(), trace.events.size()), m_category_seen(trace.categories.size()) {}
 
   TraceSamples build(EventScreen screen) {
     TraceSamples samples = header();
@@ -105,7 +163,7 @@ public:
     add_steps(samples, screen);
     samples.problems.listed.insert(samples.problems.listed.end(), screen.problems.begin(), screen.problems.end());
     samples.screened = screen.time;
-    for (const StepSample* step : all_steps(samples)) {
+    for (const StepSample* step : all_steps_of(samples)) {
       samples.screened.kept_device_ns += step->unattributed_device_ns;
       for (const auto& [name, values] : step->ops) {
         samples.screened.kept_cpu_ns += values.self_cpu_ns;
@@ -116,24 +174,44 @@ public:
   }
 
 private:
-  // What add_steps needs of the step windows' own events, then the events, their origins and the nesting
-  // freed: from here on only the totals (by op key) and the interned names are used.
+  // The end byte of each step window's event (for examples), then every origin freed: after the screen
+  // (event_screen.hpp) nothing else reads them.
+  static std::vector<std::uint64_t> take_window_end_bytes(RawTrace& trace, const StepWindows& steps) {
+    std::vector<std::uint64_t> bytes;
+    for (const StepWindow& window : steps.windows()) {
+      bytes.push_back(trace.origins[window.event].end_byte);
+    }
+    std::vector<EventOrigin>().swap(trace.origins);
+    return bytes;
+  }
+
+  // Interns the key of every summed CPU-side event (in file order, as add_cpu_events meets them) and returns
+  // the number of keys, which sizes the totals.
+  std::size_t count_keys() {
+    for (const TraceEvent& event : m_trace.events) {
+      if (event.kind != EventKind::ignored && is_cpu_side(event.kind)) {
+        m_keys.key(event);
+      }
+    }
+    return m_keys.size();
+  }
+
+  // What add_steps needs of the step windows' own events, then the events and the nesting freed: from here
+  // on only the totals (by op key) and the interned names are used.
   void release_events() {
     if (!m_steps.empty()) {
       m_cut = cut_off_steps(m_trace, m_steps);
       for (const StepWindow& window : m_steps.windows()) {
         m_window_names.push_back(m_trace.events[window.event].name_id);
-        m_window_end_bytes.push_back(m_trace.origins[window.event].end_byte);
       }
     }
     std::vector<TraceEvent>().swap(m_trace.events);
-    std::vector<EventOrigin>().swap(m_trace.origins);
     m_nesting = CpuNesting();
   }
 
-  static std::vector<const StepSample*> all_steps(const TraceSamples& samples) {
-    std::vector<const StepSample*> steps;
-    for (const StepSample& step : samples.steps) {
+  static std::vector<StepSample*> all_steps_of(TraceSamples& samples) {
+    std::vector<StepSample*> steps;
+    for (StepSample& step : samples.steps) {
       steps.push_back(&step);
     }
     steps.push_back(&samples.outside_steps);
@@ -155,12 +233,12 @@ private:
     return samples;
   }
 
-  // Totals of a step; the last slot holds the events outside every step.
-  StepTotals& slot(std::uint32_t step) {
+  // Slot of a step; the last slot holds the events outside every step.
+  std::size_t slot(std::uint32_t step) const {
     if (m_steps.empty()) {
-      return m_totals[0];
+      return 0;
     }
-    return step == k_no_event ? m_totals[m_step_count] : m_totals[step];
+    return step == k_no_event ? m_step_count : step;
   }
 
   void add_cpu_events() {
@@ -180,7 +258,7 @@ private:
       const std::uint32_t process = m_trace.threads[event.thread].process;
       const std::uint32_t step = m_steps.of_event(static_cast<std::uint32_t>(i), process, event.ts_ns);
       const std::uint32_t key = m_keys.key(event);
-      OpValues& values = slot(step).ops[key];
+      OpValues& values = m_ops.at(slot(step), key);
       const Nanoseconds self = m_nesting.self_ns[i];
       values.self_cpu_ns += self;
       ++values.calls;
@@ -205,10 +283,10 @@ private:
           launch.link != LaunchLink::none
               ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
               : m_steps.any(event.ts_ns);
-      StepTotals& target = slot(step);
+      StepTotals& target = m_totals[slot(step)];
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
-        target.ops[m_keys.key(events[launch.op])].device_ns += event.dur_ns;
+        m_ops.at(slot(step), m_keys.key(events[launch.op])).device_ns += event.dur_ns;
       } else {
         target.unattributed_device_ns += event.dur_ns;
         target.unattributed_by_category[event.category] += event.dur_ns;
@@ -239,14 +317,14 @@ private:
   }
 
   // A cut-off step's ops, in the classes they had time or calls in, and its unattributed device time.
-  static void record_cut_off(TraceSamples& samples, const StepSample& step) {
+  void record_cut_off(TraceSamples& samples, const StepSample& step) const {
     samples.steps_screened = true;
-    for (const auto& [name, values] : step.ops) {
+    for (const auto& [key, values] : step.ops) {
       if (values.self_cpu_ns != 0 || values.calls != 0) {
-        ++samples.screened_ops[name].cpu_events;
+        ++samples.screened_ops[m_keys.text(key)].cpu_events;
       }
       if (values.device_ns != 0) {
-        ++samples.screened_ops[name].device_events;
+        ++samples.screened_ops[m_keys.text(key)].device_events;
       }
     }
     for (const auto& [category, ns] : step.unattributed_by_category) {
@@ -254,13 +332,11 @@ private:
     }
   }
 
-  void fill(StepSample& sample, const StepTotals& step_totals) {
-    for (const auto& [key, values] : step_totals.ops) {
-      OpValues& total = sample.ops[m_keys.text(key)];
-      total.self_cpu_ns += values.self_cpu_ns;
-      total.device_ns += values.device_ns;
-      total.calls += values.calls;
-    }
+  // A slot's totals into its sample (ops by op key index until set_op_keys) and freed.
+  void fill(StepSample& sample, std::size_t slot) {
+    sample.ops = m_ops.take(slot);
+    const StepTotals step_totals = std::move(m_totals[slot]);
+    m_totals[slot] = StepTotals();
     for (const auto& [name, ns] : step_totals.kernels) {
       sample.device_kernels[m_trace.names[name]] += ns;
     }
@@ -278,8 +354,7 @@ private:
       whole.name = "whole trace";
       whole.start_ns = m_first_start;
       whole.duration_ns = m_last_end - m_first_start;
-      fill(whole, m_totals[0]);
-      m_totals[0] = StepTotals();
+      fill(whole, 0);
       samples.steps.push_back(std::move(whole));
     } else {
       for (std::size_t s = 0; s < m_step_count; ++s) {
@@ -288,8 +363,7 @@ private:
         sample.name = m_trace.names[m_window_names[s]];
         sample.start_ns = window.start;
         sample.duration_ns = window.end - window.start;
-        fill(sample, m_totals[s]);
-        m_totals[s] = StepTotals();  // freed as its sample is made
+        fill(sample, s);  // freed as its sample is made
         if (std::find(m_cut.begin(), m_cut.end(), s) != m_cut.end()) {
           record_cut_off(samples, sample);
           exclude_cut_off_step(sample, s, screen);
@@ -299,7 +373,37 @@ private:
       }
     }
     samples.outside_steps.name = "outside steps";
-    fill(samples.outside_steps, m_totals[m_step_count]);
+    fill(samples.outside_steps, m_step_count);
+    set_op_keys(samples);
+  }
+
+  // The keys the kept steps hold become samples.op_keys, sorted; the steps' op key indexes become ids into it.
+  void set_op_keys(TraceSamples& samples) const {
+    std::vector<std::uint32_t> id_of_key(m_keys.size(), k_no_event);
+    const std::vector<StepSample*> steps = all_steps_of(samples);
+    for (const StepSample* step : steps) {
+      for (const OpSample& op : step->ops) {
+        id_of_key[op.op] = 0;
+      }
+    }
+    std::vector<std::pair<std::string, std::uint32_t>> keys;  // (text, key index)
+    for (std::uint32_t key = 0; key < id_of_key.size(); ++key) {
+      if (id_of_key[key] != k_no_event) {
+        keys.emplace_back(m_keys.text(key), key);
+      }
+    }
+    std::sort(keys.begin(), keys.end());
+    samples.op_keys.reserve(keys.size());
+    for (auto& [text, key] : keys) {
+      id_of_key[key] = static_cast<std::uint32_t>(samples.op_keys.size());
+      samples.op_keys.push_back(std::move(text));
+    }
+    for (StepSample* step : steps) {
+      for (OpSample& op : step->ops) {
+        op.op = id_of_key[op.op];
+      }
+      std::sort(step->ops.begin(), step->ops.end(), [](const OpSample& a, const OpSample& b) { return a.op < b.op; });
+    }
   }
 
   void exclude_cut_off_step(const StepSample& sample, std::size_t step, EventScreen& screen) const {
@@ -348,17 +452,18 @@ private:
 
   const std::string& m_path;
   RawTrace& m_trace;
-  CpuNesting m_nesting;
   OpKeys m_keys;
   const StepWindows m_steps;
   const std::size_t m_step_count;
+  std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
+  CpuNesting m_nesting;
   std::vector<StepTotals> m_totals;
+  OpTotals m_ops;
   std::vector<char> m_category_seen;
   std::unordered_map<std::uint32_t, Nanoseconds> m_most_negative;  // op key -> most negative self time
   std::unordered_set<std::uint64_t> m_row_shapes;                   // (name id << 32 | shapes id) pairs seen
   std::vector<std::uint32_t> m_cut;               // cut-off steps (cut_off_steps()), set by release_events()
   std::vector<std::uint32_t> m_window_names;      // per step window: its event's name id
-  std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
   Nanoseconds m_first_start = 0;
   Nanoseconds m_last_end = 0;
   bool m_any_timed = false;

@@ -1,6 +1,8 @@
 #pragma once
 // What one trace file contributes to a side: per-step, per-op samples of self CPU time, device
-// time and call counts (DESIGN.md section 2). Produced by read_trace_samples(); plain values.
+// time and call counts (DESIGN.md section 2). Produced by read_trace_samples(); plain values. Memory
+// follows ops, not events: op keys are interned once per trace (TraceSamples::op_keys) and each step
+// holds its ops as a sorted vector of (id, values), 32 bytes an op a step (op_keys.hpp looks them up).
 
 #include "profile/data_problems.hpp"
 #include "util/units.hpp"
@@ -24,15 +26,23 @@ struct OpValues {
   bool operator==(const OpValues&) const = default;
 };
 
-// One ProfilerStep#N window of a process, or the whole trace when it has no steps.
+// One op's totals in one step: `op` indexes the trace's op keys (TraceSamples::op_keys).
+struct OpSample {
+  std::uint32_t op = 0;
+  OpValues values;
+  bool operator==(const OpSample&) const = default;
+};
+
+// One ProfilerStep#N window of a process, or the whole trace when it has no steps. Ops are ids into the
+// trace's op_keys (interned once per trace), so a step costs 32 bytes per op it holds, not a string map.
 struct StepSample {
   std::string name;                                   // "ProfilerStep#5", or "whole trace"
   Nanoseconds start_ns = 0;                           // trace-relative start
   Nanoseconds duration_ns = 0;                        // profiled step time
-  std::map<std::string, OpValues> ops;                // key: op name ("ProfilerStep#N" -> "ProfilerStep*"),
-                                                      // or name + shapes when read by shape (see
-                                                      // TraceReadOptions::by_shape); CPU-side events only:
-                                                      // ops, user annotations, runtime/driver calls
+  std::vector<OpSample> ops;                          // the step's ops, sorted by id (= by key), each once;
+                                                      // CPU-side events only: ops, user annotations,
+                                                      // runtime/driver calls. Look up by key with
+                                                      // find_op (op_keys.hpp)
   std::map<std::string, Nanoseconds> device_kernels;  // device time per kernel / memcpy / memset name
   Nanoseconds unattributed_device_ns = 0;             // device time attributed to no op (device_attribution.hpp)
   std::map<std::string, Nanoseconds> unattributed_by_category;  // the same by event category ("kernel",
@@ -73,6 +83,10 @@ struct ScreenedOp {
 struct TraceSamples {
   std::string path;
   TraceFormat format = TraceFormat::kineto;
+  // Op keys of the steps (OpSample::op indexes it): op name ("ProfilerStep#N" -> "ProfilerStep*"), or name +
+  // shapes when read by shape (TraceReadOptions::by_shape); sorted, unique, each held by some step or
+  // outside_steps. Id order is key order, so a step's ops iterate by key.
+  std::vector<std::string> op_keys;
   std::vector<StepSample> steps;  // ordered by start time; a trace without ProfilerStep has one "whole trace" step
   bool has_profiler_steps = false;
   StepSample outside_steps;       // events starting in no step window: counted and shown, never compared
@@ -87,7 +101,7 @@ struct TraceSamples {
   // Time kept in the samples and excluded by the event screen (event_screen.hpp); the screened events'
   // problems are in problems.listed.
   ScreenedTime screened{};
-  // Op key (as in StepSample::ops) -> its screened events; read_side adds the unattributed rows'
+  // Op key (as in op_keys) -> its screened events; read_side adds the unattributed rows'
   // entries (k_unattributed_row) from screened_unattributed.
   std::map<std::string, ScreenedOp> screened_ops;
   // Event category ("kernel", "no category") -> screened device events no op is found for.

@@ -1,6 +1,7 @@
 #include "report/inspect_report.hpp"
 
 #include "compare/metric_comparison.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "report/escape.hpp"
 #include "report/number_format.hpp"
@@ -100,7 +101,7 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
   bool any_problem = false;
   std::int64_t outside = 0;
   for (const TraceSamples& trace : side.traces) {
-    for (const auto& [name, values] : trace.outside_steps.ops) {
+    for (const auto& [op, values] : trace.outside_steps.ops) {
       outside += values.calls;
     }
     const TraceDataProblems& p = trace.problems;
@@ -136,10 +137,11 @@ void end_to_end_lines(const SideSamples& side, std::ostream& out) {
 }
 
 // Device time of the steps and the share attributed to an op, the rest by category.
-void device_share_line(const std::vector<StepSample>& steps, std::ostream& out) {
+void device_share_line(const std::vector<SampleStep>& steps, std::ostream& out) {
   Nanoseconds device = 0, unattributed = 0;
   std::map<std::string, Nanoseconds> by_category;
-  for (const StepSample& step : steps) {
+  for (const auto& [trace, step_of_trace] : steps) {
+    const StepSample& step = *step_of_trace;
     for (const auto& [name, ns] : step.device_kernels) {
       device += ns;
     }
@@ -161,28 +163,28 @@ void device_share_line(const std::vector<StepSample>& steps, std::ostream& out) 
 }
 
 void ops_section(const SideSamples& side, std::ostream& out) {
-  const std::vector<StepSample> steps = sample_steps(side, 0);
+  const std::vector<SampleStep> steps = sample_steps(side, 0);
   device_share_line(steps, out);
   out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
   out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
-  std::set<std::string> names;
-  for (const StepSample& step : steps) {
-    for (const auto& [name, values] : step.ops) {
-      names.insert(name);
+  std::set<std::string_view> names;  // views of the traces' op keys
+  for (const SampleStep& step : steps) {
+    for (const OpSample& op : step.step->ops) {
+      names.insert(step.trace->op_keys[op.op]);
     }
   }
-  for (const std::string& name : names) {
+  for (const std::string_view name : names) {
     std::vector<double> self_cpu, device, calls;
     std::size_t present = 0;
-    for (const StepSample& step : steps) {
-      auto it = step.ops.find(name);
-      const OpValues values = it == step.ops.end() ? OpValues{} : it->second;
-      present += it == step.ops.end() ? std::size_t{0} : std::size_t{1};
+    for (const SampleStep& step : steps) {
+      const OpValues* found = find_op(*step.trace, *step.step, name);
+      const OpValues values = found == nullptr ? OpValues{} : *found;
+      present += found == nullptr ? std::size_t{0} : std::size_t{1};
       self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
       device.push_back(static_cast<double>(values.device_ns) / 1000.0);
       calls.push_back(static_cast<double>(values.calls));
     }
-    out << "| " << markdown_code(name, true) << " | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
+    out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
         << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
   }
 }

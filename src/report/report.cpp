@@ -19,16 +19,16 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   facts.steps = sample_steps(side, drop_first).size();
   for (const TraceSamples& trace : side.traces) {
     facts.events += trace.event_count;
-    for (const auto& [name, values] : trace.outside_steps.ops) {
+    for (const auto& [op, values] : trace.outside_steps.ops) {
       facts.outside_step_events += values.calls;
     }
   }
-  for (const StepSample& step : sample_steps(side, drop_first)) {
-    for (const auto& [name, ns] : step.device_kernels) {
+  for (const SampleStep& step : sample_steps(side, drop_first)) {
+    for (const auto& [name, ns] : step.step->device_kernels) {
       facts.device_ns += ns;
     }
-    for (const auto& [name, values] : step.ops) {
-      facts.attributed_device_ns += name.rfind(k_unattributed_row, 0) == 0 ? 0 : values.device_ns;
+    for (const auto& [op, values] : step.step->ops) {
+      facts.attributed_device_ns += is_unattributed_row(step.trace->op_keys[op]) ? 0 : values.device_ns;
     }
   }
   const DataProblemFinding problems = data_problems(side);
