@@ -8,6 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include <string>
 #include <vector>
 
@@ -444,6 +447,57 @@ TEST_CASE("torch_npu: uncategorised tasks of the Ascend Hardware process are dev
   CHECK(step.ops.size() == 2);
   CHECK(ops_by_key(samples, samples.outside_steps).empty());
   CHECK(samples.has_device_events);
+}
+
+TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("profile::op_keys");
+
+TEST_CASE("sparse steps: 300 steps of one op each are summed in hash maps, one op per step, keys sorted") {
+  // 301 slots x 301 keys is past both 2 x 600 events and 65,536 cells: the totals are hashed per step
+  std::vector<std::string> events;
+  for (int s = 0; s < 300; ++s) {
+    const std::string start = std::to_string(1000 + 100 * s);
+    char name[16];
+    std::snprintf(name, sizeof name, "op_%03d", 299 - s);  // keys meet in reverse order of their text
+    events.push_back(event("ProfilerStep#" + std::to_string(s + 1), "user_annotation", start, "50"));
+    events.push_back(event(name, "cpu_op", std::to_string(1010 + 100 * s), std::to_string(s % 30 + 1)));
+  }
+  const TraceSamples samples = read_text(kineto(events));
+  REQUIRE(samples.steps.size() == 300);
+  REQUIRE(samples.op_keys.size() == 301);  // ProfilerStep* and op_000 .. op_299
+  CHECK(samples.op_keys.front() == "ProfilerStep*");
+  CHECK(samples.op_keys[1] == "op_000");
+  CHECK(std::is_sorted(samples.op_keys.begin(), samples.op_keys.end()));
+  for (int s = 0; s < 300; ++s) {
+    CAPTURE(s);
+    const KeyedStep step = keyed(samples, samples.steps[static_cast<std::size_t>(s)]);
+    REQUIRE(step.ops.size() == 2);
+    char name[16];
+    std::snprintf(name, sizeof name, "op_%03d", 299 - s);
+    CHECK(op(step, name).self_cpu_ns == 1000 * (s % 30 + 1));
+    CHECK(op(step, name).calls == 1);
+    CHECK(op(step, "ProfilerStep*").self_cpu_ns == 50'000 - 1000 * (s % 30 + 1));
+  }
+}
+
+TEST_CASE("op keys: add_op inserts a key in order and renumbers every step; set_trace_ops keeps only held keys") {
+  TraceSamples trace;
+  trace.steps.resize(2);
+  set_trace_ops(trace, {{{"b", OpValues{1, 0, 1}}}, {{"b", OpValues{2, 0, 1}}, {"d", OpValues{3, 0, 1}}}, {}});
+  CHECK(trace.op_keys == std::vector<std::string>{"b", "d"});
+  CHECK(trace.steps[1].ops == std::vector<OpSample>{{0, OpValues{2, 0, 1}}, {1, OpValues{3, 0, 1}}});
+  add_op(trace, trace.steps[0], "a").device_ns = 7;
+  add_op(trace, trace.outside_steps, "c").calls = 4;
+  CHECK(trace.op_keys == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(trace.steps[0].ops == std::vector<OpSample>{{0, OpValues{0, 7, 0}}, {1, OpValues{1, 0, 1}}});
+  CHECK(trace.steps[1].ops == std::vector<OpSample>{{1, OpValues{2, 0, 1}}, {3, OpValues{3, 0, 1}}});
+  CHECK(trace.outside_steps.ops == std::vector<OpSample>{{2, OpValues{0, 0, 4}}});
+  add_op(trace, trace.steps[1], "b").self_cpu_ns += 5;  // a known key: no new id
+  CHECK(trace.op_keys.size() == 4);
+  CHECK(find_op(trace, trace.steps[1], "b")->self_cpu_ns == 7);
+  CHECK(find_op(trace, trace.steps[1], "a") == nullptr);
+  CHECK(find_op(trace, trace.steps[0], "zz") == nullptr);
 }
 
 TEST_SUITE_END();

@@ -478,10 +478,9 @@ Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDif
   }
   result.metrics.reserve(measurements.size());
   for (MetricMeasurement& measurement : measurements) {
-    MetricComparison m;
+    MetricComparison& m = result.metrics.emplace_back();
     m.family = family_of(measurement);
     static_cast<MetricMeasurement&>(m) = std::move(measurement);
-    result.metrics.push_back(std::move(m));
   }
   std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
   result.decision.material = select_material(result.metrics, rules.material_share);

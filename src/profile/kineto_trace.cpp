@@ -73,10 +73,12 @@ namespace {
 // whether any event had a category; nullopt when the fast pass stopped (trace_rapidjson.hpp says when).
 // nlohmann's pass throws its InputError instead.
 std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) {
-  // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes):
-  // untouched reserved pages cost no memory, and the vector never reallocates (no copy, no 2x peak).
+  // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes), and
+  // their origins: untouched reserved pages cost no memory, and the vectors never reallocate (no copy, no
+  // 2x peak; the origins' doubling held 1.5x their size at the end of a gigabyte trace).
   try {
     trace.events.reserve(static_cast<std::size_t>(source.size_hint() / 40));
+    trace.origins.reserve(static_cast<std::size_t>(source.size_hint() / 40));
   } catch (const std::exception&) {
     // the address space refused a reservation that large: grow as usual
   }
