@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace neuron_gate {
@@ -126,35 +127,30 @@ struct OpSeries {
   bool present = false;
 };
 
-// Per op of the steps: one value per step (0 where the op did not run in that step). Each trace's op ids
-// are resolved to a series once, on the first step holding them.
+// Per op of the steps: one value per step (0 where the op did not run in it); op ids resolved once per trace.
 std::map<std::string, OpSeries> op_series(const std::vector<SampleStep>& steps, const RuleSet& rules) {
   std::map<std::string, OpSeries> series;
-  OpSeries* const unresolved = nullptr;
-  OpSeries ignored;  // a marker: ids of ignored ops point here
+  OpSeries ignored;  // a marker: ids of ignored ops point here; unresolved ones are nullptr
   std::map<const TraceSamples*, std::vector<OpSeries*>> of_trace;  // by trace: op id -> its series
   for (const SampleStep& step : steps) {
     std::vector<OpSeries*>& ids = of_trace[step.trace];
-    ids.resize(step.trace->op_keys.size(), unresolved);
+    ids.resize(step.trace->op_keys.size(), nullptr);
     for (const OpSample& op : step.step->ops) {
-      if (ids[op.op] == unresolved) {
+      if (ids[op.op] == nullptr) {
         const std::string& name = step.trace->op_keys[op.op];
         // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
         ids[op.op] = !rules.is_ignored(name) || is_unattributed_row(name) ? &series[name] : &ignored;
       }
     }
   }
+  const std::vector<double> zeros(steps.size(), 0.0);
   for (auto& [name, s] : series) {
-    s.present = true;
-    s.self_cpu_us.assign(steps.size(), 0.0);
-    s.device_us.assign(steps.size(), 0.0);
-    s.calls.assign(steps.size(), 0.0);
+    s = OpSeries{zeros, zeros, zeros, false, true};
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::vector<OpSeries*>& ids = of_trace[steps[i].trace];
     for (const auto& [op, values] : steps[i].step->ops) {
-      OpSeries* s = ids[op];
-      if (s != &ignored) {
+      if (OpSeries* s = ids[op]; s != &ignored) {
         s->self_cpu_us[i] = to_us(values.self_cpu_ns);
         s->device_us[i] = to_us(values.device_ns);
         s->calls[i] = static_cast<double>(values.calls);
@@ -163,6 +159,18 @@ std::map<std::string, OpSeries> op_series(const std::vector<SampleStep>& steps, 
     }
   }
   return series;
+}
+
+// Moves `from` to the end of `to`, stably sorted by `less`, and frees it (sorts indexes: no copy buffer).
+template <typename Less>
+void append_sorted(std::vector<MetricMeasurement>& to, std::vector<MetricMeasurement>& from, Less less) {
+  std::vector<std::size_t> order(from.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(from[x], from[y]); });
+  for (const std::size_t i : order) {
+    to.push_back(std::move(from[i]));
+  }
+  std::vector<MetricMeasurement>().swap(from);
 }
 
 // The sample steps of one rank (or of a whole side), the run each belongs to (an index into
@@ -285,9 +293,14 @@ std::set<std::string> op_names(const std::map<std::string, OpSeries>& base_ops, 
 }
 
 // Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
+// Each op's series are freed once its metrics are made, so the two never both hold every op.
 void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankPair& pair,
                        std::map<std::string, OpSeries>& base_ops, std::map<std::string, OpSeries>& head_ops) {
-  for (const std::string& name : op_names(base_ops, head_ops)) {
+  const std::set<std::string> names = op_names(base_ops, head_ops);
+  if (const std::size_t most = metrics.size() + 2 * names.size(); most > metrics.capacity()) {
+    metrics.reserve(std::max(most, 2 * metrics.capacity()));  // self CPU and device time per op at most
+  }
+  for (const std::string& name : names) {
     const OpSeries& b = base_ops[name];
     const OpSeries& h = head_ops[name];
     auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
@@ -316,6 +329,7 @@ void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankPair& 
     if (b.any_device || h.any_device) {
       metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
     }
+    base_ops[name] = head_ops[name] = OpSeries{};
   }
 }
 
@@ -468,15 +482,14 @@ std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const 
     append_class_sums(sum_metrics, pair, base_ops, head_ops);
     append_op_metrics(op_metrics, pair, base_ops, head_ops);
   }
-  // Ops by name, then rank (ranks were visited in order; the sort is stable).
-  std::stable_sort(op_metrics.begin(), op_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {
-    return unranked_name(x) < unranked_name(y);
-  });
-  std::stable_sort(sum_metrics.begin(), sum_metrics.end(), [](const MetricMeasurement& x, const MetricMeasurement& y) {
+  metrics.reserve(metrics.size() + sum_metrics.size() + op_metrics.size());
+  append_sorted(metrics, sum_metrics, [](const MetricMeasurement& x, const MetricMeasurement& y) {
     return std::pair(sum_order(x), x.name) < std::pair(sum_order(y), y.name);
   });
-  std::move(sum_metrics.begin(), sum_metrics.end(), std::back_inserter(metrics));
-  std::move(op_metrics.begin(), op_metrics.end(), std::back_inserter(metrics));
+  // Ops by name, then rank (ranks were visited in order; the sort is stable).
+  append_sorted(metrics, op_metrics, [](const MetricMeasurement& x, const MetricMeasurement& y) {
+    return unranked_name(x) < unranked_name(y);
+  });
   mark_screened_metrics(metrics, base_view, head_view, rules);
   return metrics;
 }
