@@ -481,7 +481,7 @@ TEST_CASE("sparse steps: 300 steps of one op each are summed in hash maps, one o
   }
 }
 
-TEST_CASE("op keys: add_op inserts a key in order and renumbers every step; set_trace_ops keeps only held keys") {
+TEST_CASE("op keys: add_op inserts a key in order and renumbers every step, set_trace_ops keeps only held keys") {
   TraceSamples trace;
   trace.steps.resize(2);
   set_trace_ops(trace, {{{"b", OpValues{1, 0, 1}}}, {{"b", OpValues{2, 0, 1}}, {"d", OpValues{3, 0, 1}}}, {}});
