@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace neuron_gate {
 
@@ -43,24 +43,53 @@ TraceRange trace_range(const RawTrace& trace) {
   return range;
 }
 
-// An exact repeat: same name, thread, ts, dur and args.
-struct EventIdentity {
-  Nanoseconds ts = 0, dur = 0;
-  std::uint64_t args = 0;
-  std::uint32_t name = 0, thread = 0;
-  bool operator==(const EventIdentity&) const = default;
-};
+// The hash of an event's identity for the duplicate screen: name, thread, ts, dur and args (its args hash).
+std::uint64_t identity_hash(const TraceEvent& event, const EventOrigin& origin) {
+  std::uint64_t h = origin.args_hash;
+  for (const std::uint64_t part : {static_cast<std::uint64_t>(event.ts_ns), static_cast<std::uint64_t>(event.dur_ns),
+                                   (static_cast<std::uint64_t>(event.name_id) << 32) | event.thread}) {
+    h ^= part + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
+}
 
-struct IdentityHash {
-  std::size_t operator()(const EventIdentity& e) const {
-    std::uint64_t h = e.args;
-    for (const std::uint64_t part : {static_cast<std::uint64_t>(e.ts), static_cast<std::uint64_t>(e.dur),
-                                     (static_cast<std::uint64_t>(e.name) << 32) | e.thread}) {
-      h ^= part + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    }
-    return static_cast<std::size_t>(h);
+// True when events a and b are exact repeats: same name, thread, ts, dur and args.
+bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
+  const TraceEvent& x = trace.events[a];
+  const TraceEvent& y = trace.events[b];
+  return x.ts_ns == y.ts_ns && x.dur_ns == y.dur_ns && x.name_id == y.name_id && x.thread == y.thread &&
+         trace.origins[a].args_hash == trace.origins[b].args_hash;
+}
+
+// An event that may repeat an earlier one, as a compact record to sort (16 bytes, no node per event).
+struct DuplicateCandidate {
+  std::uint64_t hash = 0;
+  std::uint32_t event = 0;
+  bool operator<(const DuplicateCandidate& other) const {
+    return hash != other.hash ? hash < other.hash : event < other.event;
   }
 };
+
+// Marks (in `kinds`, by event index) every candidate whose identity equals an earlier candidate's in file
+// order as a duplicate: the candidates sorted by (hash, index), each run of equal hashes compared exactly.
+void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& candidates,
+                     std::vector<std::optional<DataProblemKind>>& kinds) {
+  std::sort(candidates.begin(), candidates.end());
+  std::vector<std::uint32_t> distinct;  // the first event of each identity in the current run of hashes
+  for (std::size_t j = 0; j < candidates.size(); ++j) {
+    if (j == 0 || candidates[j].hash != candidates[j - 1].hash) {
+      distinct.clear();
+    }
+    const std::uint32_t event = candidates[j].event;
+    const bool repeat = std::any_of(distinct.begin(), distinct.end(),
+                                    [&](std::uint32_t first) { return same_identity(trace, first, event); });
+    if (repeat) {
+      kinds[event] = DataProblemKind::duplicate;
+    } else {
+      distinct.push_back(event);
+    }
+  }
+}
 
 std::string micros(Nanoseconds ns) {
   char text[48];
@@ -75,15 +104,23 @@ std::string event_example(const RawTrace& trace, const TraceEvent& event) {
          ", \"dur\": " + micros(event.dur_ns);
 }
 
+// The first two classes (device_out_of_range, longer_than_step) of the events in file order; duplicates
+// are found afterwards over all the events kept by these (mark_duplicates).
 class Screen {
 public:
   Screen(const std::string& path, const RawTrace& trace)
-      : m_path(path), m_trace(trace), m_steps(trace), m_range(trace_range(trace)) {}
+      : m_path(path), m_trace(trace), m_steps(trace), m_range(trace_range(trace)) {
+    for (const StepWindow& window : m_steps.windows()) {
+      m_window_events.push_back(window.event);
+    }
+    std::sort(m_window_events.begin(), m_window_events.end());
+  }
 
-  // The class an event falls in, or nullopt when it is kept.
+  // The class of event i but duplicate, or nullopt. Called with i ascending (a cursor walks the step
+  // windows' own events, which are never excluded).
   std::optional<DataProblemKind> classify(std::uint32_t i) {
     const TraceEvent& event = m_trace.events[i];
-    if (event.kind == EventKind::ignored || m_steps.is_window_event(i)) {
+    if (event.kind == EventKind::ignored || is_window(i)) {
       return std::nullopt;
     }
     const bool device = event.kind == EventKind::device;
@@ -98,12 +135,13 @@ public:
     if ((step != k_no_event || m_range.valid) && event.dur_ns > limit) {
       return DataProblemKind::longer_than_step;
     }
-    if (event.dur_ns > 0 &&
-        !m_seen.insert({event.ts_ns, event.dur_ns, m_trace.origins[i].args_hash, event.name_id, event.thread})
-             .second) {
-      return DataProblemKind::duplicate;
-    }
     return std::nullopt;
+  }
+
+  // True when event i (kept by classify, i ascending) takes part in the duplicate screen.
+  bool may_repeat(std::uint32_t i) {
+    const TraceEvent& event = m_trace.events[i];
+    return event.kind != EventKind::ignored && event.dur_ns > 0 && !is_window(i);
   }
 
   // Counts event i as excluded under `kind`.
@@ -121,11 +159,20 @@ public:
   }
 
 private:
+  // True when event i is a step window's own event; i never decreases between calls.
+  bool is_window(std::uint32_t i) {
+    while (m_next_window < m_window_events.size() && m_window_events[m_next_window] < i) {
+      ++m_next_window;
+    }
+    return m_next_window < m_window_events.size() && m_window_events[m_next_window] == i;
+  }
+
   const std::string& m_path;
   const RawTrace& m_trace;
   const StepWindows m_steps;
   const TraceRange m_range;
-  std::unordered_set<EventIdentity, IdentityHash> m_seen;
+  std::vector<std::uint32_t> m_window_events;  // the step windows' own events, ascending
+  std::size_t m_next_window = 0;
 };
 
 bool launches_work(const std::string& name) {
@@ -188,25 +235,34 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
 
 EventScreen screen_events(const std::string& path, RawTrace& trace) {
   EventScreen screen;
-  std::vector<char> drop(trace.events.size());
+  std::vector<std::optional<DataProblemKind>> kinds(trace.events.size());
+  bool any_excluded = false;
   {
     Screen classes(path, trace);
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      if (const auto kind = classes.classify(static_cast<std::uint32_t>(i))) {
-        classes.exclude(static_cast<std::uint32_t>(i), *kind, screen);
+    std::vector<DuplicateCandidate> candidates;
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+      kinds[i] = classes.classify(i);
+      if (!kinds[i] && classes.may_repeat(i)) {
+        candidates.push_back({identity_hash(trace.events[i], trace.origins[i]), i});
+      }
+    }
+    mark_duplicates(trace, candidates, kinds);
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+      if (kinds[i]) {
+        classes.exclude(i, *kinds[i], screen);
         screen.excluded.push_back(trace.events[i]);
-        drop[i] = 1;
+        any_excluded = true;
       }
     }
   }
   screen_lost_device_time(path, trace, screen);
   estimate_unusable_time(trace, screen);
-  if (std::find(drop.begin(), drop.end(), 1) == drop.end()) {
+  if (!any_excluded) {
     return screen;
   }
   std::size_t kept = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    if (drop[i] == 0) {
+    if (!kinds[i]) {
       trace.events[kept] = trace.events[i];
       trace.origins[kept] = trace.origins[i];
       ++kept;
