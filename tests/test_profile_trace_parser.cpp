@@ -2,6 +2,7 @@
 // reads strings across chunk boundaries whole, and every case where it hands the file to nlohmann's parser
 // (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
 #include "profile/byte_source.hpp"
+#include "profile/span_hash.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
 #include "profile/op_keys.hpp"
@@ -40,6 +41,28 @@ std::string trace_with_name_at(std::size_t name_at, const std::string& op_json, 
       args + R"(, "name": )";
   const std::size_t pad = name_at - head.size() - middle.size();
   return head + std::string(pad, 'x') + middle + op_json + "}]}";
+}
+
+// The events screened as duplicates in `samples` (0 when none).
+std::int64_t duplicates(const TraceSamples& samples) {
+  for (const DataProblem& problem : samples.problems.listed) {
+    if (problem.kind == DataProblemKind::duplicate) {
+      return problem.count;
+    }
+  }
+  return 0;
+}
+
+// A one-step trace holding `first` and then `second` (event objects), the args object of `second` starting
+// at byte `args_at`; `pad_args` are the args of the padding event before them.
+std::string trace_with_pair(std::size_t args_at, const std::string& first, const std::string& second,
+                            const std::string& pad_args = "") {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {)" +
+                           pad_args + R"("p": ")";
+  const std::string middle =
+      R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, )" + first + ", ";
+  const std::size_t pad = args_at - head.size() - middle.size() - second.find("\"args\": ") - 8;
+  return head + std::string(pad, 'x') + middle + second + "]}";
 }
 
 double self_us(const TraceSamples& samples, const std::string& op) {
@@ -101,4 +124,46 @@ TEST_CASE("numbers are typed as nlohmann types them") {
       R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#1", "pid": -0, "tid": 1, "ts": 100, "dur": 50},)"
       R"({"ph": "X", "name": "aten::mul", "pid": 0, "tid": 1, "ts": 1.1e2, "dur": 1.5e1, "args": {"id": 123456789012345678901234567890}}]})";
   CHECK(self_us(read_bytes("numbers.json", text), "aten::mul") == 15.0);
+}
+
+TEST_CASE("an event's args hash is of its bytes, wherever the chunks are cut") {
+  const std::string bytes = "{\"Call stack\": \"" + std::string(70, 'z') + "\", \"n\": [1, 2.5, null]}";
+  trace_reader::SpanHash whole;
+  whole.reset();
+  whole.update(bytes.data(), bytes.data() + bytes.size());
+  for (std::size_t cut = 0; cut <= bytes.size(); ++cut) {
+    for (std::size_t second = cut; second <= bytes.size(); second += 7) {
+      trace_reader::SpanHash pieces;
+      pieces.reset();
+      pieces.update(bytes.data(), bytes.data() + cut);
+      pieces.update(bytes.data() + cut, bytes.data() + second);
+      pieces.update(bytes.data() + second, bytes.data() + bytes.size());
+      REQUIRE(pieces.value() == whole.value());
+    }
+  }
+  std::string other = bytes;
+  other[bytes.size() - 3] = 'm';  // "nulm": another byte, another hash
+  trace_reader::SpanHash changed;
+  changed.reset();
+  changed.update(other.data(), other.data() + other.size());
+  CHECK(changed.value() != whole.value());
+}
+
+TEST_CASE("an event repeated with the same args is a duplicate across chunk boundaries, on both parsers") {
+  const auto event = [](const std::string& n) {
+    return R"({"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"Call stack": ")" +
+           std::string(40, 'z') + R"(", "n": )" + n + "}}";
+  };
+  const std::string deep = R"("deep": )" + std::string(300, '[') + std::string(300, ']') + ", ";
+  for (const std::string& pad_args : {std::string(), deep}) {
+    CAPTURE(pad_args.size());  // 0: RapidJSON's pass; else nlohmann's (nesting deeper than the fast limit)
+    const std::size_t befores[] = {1, 2, 15, 16, 17, 30, 70};
+    for (const std::size_t before : befores) {
+      CAPTURE(before);
+      CHECK(duplicates(read_bytes("twice.json", trace_with_pair(k_chunk - before, event("7"), event("7"), pad_args))) ==
+            1);
+      CHECK(duplicates(read_bytes("other.json", trace_with_pair(k_chunk - before, event("7"), event("8"), pad_args))) ==
+            0);
+    }
+  }
 }

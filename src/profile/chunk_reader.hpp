@@ -5,6 +5,7 @@
 // nlohmann a guard that refuses a JSON string longer than the string limit before the parser holds it.
 
 #include "profile/byte_source.hpp"
+#include "profile/span_hash.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 
@@ -27,6 +28,9 @@ public:
 
   // Loads the next chunk; false at the end of the data.
   bool fill() {
+    if (m_span != nullptr) {
+      m_span_hash.update(m_span, m_end);
+    }
     m_chunk_offset += static_cast<std::uint64_t>(m_end - m_begin);
     const std::string_view chunk = m_source.next();
     if (m_guard_strings) {
@@ -35,6 +39,9 @@ public:
     m_begin = chunk.data();
     m_cur = m_begin;
     m_end = m_begin + chunk.size();
+    if (m_span != nullptr) {
+      m_span = m_begin;
+    }
     if (chunk.empty()) {
       m_at_end = true;
     }
@@ -46,6 +53,19 @@ public:
   bool reached_end() const { return m_at_end; }
   // The unread part of the current chunk.
   std::string_view peek() const { return {m_cur, static_cast<std::size_t>(m_end - m_cur)}; }
+
+  // Starts hashing the raw bytes from the last byte handed out (the '{' of an event's args object, just
+  // read by either parser) on; end_span() adds the bytes up to the last one handed out (its '}') and
+  // returns their SpanHash. One span at a time.
+  void begin_span() {
+    m_span_hash.reset();
+    m_span = m_cur - 1;
+  }
+  std::uint64_t end_span() {
+    m_span_hash.update(m_span, m_cur);
+    m_span = nullptr;
+    return m_span_hash.value();
+  }
 
   const char* m_begin = nullptr;
   const char* m_cur = nullptr;
@@ -96,6 +116,8 @@ private:
   }
 
   ByteSource& m_source;
+  const char* m_span = nullptr;  // start of the hashed span in the current chunk; null = none
+  SpanHash m_span_hash;
   std::uint64_t m_chunk_offset = 0;
   bool m_at_end = false;
   std::uint64_t m_max_string = 0;

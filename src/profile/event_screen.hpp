@@ -32,7 +32,7 @@ struct EventScreen {
 //   longer_than_step     an event (not a ProfilerStep) whose dur exceeds the step window holding its start
 //                        (CPU-side: its process's step; device: any process's step), or outside steps the
 //                        trace's widened time range
-//   duplicate            dur > 0 and the same name, thread, ts, dur and args (EventOrigin::args_hash) as an
+//   duplicate            dur > 0 and the same name, thread, ts, dur and args bytes (EventOrigin::args_hash) as an
 //                        earlier event: the repeats
 //   unfinished, negative_duration (found while reading, never in trace.events): their time is estimated as
 //                        the median dur of the kept events of the same name, and added to the problem

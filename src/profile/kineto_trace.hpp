@@ -49,7 +49,7 @@ struct TraceEvent {
 // TraceEvent stays 48 bytes): for examples with a byte offset and for the duplicate screen.
 struct EventOrigin {
   std::uint64_t end_byte = 0;   // (decompressed) byte offset just after the event's closing brace
-  std::uint64_t args_hash = 0;  // a 64-bit hash of every key and value of its args, in order (for equality only)
+  std::uint64_t args_hash = 0;  // a 64-bit hash of the raw bytes of its args object as written (equality only)
 };
 
 // One end of a flow arrow (ph "s" or "f"): ac2g (Kineto CPU -> device), async_npu (torch_npu), ...

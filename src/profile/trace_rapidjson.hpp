@@ -228,19 +228,24 @@ public:
   // is an integer; anything else is a float given by its text.
   bool RawNumber(const char* text, rapidjson::SizeType length, bool /*copy*/) {
     const std::string_view number(text, length);
-    if (number.find_first_of(".eE") == std::string_view::npos) {
-      if (number.front() == '-') {
-        std::int64_t value = 0;
-        const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
-        if (result.ec == std::errc{} && result.ptr == number.data() + number.size()) {
-          return m_sax.number_integer(value);
-        }
-      } else {
-        std::uint64_t value = 0;
-        const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
-        if (result.ec == std::errc{} && result.ptr == number.data() + number.size()) {
-          return m_sax.number_unsigned(value);
-        }
+    bool integer = true;
+    for (const char c : number) {
+      if (c == '.' || c == 'e' || c == 'E') {
+        integer = false;
+        break;
+      }
+    }
+    if (integer && number.front() == '-') {
+      std::int64_t value = 0;
+      const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
+      if (result.ec == std::errc{} && result.ptr == number.data() + number.size()) {
+        return m_sax.signed_integer(value, value == 0 ? std::string_view("0") : number);  // "-0" prints as 0
+      }
+    } else if (integer) {
+      std::uint64_t value = 0;
+      const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
+      if (result.ec == std::errc{} && result.ptr == number.data() + number.size()) {
+        return m_sax.unsigned_integer(value, number);
       }
     }
     if (!finite_number_text(number)) {

@@ -137,50 +137,43 @@ TraceSax::TraceSax(RawTrace& trace, ChunkReader& reader, std::string path)
 }
 
 bool TraceSax::null() {
-  mix_args("null");
   note_raw_time("null");
   return scalar_value("null", false);
 }
 
 bool TraceSax::boolean(bool value) {
-  mix_args(value ? "true" : "false");
   note_raw_time(value ? "true" : "false");
   return scalar_value(value ? "true" : "false", false);
 }
 
-bool TraceSax::number_integer(Json::number_integer_t value) {
-  if (m_in_args) {
-    mix_args(integer_text(value));
-  }
+bool TraceSax::number_integer(Json::number_integer_t value) { return signed_integer(value, integer_text(value)); }
+
+bool TraceSax::number_unsigned(Json::number_unsigned_t value) { return unsigned_integer(value, integer_text(value)); }
+
+bool TraceSax::signed_integer(std::int64_t value, std::string_view text) {
   if (m_depth == m_event_depth && m_in_event) {
-    return event_integer(value, static_cast<std::uint64_t>(value));
+    return event_integer(value, static_cast<std::uint64_t>(value), text);
   }
   if (m_depth == m_args_depth && m_in_args) {
     args_id(static_cast<std::uint64_t>(value));
   }
-  const std::string text = integer_text(value);
   return scalar_value(text, false);
 }
 
-bool TraceSax::number_unsigned(Json::number_unsigned_t value) {
-  if (m_in_args) {
-    mix_args(integer_text(value));
-  }
+bool TraceSax::unsigned_integer(std::uint64_t value, std::string_view text) {
   if (m_depth == m_event_depth && m_in_event) {
     if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return event_integer(static_cast<std::int64_t>(value), value);
+      return event_integer(static_cast<std::int64_t>(value), value, text);
     }
-    return event_text(integer_text(value), false);
+    return event_text(text, false);
   }
   if (m_depth == m_args_depth && m_in_args) {
     args_id(value);  // ids above INT64_MAX are legal (H13): kept as uint64
   }
-  const std::string text = integer_text(value);
   return scalar_value(text, false);
 }
 
 bool TraceSax::float_text(std::string_view text) {
-  mix_args(text);
   if (m_depth == m_event_depth && m_in_event) {
     return event_text(text, false);
   }
@@ -188,7 +181,6 @@ bool TraceSax::float_text(std::string_view text) {
 }
 
 bool TraceSax::string_view(std::string_view value) {
-  mix_args(value);
   if (m_depth == m_event_depth && m_in_event) {
     return event_text(value, true);
   }
@@ -209,7 +201,6 @@ bool TraceSax::string_view(std::string_view value) {
 }
 
 bool TraceSax::start_object(std::size_t /*elements*/) {
-  mix_args("{");
   if (m_depth == 0) {
     m_top_is_object = true;
   } else if (m_capture_depth != 0) {
@@ -219,6 +210,7 @@ bool TraceSax::start_object(std::size_t /*elements*/) {
   } else if (m_in_event && m_depth == m_event_depth && m_event_key == Key::args) {
     m_in_args = true;
     m_args_depth = m_depth + 1;
+    m_reader.begin_span();
   } else if (m_depth == 1 && m_top_is_object && m_top_key == "distributedInfo") {
     m_in_distributed_info = true;
   } else if (m_depth == 2 && m_top_is_object && m_top_key == "deviceProperties") {
@@ -229,7 +221,6 @@ bool TraceSax::start_object(std::size_t /*elements*/) {
 }
 
 bool TraceSax::end_object() {
-  mix_args("}");
   --m_depth;
   if (m_capture_depth != 0) {
     capture_close('}');
@@ -237,6 +228,8 @@ bool TraceSax::end_object() {
     end_event();
   } else if (m_in_args && m_depth + 1 == m_args_depth) {
     m_in_args = false;
+    // An event with "args" twice hashes both, in order.
+    m_args_hash = (m_args_hash ^ m_reader.end_span()) * 0x9E3779B97F4A7C15ULL;
   } else if (m_in_distributed_info && m_depth == 1) {
     m_in_distributed_info = false;
   }
@@ -244,7 +237,6 @@ bool TraceSax::end_object() {
 }
 
 bool TraceSax::start_array(std::size_t /*elements*/) {
-  mix_args("[");
   if (m_depth == 0) {
     m_top_is_array = true;
     m_trace.format = TraceFormat::legacy_array;
@@ -267,7 +259,6 @@ bool TraceSax::start_array(std::size_t /*elements*/) {
 }
 
 bool TraceSax::end_array() {
-  mix_args("]");
   --m_depth;
   if (m_capture_depth != 0) {
     capture_close(']');
@@ -278,7 +269,6 @@ bool TraceSax::end_array() {
 }
 
 bool TraceSax::key_view(std::string_view key) {
-  mix_args(key);
   if (m_capture_depth != 0) {
     capture_separator();
     m_capture->push_back('\'');

@@ -113,6 +113,10 @@ public:
   // --- the same callbacks without std::string (the RapidJSON adapter) ---
   // A number written with a fraction or exponent, or an integer beyond int64/uint64, as its JSON text.
   bool float_text(std::string_view text);
+  // An integer within int64 (negative) or uint64 with its JSON text as nlohmann would print the value
+  // (no leading zeros, "0" for -0).
+  bool signed_integer(std::int64_t value, std::string_view text);
+  bool unsigned_integer(std::uint64_t value, std::string_view text);
   bool string_view(std::string_view value);
   bool key_view(std::string_view key);
   // The current nesting depth (open objects and arrays).
@@ -129,9 +133,6 @@ public:
   void set_gzip(bool gzip) { m_gzip = gzip; }
 
 private:
-  // Mixes a token of the current event's args into its hash (8 bytes a step, token lengths included).
-  void mix_args(std::string_view token);
-
   // A scalar anywhere: metadata at the top level, a captured Input Dims / Input type element.
   bool scalar_value(std::string_view text, bool is_string);
 
@@ -143,8 +144,8 @@ private:
 
   void begin_event();
 
-  // An integer field of the event (ts, dur, pid, tid, id).
-  bool event_integer(std::int64_t value, std::uint64_t as_unsigned);
+  // An integer field of the event (ts, dur, pid, tid, id), with its text.
+  bool event_integer(std::int64_t value, std::uint64_t as_unsigned, std::string_view text);
 
   // A string or non-integer number field of the event; `is_string` tells which.
   bool event_text(std::string_view text, bool is_string);

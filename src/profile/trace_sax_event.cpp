@@ -9,33 +9,6 @@
 
 namespace neuron_gate::trace_reader {
 
-void TraceSax::mix_args(std::string_view token) {
-  if (!m_in_args) {
-    return;
-  }
-  // 16 bytes a step in two independent multiply lanes (not FNV-1a byte by byte: args such as "Call stack"
-  // are long; each step is a bijection of the lane, so two tokens differing in one word never collide),
-  // then a xorshift mix with the token's length, so that token boundaries count.
-  constexpr std::uint64_t k_mul_a = 0x9E3779B97F4A7C15ULL;
-  constexpr std::uint64_t k_mul_b = 0xC2B2AE3D27D4EB4FULL;
-  std::uint64_t lane_a = m_args_hash;
-  std::uint64_t lane_b = m_args_hash ^ 0x165667B19E3779F9ULL;
-  const char* p = token.data();
-  std::size_t left = token.size();
-  for (; left >= 16; left -= 16, p += 16) {
-    std::uint64_t words[2];
-    std::memcpy(words, p, 16);
-    lane_a = (lane_a ^ words[0]) * k_mul_a;
-    lane_b = (lane_b ^ words[1]) * k_mul_b;
-  }
-  std::uint64_t tail[2] = {0, 0};
-  std::memcpy(tail, p, left);
-  lane_a = (((lane_a ^ tail[0]) * k_mul_a) ^ static_cast<std::uint64_t>(token.size())) * k_mul_a;
-  lane_b = (lane_b ^ tail[1]) * k_mul_b;
-  const std::uint64_t hash = (lane_a ^ (lane_b >> 31) ^ (lane_b << 33)) * k_mul_a;
-  m_args_hash = hash ^ (hash >> 29);
-}
-
 void TraceSax::begin_event() {
   m_in_event = true;
   m_event_key = Key::other;
@@ -64,7 +37,7 @@ void TraceSax::begin_event() {
   m_arg_labels.clear();
 }
 
-bool TraceSax::event_integer(std::int64_t value, std::uint64_t as_unsigned) {
+bool TraceSax::event_integer(std::int64_t value, std::uint64_t as_unsigned, std::string_view text) {
   switch (m_event_key) {
   case Key::ts:
     m_ts = integer_microseconds_to_ns(value);
@@ -77,10 +50,10 @@ bool TraceSax::event_integer(std::int64_t value, std::uint64_t as_unsigned) {
     m_dur_raw_integer = value;
     break;
   case Key::pid:
-    m_pid = integer_text(value);
+    m_pid.assign(text);
     break;
   case Key::tid:
-    m_tid = integer_text(value);
+    m_tid.assign(text);
     break;
   case Key::id:
     m_flow_id = as_unsigned;
