@@ -117,6 +117,17 @@ TEST_CASE("a string longer than the string limit is refused before it is held, a
   CHECK(error->byte_offset() == prefix.size() + 65536);
 }
 
+TEST_CASE("a string longer than the string limit but shorter than twice it is refused at its byte too") {
+  // The fast parser hands such a string over where it lies in its chunk: it stops on its length.
+  const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
+  const std::string prefix = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"";
+  const std::string text = prefix + std::string(70000, 'a') + "\", \"ts\": 1, \"dur\": 1}]}";
+  const auto error = input_error_of([&] { read_trace_text(text); });
+  REQUIRE(error);
+  CHECK(error->problem() == "a JSON string longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)");
+  CHECK(error->byte_offset() == prefix.size() + 65536);
+}
+
 TEST_CASE("a name longer than the name limit is cut with its length and hash, counted, and kept apart") {
   const std::string long_a = std::string(5000, 'x') + "a";
   const std::string long_b = std::string(5000, 'x') + "b";

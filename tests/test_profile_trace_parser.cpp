@@ -167,3 +167,33 @@ TEST_CASE("an event repeated with the same args is a duplicate across chunk boun
     }
   }
 }
+
+TEST_CASE("a number across the 1 MiB chunk boundary is read whole") {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
+  const std::string middle =
+      R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, {"ph": "X", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 110, "dur": )";
+  const std::size_t befores[] = {1, 2, 3, 4, 5, 6};
+  for (const std::size_t before : befores) {
+    CAPTURE(before);
+    const std::size_t pad = k_chunk - before - head.size() - middle.size();
+    const std::string text = head + std::string(pad, 'x') + middle + "5.125e0}]}";
+    CHECK(self_us(read_bytes("number.json", text), "aten::mul") == 5.125);
+  }
+}
+
+TEST_CASE("numbers the fast pass stops on get nlohmann's message and byte") {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "a", "ts": )";
+  SUBCASE("a leading zero") {
+    const InputError error = read_error("zero.json", head + R"(01, "dur": 1}]})");
+    CHECK(error.problem() ==
+          "not valid JSON: syntax error while parsing object - unexpected number literal; expected '}'");
+    CHECK(*error.byte_offset() == head.size() + 1);
+  }
+  SUBCASE("no digit after the point") {
+    const InputError error = read_error("point.json", head + R"(1., "dur": 1}]})");
+    CHECK(error.problem() ==
+          "not valid JSON: syntax error while parsing value - invalid number; expected digit after '.'; last read: "
+          "'1.,'");
+    CHECK(*error.byte_offset() == head.size() + 2);
+  }
+}

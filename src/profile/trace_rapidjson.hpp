@@ -12,13 +12,10 @@
 
 #include "profile/chunk_reader.hpp"
 #include "profile/trace_sax.hpp"
+#include "profile/trace_scan.hpp"
 #include "util/input_limits.hpp"
 
 #include <rapidjson/reader.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include <charconv>
 #include <cmath>
@@ -78,19 +75,16 @@ public:
   const char* cursor() const { return m_reader.m_cur; }
   const char* chunk_end() const { return m_reader.m_end; }
   void skip(std::size_t count) { m_reader.m_cur += count; }
-  // Skips JSON white space, a chunk at a time (RapidJSON's generic loop takes a Peek/Take per byte).
-  void skip_whitespace() {
-    for (;;) {
-      const char* p = m_reader.m_cur;
-      const char* const end = m_reader.m_end;
-      while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) {
-        ++p;
-      }
-      m_reader.m_cur = p;
-      if (p != end || m_reader.at_end()) {
-        return;
-      }
+  // Skips JSON white space: no byte or one space inline (the separators of compact JSON), longer runs
+  // (indented traces) 16 bytes a step, chunk after chunk (RapidJSON's generic loop takes a Peek/Take a byte).
+  RAPIDJSON_FORCEINLINE void skip_whitespace() {
+    const char* p = m_reader.m_cur;
+    if (m_reader.m_end - p >= 2 && (static_cast<unsigned char>(p[0]) > ' ' ||
+                                    (p[0] == ' ' && static_cast<unsigned char>(p[1]) > ' '))) {
+      m_reader.m_cur = p[0] == ' ' ? p + 1 : p;
+      return;
     }
+    skip_whitespace_run();
   }
   std::size_t Tell() const { return static_cast<std::size_t>(m_reader.offset()); }
   // Output half of the stream concept: used only by in-situ parsing, which the reader never asks for.
@@ -101,6 +95,14 @@ public:
 
 private:
   __attribute__((noinline)) Ch peek_slow() const { return m_reader.at_end() ? '\0' : *m_reader.m_cur; }
+  __attribute__((noinline)) void skip_whitespace_run() {
+    for (;;) {
+      m_reader.m_cur = skip_spaces(m_reader.m_cur, m_reader.m_end);
+      if (m_reader.m_cur != m_reader.m_end || m_reader.at_end()) {
+        return;
+      }
+    }
+  }
   ChunkReader& m_reader;
 };
 
@@ -124,91 +126,6 @@ namespace neuron_gate::trace_reader {
 
 // RapidJSON's white-space skip for RapidStream, found by argument-dependent lookup over its template.
 inline void SkipWhitespace(RapidStream& stream) { stream.skip_whitespace(); }
-
-// The length of the run at `p` (before `end`) of bytes that a JSON string copies as they are: up to the
-// first '"', '\\' or control character. 16 bytes a step with SSE2, as RapidJSON's own in-memory scan.
-inline std::size_t unescaped_run(const char* p, const char* end) {
-  const char* start = p;
-#ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control = _mm_set1_epi8(0x1F);
-  while (end - p >= 16) {
-    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
-                                      _mm_cmpeq_epi8(_mm_max_epu8(s, control), control));
-    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stop));
-    if (mask != 0) {
-      return static_cast<std::size_t>(p - start) + static_cast<std::size_t>(__builtin_ctz(mask));
-    }
-    p += 16;
-  }
-#endif
-  while (p != end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) {
-    ++p;
-  }
-  return static_cast<std::size_t>(p - start);
-}
-
-// True when `text` is well-formed UTF-8 by the ranges nlohmann's lexer accepts (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF). ASCII runs are checked 8 bytes at a time.
-inline bool well_formed_utf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p != end) {
-    if (end - p >= 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, p, 8);
-      if ((word & 0x8080808080808080ULL) == 0) {
-        p += 8;
-        continue;
-      }
-    }
-    const unsigned c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int follow = 0;
-    unsigned lo = 0x80;
-    unsigned hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      follow = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      follow = 2;
-      lo = c == 0xE0 ? 0xA0 : 0x80;
-      hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      follow = 3;
-      lo = c == 0xF0 ? 0x90 : 0x80;
-      hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
-      return false;
-    }
-    if (end - p <= follow) {
-      return false;
-    }
-    if (p[1] < lo || p[1] > hi) {
-      return false;
-    }
-    for (int i = 2; i <= follow; ++i) {
-      if (p[i] < 0x80 || p[i] > 0xBF) {
-        return false;
-      }
-    }
-    p += follow + 1;
-  }
-  return true;
-}
-
-// True when a JSON number's text is finite as a double (nlohmann refuses 1e400 as "number overflow").
-inline bool finite_number_text(std::string_view text) {
-  if (text.size() < 300 && text.find_first_of("eE") == std::string_view::npos) {
-    return true;  // fewer than 300 digits and no exponent: below DBL_MAX
-  }
-  const std::string copy(text);
-  return std::isfinite(std::strtod(copy.c_str(), nullptr));
-}
 
 // RapidJSON's handler concept over TraceSax. Returns false (stopping the Reader) when the fast path must
 // give the file to nlohmann's parser; stopped() tells that apart from a RapidJSON parse error.
@@ -267,6 +184,8 @@ public:
   bool EndArray(rapidjson::SizeType /*elements*/) { return m_sax.end_array(); }
 
   bool stopped() const { return m_stopped; }
+  // The string limit (input_limits().max_string_bytes), read once.
+  std::uint64_t max_string() const { return m_max_string; }
 
 private:
   bool stop() {
@@ -275,6 +194,7 @@ private:
   }
   TraceSax& m_sax;
   bool m_stopped = false;
+  std::uint64_t m_max_string = input_limits().max_string_bytes;
 };
 
 } // namespace neuron_gate::trace_reader
@@ -293,6 +213,83 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuro
   if (run != 0) {
     std::memcpy(os.Push(static_cast<rapidjson::SizeType>(run)), is.cursor(), run);
     is.skip(run);
+  }
+}
+
+// RapidJSON's string parse, specialized for the fast path: a string whose closing quote lies in the current
+// chunk with no escape or control character before it (nearly all) is handed to the handler where it lies,
+// never copied; any other is copied by RapidJSON's own loop (escapes, UTF-8, a chunk boundary). A string
+// longer than the string limit as written leaves the fast path, so that nlohmann's pass gives the limit
+// error at its byte.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::
+    ParseString<rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream,
+                neuron_gate::trace_reader::RapidSax>(neuron_gate::trace_reader::RapidStream& is,
+                                                     neuron_gate::trace_reader::RapidSax& handler, bool isKey) {
+  is.Take();  // the opening '"'
+  const char* const start = is.cursor();
+  const std::size_t run = neuron_gate::trace_reader::unescaped_run(start, is.chunk_end());
+  bool success = false;
+  if (start + run != is.chunk_end() && start[run] == '"') {
+    is.skip(run + 1);
+    if (run > handler.max_string()) {
+      throw neuron_gate::trace_reader::FastPathStop{};
+    }
+    const auto length = static_cast<SizeType>(run);
+    success = isKey ? handler.Key(start, length, false) : handler.String(start, length, false);
+  } else {
+    const std::size_t begin = is.Tell();
+    StackStream<char> copied(stack_);
+    ParseStringToStream<kParseNumbersAsStringsFlag, UTF8<>, UTF8<>>(is, copied);
+    RAPIDJSON_PARSE_ERROR_EARLY_RETURN_VOID;
+    if (is.Tell() - begin - 1 > handler.max_string()) {
+      throw neuron_gate::trace_reader::FastPathStop{};
+    }
+    const auto length = static_cast<SizeType>(copied.Length() - 1);
+    const char* const text = copied.Pop();
+    success = isKey ? handler.Key(text, length, true) : handler.String(text, length, true);
+  }
+  if (RAPIDJSON_UNLIKELY(!success)) {
+    RAPIDJSON_PARSE_ERROR(kParseErrorTermination, is.Tell());
+  }
+}
+
+// RapidJSON's number parse, specialized for the fast path (numbers as text): the number's bytes are found
+// and checked against the JSON grammar where they lie and handed over as text, never converted or copied
+// (a number across a chunk boundary is collected first). Anything but one valid number is a parse error,
+// which leaves the fast path.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::
+    ParseNumber<rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream,
+                neuron_gate::trace_reader::RapidSax>(neuron_gate::trace_reader::RapidStream& is,
+                                                     neuron_gate::trace_reader::RapidSax& handler) {
+  using neuron_gate::trace_reader::json_number;
+  const char* const start = is.cursor();
+  const std::size_t run = neuron_gate::trace_reader::number_run(start, is.chunk_end());
+  bool success = false;
+  if (start + run != is.chunk_end()) {
+    if (!json_number(std::string_view(start, run))) {
+      RAPIDJSON_PARSE_ERROR(kParseErrorValueInvalid, is.Tell());
+    }
+    is.skip(run);
+    success = handler.RawNumber(start, static_cast<SizeType>(run), false);
+  } else {
+    std::string text;
+    while (neuron_gate::trace_reader::number_char(is.Peek())) {
+      if (text.size() > handler.max_string()) {
+        throw neuron_gate::trace_reader::FastPathStop{};
+      }
+      text.push_back(is.Take());
+    }
+    if (!json_number(text)) {
+      RAPIDJSON_PARSE_ERROR(kParseErrorValueInvalid, is.Tell());
+    }
+    success = handler.RawNumber(text.data(), static_cast<SizeType>(text.size()), true);
+  }
+  if (RAPIDJSON_UNLIKELY(!success)) {
+    RAPIDJSON_PARSE_ERROR(kParseErrorTermination, is.Tell());
   }
 }
 
