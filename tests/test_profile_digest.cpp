@@ -238,6 +238,21 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
         "bad.ngdigest: \"side\" has no \"traces\"");
   CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["format"] = "perfetto"; }))
             .find("\"side.traces[0].format\" must be") != std::string::npos);
+  // What no trace gives: a negative duration or device time (a negated step would read as a speed-up).
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["duration_ns"] = -78000; })) ==
+        "bad.ngdigest: \"side.traces[0].steps[0].duration_ns\" must not be negative, not -78000 ns (a duration)");
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][2] = -1; }))
+            .find("\"side.traces[0].steps[0].ops[0][2]\" must not be negative") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["unattributed_device_ns"] = -5; }))
+            .find("unattributed_device_ns\" must not be negative") != std::string::npos);
+  // Structure nlohmann would take silently: a repeated key (the last would win) and deep nesting (gigabytes).
+  const std::string dup_at = "{\"format\":\"neuron-gate digest\",\"version\":1,";
+  CHECK(digest_error(gzip_text(dup_at + "\"version\":1}")) ==
+        "bad.ngdigest:byte " + std::to_string(dup_at.size()) +
+            ": not valid JSON for neuron-gate: duplicate key \"version\" in one object (which of its values counts would be a guess)");
+  const std::string deep = dup_at + "\"side\":" + std::string(1 << 20, '[');
+  CHECK(digest_error(gzip_text(deep)) == "bad.ngdigest:byte " + std::to_string(dup_at.size() + 7 + 199) +
+                                             ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
   // Hostile text survives as text (the renderers escape it): a name with markup and controls is kept.
   const std::string hostile = changed_digest([](nlohmann::json& d) {
     d["side"]["traces"][0]["names"][0] = "<img src=x onerror=alert(1)>\u001b[31m|`x";

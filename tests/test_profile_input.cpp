@@ -106,6 +106,26 @@ TEST_CASE("every JSON reader gives one wording: PATH:byte N: not valid JSON: rea
   CHECK(std::string(error->what()).find("json.exception") == std::string::npos);
 }
 
+TEST_CASE("JSON inputs: a key repeated in one object and nesting past 200 are input errors at their offsets") {
+  // Escapes are compared decoded; a key may repeat in different objects; strings and comments hide brackets.
+  const std::string dup = "{\"a\": {\"b\": 1}, \"b\": [\"[{\"], \"\\u0061\": 2}";
+  const auto dup_error = input_error_of([&] { ng::parse_json_input(dup, "f.json"); });
+  REQUIRE(dup_error);
+  CHECK(std::string(dup_error->what()) == "f.json:byte " + std::to_string(dup.rfind("\"\\u0061")) +
+                                              ": not valid JSON for neuron-gate: duplicate key \"a\" in one object (which "
+                                              "of its values counts would be a guess)");
+  CHECK_FALSE(input_error_of([&] { ng::parse_json_input("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}", "f.json"); }));
+  const std::string deep = "\xEF\xBB\xBF" + std::string(200, '[') + std::string(200, ']');
+  CHECK_FALSE(input_error_of([&] { ng::parse_json_input(deep, "f.json"); }));
+  const std::string deeper = "/* [[[ */ {\"x\": \"[[[\", \"y\": " + std::string(300, '[');
+  ng::JsonReadOptions comments;
+  comments.comments = true;
+  const auto deep_error = input_error_of([&] { ng::parse_json_input(deeper, "rules.json", comments); });
+  REQUIRE(deep_error);
+  CHECK(std::string(deep_error->what()) == "rules.json:byte " + std::to_string(deeper.find(": [") + 2 + 199) +
+                                               ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
+}
+
 TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offset") {
   const std::string path = k_bad + "e2e-invalid-utf8.json";
   const auto error = input_error_of([&] { ng::read_e2e_json(path); });

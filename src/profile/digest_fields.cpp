@@ -155,6 +155,17 @@ Nanoseconds DigestFields::checked_ns(std::int64_t value, const std::string& wher
   return value;
 }
 
+Nanoseconds DigestFields::checked_duration(std::int64_t value, const std::string& where) const {
+  if (checked_ns(value, where) < 0) {
+    fail("\"" + where + "\" must not be negative, not " + std::to_string(value) + " ns (a duration)");
+  }
+  return value;
+}
+
+Nanoseconds DigestFields::duration(const nlohmann::json& object, const char* key, const std::string& where) const {
+  return checked_duration(integer(at(object, key, where), key_path(where, key)), key_path(where, key));
+}
+
 std::int64_t DigestFields::count(const nlohmann::json& object, const char* key, const std::string& where) const {
   return checked_count(integer(at(object, key, where), key_path(where, key)), key_path(where, key));
 }

@@ -60,6 +60,10 @@ public:
   std::int64_t integer(const nlohmann::json& value, const std::string& where) const;
   double number(const nlohmann::json& value, const std::string& where) const;  // finite
   Nanoseconds checked_ns(std::int64_t value, const std::string& where) const;
+  // A duration or a sum of durations (step time, device time): checked_ns and not negative, as no trace
+  // gives one (a trace's negative durations are excluded and counted, never summed).
+  Nanoseconds checked_duration(std::int64_t value, const std::string& where) const;
+  Nanoseconds duration(const nlohmann::json& object, const char* key, const std::string& where) const;
   std::int64_t checked_count(std::int64_t value, const std::string& where) const;
   std::string checked_string(const std::string& text, const std::string& where) const;  // length limit
   void sha256(const std::string& text, const std::string& where) const;  // 64 lowercase hex digits

@@ -231,22 +231,25 @@ StepSample step_from_json(const DigestFields& f, const json& value, const std::s
   StepSample step;
   step.name = f.str(value, "name", where);
   step.start_ns = f.ns(value, "start_ns", where);
-  step.duration_ns = f.ns(value, "duration_ns", where);
+  step.duration_ns = f.duration(value, "duration_ns", where);
   const json& ops = f.array(f.at(value, "ops", where), where + ".ops");
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const std::string at = where + ".ops[" + std::to_string(i) + "]";
     const std::vector<std::int64_t> row = f.int_row(ops[i], at, 4);
-    OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_ns(row[2], at + "[2]"), f.checked_count(row[3], at + "[3]")};
+    OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_duration(row[2], at + "[2]"), f.checked_count(row[3], at + "[3]")};
     f.insert_unique(ops_by_key, f.name_at(names, row[0], at + "[0]"), values, at);
   }
   const json& kernels = f.array(f.at(value, "kernels", where), where + ".kernels");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string at = where + ".kernels[" + std::to_string(i) + "]";
     const std::vector<std::int64_t> row = f.int_row(kernels[i], at, 2);
-    f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_ns(row[1], at + "[1]"), at);
+    f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_duration(row[1], at + "[1]"), at);
   }
-  step.unattributed_device_ns = f.ns(value, "unattributed_device_ns", where);
+  step.unattributed_device_ns = f.duration(value, "unattributed_device_ns", where);
   step.unattributed_by_category = f.ns_map(value, "unattributed_by_category", where);
+  for (const auto& [category, ns] : step.unattributed_by_category) {
+    f.checked_duration(ns, where + ".unattributed_by_category." + category);
+  }
   return step;
 }
 

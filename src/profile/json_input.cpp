@@ -1,6 +1,7 @@
 #include "profile/json_input.hpp"
 
 #include "profile/byte_source.hpp"
+#include "profile/json_structure.hpp"
 #include "util/input_limits.hpp"
 #include "util/spellcheck.hpp"
 
@@ -190,6 +191,12 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
     nulled.text = std::string(text);
   }
   document.non_finite_replaced = nulled.replaced;
+  const auto structure_error = [&](const JsonStructureFault& fault) {
+    return InputError(path, "not valid JSON for neuron-gate: " + fault.problem, fault.byte + bom);
+  };
+  if (const auto deep = find_too_deep_nesting(text, options.comments)) {
+    throw structure_error(*deep);
+  }
   try {
     document.value = nlohmann::json::parse(nulled.text, options.callback, true, options.comments);
   } catch (const nlohmann::json::exception& /*error*/) {
@@ -198,6 +205,9 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
                      error.byte_offset() ? std::optional<std::uint64_t>(*error.byte_offset() + bom) : std::nullopt);
   } catch (const std::bad_alloc&) {
     throw InputError(path, "out of memory while parsing JSON of " + byte_count_text(text.size()));
+  }
+  if (const auto duplicate = find_duplicate_key(text, options.comments)) {
+    throw structure_error(*duplicate);
   }
   return document;
 }
