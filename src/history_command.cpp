@@ -29,8 +29,8 @@ int run_history(const HistoryOptions& options, std::ostream& out) {
     }
   }
   const RuleSet rules = applied_rules(options.rules_path, options.unit);
-  std::vector<StoredBaselineEntry> baselines =
-      stored_baselines_along(options.repository, options.baseline_ref, options.along, options.limit);
+  StoredBaselineWalk walk = stored_baselines_along(options.repository, options.baseline_ref, options.along, options.limit);
+  std::vector<StoredBaselineEntry> baselines = std::move(walk.entries);
   std::reverse(baselines.begin(), baselines.end());  // oldest first
   std::vector<SideSamples> sides;
   for (const auto& baseline : baselines) {
@@ -38,7 +38,7 @@ int run_history(const HistoryOptions& options, std::ostream& out) {
     sides.push_back(read_digest(*source));
   }
   const History history = analyse_history(sides, rules, options.min_shift);
-  const HistoryScope scope{options.baseline_ref, options.along};
+  const HistoryScope scope{options.baseline_ref, options.along, walk.commits, walk.end, walk.last_commit};
   if (!options.json_path.empty()) {
     write_file_atomically(options.json_path, render_history_json(history, baselines, scope));
   }

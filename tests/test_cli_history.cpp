@@ -5,6 +5,7 @@
 // every latency sample 3% higher from the sixth baseline on: history marks that commit, and only it.
 #include "cli_helpers.hpp"
 #include "git_test_repo.hpp"
+#include "profile/baseline_history.hpp"
 #include "profile/digest.hpp"
 #include "profile/discover.hpp"
 #include "profile/read_side.hpp"
@@ -13,6 +14,7 @@
 #include <git2.h>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace neuron_gate::testing;
 using nlohmann::json;
@@ -150,4 +152,67 @@ TEST_CASE("history: no repository, a ref or a revision that does not resolve are
   CHECK(bad_along.err.find("no-such-branch") != std::string::npos);
   const CliResult bad_shift = run({"history", "refs/neuron-gate/baselines/main", "--min-shift", "2"});
   CHECK(bad_shift.exit_code == 2);
+}
+
+namespace {
+
+// The loose file of object `hex` in the repository at `dir`.
+fs::path loose_object(const fs::path& dir, const std::string& hex) {
+  return dir / ".git" / "objects" / hex.substr(0, 2) / hex.substr(2);
+}
+
+} // namespace
+
+TEST_CASE("history: a shallow clone's boundary ends the walk and says so; a missing parent elsewhere is an error") {
+  HistoryRepo history("history-shallow", 1.0);
+  // As `git clone --depth 7` leaves it: commit 5 is the boundary, commit 4 is not in the repository.
+  fs::remove(loose_object(history.dir, history.commits[4]));
+  const CliResult missing = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string()});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("the parent " + history.commits[4] + " of commit " + history.commits[5] +
+                         " is missing from the repository (not a shallow clone)") != std::string::npos);
+  std::ofstream(history.dir / ".git" / "shallow") << history.commits[5] << "\n";
+  const fs::path json_path = history.dir.parent_path() / "shallow.json";
+  const CliResult shallow =
+      run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--json", json_path.string()});
+  INFO(shallow.err);
+  REQUIRE(shallow.exit_code == 0);
+  CHECK(shallow.out.find("6 stored baselines over the last 7 first-parent commits") != std::string::npos);
+  CHECK(shallow.out.find("The walk ended at `" + history.commits[5].substr(0, 12) +
+                         "`, the boundary of a shallow clone: older baselines were not looked at") != std::string::npos);
+  const json report = json::parse(read_text(json_path.string()));
+  CHECK(report["walk"] == json({{"commits", 7}, {"end", "shallow clone"}, {"last_commit", history.commits[5]}}));
+  CHECK(report["baselines"].back()["commit"] == history.commits[5]);
+}
+
+TEST_CASE("history: the commit limit ends the walk and is said; a truncated loose object is an error, not a hang") {
+  HistoryRepo history("history-limits", 1.0);
+  const ng::StoredBaselineWalk walk =
+      ng::stored_baselines_along(history.dir.string(), "refs/neuron-gate/baselines/main", "HEAD", 100, 4);
+  CHECK(walk.commits == 4);
+  CHECK(walk.end == ng::HistoryWalkEnd::commit_limit);
+  CHECK(walk.last_commit == history.commits[8]);
+  REQUIRE(walk.entries.size() == 3);
+  CHECK(walk.entries.back().commit == history.commits[8]);
+  const ng::StoredBaselineWalk all =
+      ng::stored_baselines_along(history.dir.string(), "refs/neuron-gate/baselines/main", "HEAD", 100);
+  CHECK(all.end == ng::HistoryWalkEnd::root);
+  CHECK(all.commits == 12);
+  CHECK(all.entries.size() == 10);
+  // libgit2 1.5 loops forever on a loose object whose zlib stream is cut short (libgit2 issue 7342): the
+  // digest blob of the newest baseline, cut to 100 bytes.
+  const std::string blob = all.entries.front().blob.oid;
+  const fs::path file = loose_object(history.dir, blob);
+  const std::string bytes = read_text(file.string());
+  fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes.substr(0, 100);
+  const CliResult cut = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string()});
+  CHECK(cut.exit_code == 2);
+  CHECK(cut.err.find("git object " + blob + " is corrupt: its loose file ends before its zlib stream does") !=
+        std::string::npos);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << "not zlib at all";
+  const CliResult garbage = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string()});
+  INFO(garbage.err);
+  CHECK(garbage.exit_code == 2);
+  CHECK(garbage.err.find(blob) != std::string::npos);  // libgit2's own header read refuses it first
 }

@@ -9,8 +9,6 @@
 namespace neuron_gate {
 namespace {
 
-using Revwalk = std::unique_ptr<git_revwalk, git::Deleter<git_revwalk, git_revwalk_free>>;
-
 // The commit `revision` names, or an InputError naming it as `what`.
 git::Commit commit_of(git_repository* repository, const std::string& revision, const std::string& what) {
   git_object* object = nullptr;
@@ -28,9 +26,8 @@ git::Commit commit_of(git_repository* repository, const std::string& revision, c
 
 } // namespace
 
-std::vector<StoredBaselineEntry> stored_baselines_along(const std::string& repository_dir, const std::string& baseline_ref,
-                                                        const std::string& along, std::size_t limit,
-                                                        std::size_t max_commits) {
+StoredBaselineWalk stored_baselines_along(const std::string& repository_dir, const std::string& baseline_ref,
+                                          const std::string& along, std::size_t limit, std::size_t max_commits) {
   const git::Repository repository = git::open_repository(baseline_ref, repository_dir);
   const git::Commit tip = commit_of(repository.get(), baseline_ref, "baseline ref");
   git_tree* tree_object = nullptr;
@@ -38,39 +35,40 @@ std::vector<StoredBaselineEntry> stored_baselines_along(const std::string& repos
     throw InputError(baseline_ref, "cannot read the tree of the baseline ref: " + git::last_error());
   }
   const git::Tree tree(tree_object);
-  const git::Commit start = commit_of(repository.get(), along, "revision");
-  git_revwalk* walk_object = nullptr;
-  if (git_revwalk_new(&walk_object, repository.get()) != 0) {
-    throw InputError(along, "cannot walk history: " + git::last_error());
-  }
-  const Revwalk walk(walk_object);
-  git_revwalk_simplify_first_parent(walk.get());
-  if (git_revwalk_push(walk.get(), git_commit_id(start.get())) != 0) {
-    throw InputError(along, "cannot walk history: " + git::last_error());
-  }
-  std::vector<StoredBaselineEntry> found;
+  git::Commit commit = commit_of(repository.get(), along, "revision");
   const std::string folder = git_repository_path(repository.get());
-  git_oid oid;
-  for (std::size_t position = 0; position < max_commits && found.size() < limit && git_revwalk_next(&oid, walk.get()) == 0;
-       ++position) {
-    const std::string commit = git::hex(oid);
-    const git_tree_entry* entry = git_tree_entry_byname(tree.get(), (commit + ".ngdigest").c_str());
-    if (entry == nullptr || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
-      continue;
+  StoredBaselineWalk walk;
+  while (true) {
+    const std::string hex = git::hex(*git_commit_id(commit.get()));
+    walk.last_commit = hex;
+    const git_tree_entry* entry = git_tree_entry_byname(tree.get(), (hex + ".ngdigest").c_str());
+    if (entry != nullptr && git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
+      const char* text = git_commit_summary(commit.get());
+      walk.entries.push_back({hex, text != nullptr ? valid_utf8(text) : std::string(),
+                              static_cast<std::int64_t>(git_commit_time(commit.get())), walk.commits,
+                              GitBlob{folder, git::hex(*git_tree_entry_id(entry))},
+                              "git:" + baseline_ref + ":" + hex + ".ngdigest"});
     }
-    git_commit* code_commit = nullptr;
-    std::string summary;
-    std::int64_t time = 0;
-    if (git_commit_lookup(&code_commit, repository.get(), &oid) == 0) {
-      const git::Commit guard(code_commit);
-      const char* text = git_commit_summary(code_commit);
-      summary = text != nullptr ? valid_utf8(text) : std::string();
-      time = static_cast<std::int64_t>(git_commit_time(code_commit));
+    ++walk.commits;
+    if (walk.entries.size() >= limit || walk.commits >= max_commits || git_commit_parentcount(commit.get()) == 0) {
+      walk.end = walk.entries.size() >= limit    ? HistoryWalkEnd::baseline_limit
+                 : walk.commits >= max_commits ? HistoryWalkEnd::commit_limit
+                                               : HistoryWalkEnd::root;
+      return walk;
     }
-    found.push_back({commit, summary, time, position, GitBlob{folder, git::hex(*git_tree_entry_id(entry))},
-                     "git:" + baseline_ref + ":" + commit + ".ngdigest"});
+    const git_oid parent_id = *git_commit_parent_id(commit.get(), 0);
+    git::check_loose_object(repository.get(), parent_id, along);
+    git_commit* parent = nullptr;
+    if (git_commit_lookup(&parent, repository.get(), &parent_id) != 0) {
+      if (git_repository_is_shallow(repository.get()) != 1) {
+        throw InputError(along, "the parent " + git::hex(parent_id) + " of commit " + hex +
+                                    " is missing from the repository (not a shallow clone): " + git::last_error());
+      }
+      walk.end = HistoryWalkEnd::shallow;  // a shallow clone's boundary: the parent was not fetched
+      return walk;
+    }
+    commit = git::Commit(parent);
   }
-  return found;
 }
 
 } // namespace neuron_gate

@@ -258,6 +258,7 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
       const git::Commit guard(commit);
       for (unsigned i = 0; i < git_commit_parentcount(commit); ++i) {
         git_commit* parent = nullptr;
+        git::check_loose_object(repository, *git_commit_parent_id(commit, i), spec);
         if (git_commit_parent(&parent, commit, i) != 0) {
           continue;  // missing in a shallow clone
         }

@@ -50,4 +50,10 @@ inline std::string shown_path(git_repository* repository) {
 // first). Throws InputError(what, "not in a git repository: ...") naming the folder searched from.
 Repository open_repository(const std::string& what, const std::string& dir);
 
+// Throws InputError(what, "git object SHA is corrupt: ...") when `oid` is stored loose and its zlib stream
+// is cut short or damaged: libgit2 1.5 (Debian 12) loops forever reading such an object (libgit2 issue
+// 7342). Inflates the loose file once, in 64 KiB pieces, up to input_limits().max_file_bytes; packed and
+// absent objects are left to libgit2, whose reads of them fail cleanly. Call before reading an object.
+void check_loose_object(git_repository* repository, const git_oid& oid, const std::string& what);
+
 } // namespace neuron_gate::git

@@ -6,9 +6,11 @@
 #include "util/utf8.hpp"
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
@@ -87,6 +89,7 @@ private:
                                " folders (NEURON_GATE_MAX_WALK_DEPTH): not walked");
         return;
       }
+      git::check_loose_object(m_repository, *git_tree_entry_id(entry), path_of(raw_relative));
       git_tree* subtree = nullptr;
       if (git_tree_lookup(&subtree, m_repository, git_tree_entry_id(entry)) != 0) {
         throw InputError(path_of(raw_relative), "cannot read the tree object: " + git::last_error());
@@ -255,6 +258,7 @@ GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository
     const git::TreeEntry entry(found);
     const git_object_t type = git_tree_entry_type(entry.get());
     if (type == GIT_OBJECT_TREE) {
+      git::check_loose_object(repository.get(), *git_tree_entry_id(entry.get()), spec);
       git_tree* tree = nullptr;
       if (git_tree_lookup(&tree, repository.get(), git_tree_entry_id(entry.get())) != 0) {
         throw InputError(spec, "cannot read the tree object: " + git::last_error());
@@ -304,6 +308,7 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
     throw InputError(name, "larger than the input limit of " + byte_count_text(limit) +
                                " as stored (raise it with NEURON_GATE_MAX_FILE_BYTES if the file is genuine)", limit);
   }
+  git::check_loose_object(it->second.get(), oid, name);
   git_blob* object = nullptr;
   if (git_blob_lookup(&object, it->second.get(), &oid) != 0) {
     throw InputError(name, "cannot read the blob " + blob.oid + ": " + git::last_error());
@@ -328,6 +333,53 @@ git::Repository git::open_repository(const std::string& what, const std::string&
                                        : "not in a git repository: none at or above " + valid_utf8(dir));
   }
   return git::Repository(repository);
+}
+
+void git::check_loose_object(git_repository* repository, const git_oid& oid, const std::string& what) {
+  const std::string hex = git::hex(oid);
+  const char* common = git_repository_commondir(repository);
+  std::ifstream file(std::string(common != nullptr ? common : git_repository_path(repository)) + "objects/" +
+                         hex.substr(0, 2) + "/" + hex.substr(2),
+                     std::ios::binary);
+  if (!file) {
+    return;  // packed, or not here: libgit2 reads or refuses it itself
+  }
+  const auto corrupt = [&](const std::string& why) {
+    return InputError(what, "git object " + hex + " is corrupt: its loose file " + why + " (git fsck tells more)");
+  };
+  z_stream stream{};
+  if (inflateInit(&stream) != Z_OK) {
+    throw corrupt("cannot be inflated (zlib: out of memory)");
+  }
+  const std::uint64_t limit = input_limits().max_file_bytes + 64;  // the content and its "blob N\0" header
+  std::vector<char> in(64 * 1024);
+  std::vector<unsigned char> out(64 * 1024);
+  int status = Z_OK;
+  while (status == Z_OK && file) {
+    file.read(in.data(), static_cast<std::streamsize>(in.size()));
+    stream.next_in = reinterpret_cast<unsigned char*>(in.data());
+    stream.avail_in = static_cast<uInt>(file.gcount());
+    do {
+      stream.next_out = out.data();
+      stream.avail_out = static_cast<uInt>(out.size());
+      status = inflate(&stream, Z_NO_FLUSH);
+    } while (status == Z_OK && stream.avail_out == 0 && stream.total_out <= limit);
+    if (stream.total_out > limit) {
+      break;
+    }
+  }
+  const std::uint64_t inflated = stream.total_out;
+  inflateEnd(&stream);
+  if (inflated > limit) {
+    throw InputError(what, "git object " + hex + " is larger than the input limit of " +
+                               byte_count_text(input_limits().max_file_bytes) + " (NEURON_GATE_MAX_FILE_BYTES)");
+  }
+  if (status == Z_OK || status == Z_BUF_ERROR) {
+    throw corrupt("ends before its zlib stream does");
+  }
+  if (status != Z_STREAM_END) {
+    throw corrupt("is not valid zlib data");
+  }
 }
 
 } // namespace neuron_gate

@@ -43,6 +43,34 @@ std::string shift_words(const History& history, const HistoryShift& shift, const
   return out.str();
 }
 
+// A sentence when the walk ended before the history did (older baselines were not looked at), else "".
+std::string walk_end_words(const HistoryScope& scope) {
+  const std::string at = markdown_code(scope.last_commit.substr(0, 12), false);
+  switch (scope.end) {
+    case HistoryWalkEnd::shallow:
+      return "The walk ended at " + at + ", the boundary of a shallow clone: older baselines were not looked at "
+             "(fetch more history).\n";
+    case HistoryWalkEnd::commit_limit:
+      return "The walk ended at " + at + " after " + std::to_string(scope.commits) +
+             " commits, the most it looks at: older baselines were not looked at.\n";
+    case HistoryWalkEnd::root:
+    case HistoryWalkEnd::baseline_limit:
+      break;
+  }
+  return "";
+}
+
+// The JSON name of why the walk ended.
+const char* walk_end_key(HistoryWalkEnd end) {
+  switch (end) {
+    case HistoryWalkEnd::root: return "first commit";
+    case HistoryWalkEnd::baseline_limit: return "baseline limit";
+    case HistoryWalkEnd::commit_limit: return "commit limit";
+    case HistoryWalkEnd::shallow: return "shallow clone";
+  }
+  return "first commit";
+}
+
 } // namespace
 
 std::string render_history_markdown(const History& history, const std::vector<StoredBaselineEntry>& baselines,
@@ -52,14 +80,15 @@ std::string render_history_markdown(const History& history, const std::vector<St
       << markdown_code(scope.along, false) << "\n\n";
   if (baselines.empty()) {
     out << "No stored baseline was found along the first-parent history of " << markdown_code(scope.along, false)
-        << ".\n";
+        << " (" << scope.commits << (scope.commits == 1 ? " commit" : " commits") << " looked at).\n"
+        << walk_end_words(scope);
     return out.str();
   }
   out << baselines.size() << " stored baseline" << (baselines.size() == 1 ? "" : "s") << " over the last "
       << baselines.front().position + 1 << " first-parent commits. A shift is a change point (Pettitt's test "
       << "over one median per baseline) with p <= " << format_number(history.alpha) << " after Holm over "
       << history.tests << " metric" << (history.tests == 1 ? "" : "s") << ", marked from a size of "
-      << format_percent(history.min_shift) << ".\n\n";
+      << format_percent(history.min_shift) << ".\n" << walk_end_words(scope) << "\n";
   if (history.shifts.empty()) {
     out << "**No shift** in the deciding metrics.\n\n";
   } else {
@@ -104,6 +133,7 @@ std::string render_history_json(const History& history, const std::vector<Stored
   root["correction"] = "Holm";
   root["min_shift"] = history.min_shift;
   root["tests"] = history.tests;
+  root["walk"] = {{"commits", scope.commits}, {"end", walk_end_key(scope.end)}, {"last_commit", scope.last_commit}};
   root["baselines"] = nlohmann::ordered_json::array();
   for (std::size_t b = baselines.size(); b-- > 0;) {
     root["baselines"].push_back({{"commit", baselines[b].commit},

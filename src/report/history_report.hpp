@@ -14,6 +14,9 @@ namespace neuron_gate {
 struct HistoryScope {
   std::string baseline_ref;  // "refs/neuron-gate/baselines/main"
   std::string along;         // the revision whose first-parent history was walked ("HEAD")
+  std::size_t commits = 0;   // first-parent commits looked at
+  HistoryWalkEnd end = HistoryWalkEnd::root;  // why the walk ended (shown when older baselines were not looked at)
+  std::string last_commit;   // the oldest commit looked at
 };
 
 // GFM: the headline (baselines found, metrics, the test and its family), the shifts in words (metric,
