@@ -237,7 +237,13 @@ TEST_CASE("baseline save and lookup errors: bad ref, not a baseline ref, no repo
   fails(run({"baseline", "save", profile.string(), "--ref", "refs/neuron-gate/baselines/a..b"}),
         "refs/neuron-gate/baselines/a..b: not a valid ref name");
   fails(run({"baseline", "save", profile.string(), "--ref", "refs/heads/main"}),
-        "refs/heads/main: exists and its tip " + c1 + " is not a neuron-gate baseline commit");
+        "refs/heads/main: is a branch, tag or remote-tracking ref, which a baseline chain must never move");
+  fails(run({"baseline", "save", profile.string(), "--ref", "refs/tags/v1"}), "refs/tags/v1: is a branch, tag");
+  // A ref of its own whose tip only looks like a baseline commit (its message) but holds other files.
+  const std::string lookalike = repo.commit("refs/neuron-gate/baselines/lookalike", "neuron-gate baseline for x", {c1},
+                                            1764634000);
+  fails(run({"baseline", "save", profile.string(), "--ref", "refs/neuron-gate/baselines/lookalike"}),
+        "refs/neuron-gate/baselines/lookalike: exists and its tip " + lookalike + " holds \"");
   fails(save(profile, {"--commit", "nosuchbranch"}), "no commit \"nosuchbranch\" in the git repository");
   const fs::path outside = dir.parent_path() / "outside";
   fs::create_directories(outside);

@@ -163,7 +163,7 @@ fs::path loose_object(const fs::path& dir, const std::string& hex) {
 
 } // namespace
 
-TEST_CASE("history: a shallow clone's boundary ends the walk and says so; a missing parent elsewhere is an error") {
+TEST_CASE("history: a shallow clone's boundary ends the walk and says so, a missing parent elsewhere is an error") {
   HistoryRepo history("history-shallow", 1.0);
   // As `git clone --depth 7` leaves it: commit 5 is the boundary, commit 4 is not in the repository.
   fs::remove(loose_object(history.dir, history.commits[4]));
@@ -185,7 +185,7 @@ TEST_CASE("history: a shallow clone's boundary ends the walk and says so; a miss
   CHECK(report["baselines"].back()["commit"] == history.commits[5]);
 }
 
-TEST_CASE("history: the commit limit ends the walk and is said; a truncated loose object is an error, not a hang") {
+TEST_CASE("history: the commit limit ends the walk and is said, a truncated loose object is an error, not a hang") {
   HistoryRepo history("history-limits", 1.0);
   const ng::StoredBaselineWalk walk =
       ng::stored_baselines_along(history.dir.string(), "refs/neuron-gate/baselines/main", "HEAD", 100, 4);

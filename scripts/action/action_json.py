@@ -81,7 +81,12 @@ def verdict_for(code, report_path=None):
 
 
 def cmd_split_args(text):
-    sys.stdout.write("".join(arg + "\0" for arg in shlex.split(text)))
+    try:
+        args = shlex.split(text)
+    except ValueError as error:  # an unbalanced quote: "No closing quotation"
+        sys.stderr.write("neuron-gate action: %s\n" % error)
+        sys.exit(2)
+    sys.stdout.write("".join(arg + "\0" for arg in args))
 
 
 def gating_regressions(report):

@@ -33,8 +33,19 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
+# A configuration error: one ::error (the message escaped as workflow commands require: %, CR and LF, so an
+# input cannot start a command of its own), the outputs set to verdict error / exit code 2, exit 2.
 config_error() {
-  echo "::error title=neuron-gate action::$1"
+  local message="${1//'%'/%25}"
+  message="${message//$'\r'/%0D}"
+  message="${message//$'\n'/%0A}"
+  echo "::error title=neuron-gate action::$message"
+  local outputs=$'verdict=error\nexit-code=2\nregressions=0\nreport-markdown=\nreport-json=\nreport-dir='
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
+  else
+    printf '%s\n' "$outputs"
+  fi
   exit 2
 }
 

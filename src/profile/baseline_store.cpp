@@ -31,6 +31,12 @@ void check_baseline_ref(const std::string& ref) {
     throw InputError(ref, "not a valid ref name for a baseline: write the full name under refs/, e.g. "
                           "refs/neuron-gate/baselines/main");
   }
+  for (const std::string_view taken : {"refs/heads/", "refs/tags/", "refs/remotes/"}) {
+    if (ref.rfind(taken, 0) == 0) {
+      throw InputError(ref, "is a branch, tag or remote-tracking ref, which a baseline chain must never move (it "
+                            "is not checked out): use a ref of its own, e.g. refs/neuron-gate/baselines/main");
+    }
+  }
 }
 
 namespace {
@@ -114,6 +120,22 @@ git::Commit current_tip(git_repository* repository, const std::string& ref) {
   if (message == nullptr || std::string_view(message).rfind(k_message_prefix, 0) != 0) {
     throw InputError(ref, "exists and its tip " + git::hex(tip) + " is not a neuron-gate baseline commit (message \"" +
                               std::string(k_message_prefix) + "...\"): refusing to write over it");
+  }
+  git_tree* tree_raw = nullptr;
+  if (git_commit_tree(&tree_raw, commit) != 0) {
+    throw InputError(ref, "cannot read the tree of its tip " + git::hex(tip) + ": " + valid_utf8(git::last_error()));
+  }
+  const git::Tree tree(tree_raw);
+  for (std::size_t i = 0; i < git_tree_entrycount(tree.get()); ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(tree.get(), i);
+    const std::string name = git_tree_entry_name(entry);
+    const bool digest_name = name.size() == 40 + 9 && name.compare(40, 9, ".ngdigest") == 0 &&
+                             name.find_first_not_of("0123456789abcdef") == 40;
+    if (!digest_name || git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+      throw InputError(ref, "exists and its tip " + git::hex(tip) + " holds " + shown(name) +
+                                ", which a neuron-gate baseline chain never does (only <commit>.ngdigest files): "
+                                "refusing to write over it");
+    }
   }
   return owned;
 }

@@ -470,6 +470,13 @@ check "comment.json carries the key for a workflow_run comment job" equals \
 gate key5 "$pr_event" "$examples/A" "$examples/A2" always never --input "comment-key=a b"
 check "a bad comment-key is a configuration error (exit 2, nothing run)" equals "$(rc key5)$(calls key5 POST '.*')" "20"
 check "and says what a key may hold" contains "$tmp/key5/stdout" "input comment-key must be 1-64 of A-Z a-z 0-9 . _ -"
+gate cfg1 "$pr_event" "$examples/A" "$examples/A2" never never --input "args=--strict 'x"
+check "args with an unbalanced quote: a configuration error (exit 2) with the outputs set" equals \
+  "$(rc cfg1)$(out cfg1 verdict)$(out cfg1 exit-code)" "2error2"
+check "and no Python traceback" equals "$(grep -c Traceback "$tmp/cfg1/stderr" "$tmp/cfg1/stdout" | awk -F: '{s += $2} END {print s}')" 0
+gate cfg2 "$pr_event" "$examples/A" "$examples/A2" "$(printf 'never\n::warning::injected')" never
+check "a configuration error cannot start a workflow command of its own (%0A)" equals \
+  "$(grep -c '^::warning::injected' "$tmp/cfg2/stdout")$(rc cfg2)" "02"
 
 echo "# operating points (README \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
