@@ -287,6 +287,15 @@ std::map<std::string, Nanoseconds> DigestFields::ns_map(const nlohmann::json& ob
   return out;
 }
 
+std::map<std::string, Nanoseconds> DigestFields::duration_map(const nlohmann::json& object, const char* key,
+                                                             const std::string& where) const {
+  std::map<std::string, Nanoseconds> out = ns_map(object, key, where);
+  for (const auto& [name, ns] : out) {
+    checked_duration(ns, key_path(where, key) + "." + name);
+  }
+  return out;
+}
+
 std::map<std::string, std::int64_t> DigestFields::count_map(const nlohmann::json& object, const char* key,
                                                             const std::string& where) const {
   const std::string at_key = key_path(where, key);

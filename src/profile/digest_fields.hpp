@@ -76,6 +76,9 @@ public:
   std::vector<std::string> string_list(const nlohmann::json& object, const char* key, const std::string& where) const;
   std::map<std::string, std::string> string_map(const nlohmann::json& object, const char* key, const std::string& where) const;
   std::map<std::string, Nanoseconds> ns_map(const nlohmann::json& object, const char* key, const std::string& where) const;
+  // ns_map whose values are durations (checked_duration).
+  std::map<std::string, Nanoseconds> duration_map(const nlohmann::json& object, const char* key,
+                                                  const std::string& where) const;
   std::map<std::string, std::int64_t> count_map(const nlohmann::json& object, const char* key,
                                                 const std::string& where) const;
   std::map<std::string, std::set<std::string>> string_set_map(const nlohmann::json& object, const char* key,

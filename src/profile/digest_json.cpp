@@ -246,10 +246,7 @@ StepSample step_from_json(const DigestFields& f, const json& value, const std::s
     f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_duration(row[1], at + "[1]"), at);
   }
   step.unattributed_device_ns = f.duration(value, "unattributed_device_ns", where);
-  step.unattributed_by_category = f.ns_map(value, "unattributed_by_category", where);
-  for (const auto& [category, ns] : step.unattributed_by_category) {
-    f.checked_duration(ns, where + ".unattributed_by_category." + category);
-  }
+  step.unattributed_by_category = f.duration_map(value, "unattributed_by_category", where);
   return step;
 }
 
