@@ -48,10 +48,10 @@ std::string key_text(std::string_view token) {
   return nlohmann::json::parse(token).get<std::string>();
 }
 
-} // namespace
-
-std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, bool comments) {
-  std::size_t depth = 0;
+// Walks `text` outside comments: on_string(begin, end) for each string token, on_char(at, c) for every
+// other character; either returns false to stop the walk.
+template <typename OnString, typename OnChar>
+void walk_json(std::string_view text, bool comments, OnString on_string, OnChar on_char) {
   std::size_t i = 0;
   while (i < text.size()) {
     const std::size_t skipped = comment_end(text, i, comments);
@@ -59,21 +59,40 @@ std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, b
       i = skipped;
       continue;
     }
-    const char c = text[i];
-    if (c == '"') {
-      i = string_end(text, i);
+    if (text[i] == '"') {
+      const std::size_t end = string_end(text, i);
+      if (!on_string(i, end)) {
+        return;
+      }
+      i = end;
       continue;
     }
-    if (c == '[' || c == '{') {
-      if (++depth > k_max_json_depth) {
-        return JsonStructureFault{"nesting deeper than " + std::to_string(k_max_json_depth) + " arrays and objects", i};
-      }
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+    if (!on_char(i, text[i])) {
+      return;
     }
     ++i;
   }
-  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, bool comments) {
+  std::size_t depth = 0;
+  std::optional<JsonStructureFault> fault;
+  walk_json(
+      text, comments, [](std::size_t, std::size_t) { return true; },
+      [&](std::size_t at, char c) {
+        if (c == '[' || c == '{') {
+          if (++depth > k_max_json_depth) {
+            fault = JsonStructureFault{"nesting deeper than " + std::to_string(k_max_json_depth) + " arrays and objects", at};
+            return false;
+          }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+          --depth;
+        }
+        return true;
+      });
+  return fault;
 }
 
 std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool comments) {
@@ -84,28 +103,22 @@ std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool
     std::unordered_set<std::string> keys;
   };
   std::vector<Level> levels;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t skipped = comment_end(text, i, comments);
-    if (skipped != i) {
-      i = skipped;
-      continue;
+  std::optional<JsonStructureFault> fault;
+  const auto on_string = [&](std::size_t begin, std::size_t end) {
+    if (levels.empty() || !levels.back().object || !levels.back().expect_key) {
+      return true;
     }
-    const char c = text[i];
-    if (c == '"') {
-      const std::size_t end = string_end(text, i);
-      if (!levels.empty() && levels.back().object && levels.back().expect_key) {
-        levels.back().expect_key = false;
-        std::string key = key_text(text.substr(i, end - i));
-        if (!levels.back().keys.insert(key).second) {
-          return JsonStructureFault{"duplicate key \"" + shorten_middle(valid_utf8(key), 80) +
-                                        "\" in one object (which of its values counts would be a guess)",
-                                    i};
-        }
-      }
-      i = end;
-      continue;
+    levels.back().expect_key = false;
+    std::string key = key_text(text.substr(begin, end - begin));
+    if (levels.back().keys.insert(key).second) {
+      return true;
     }
+    fault = JsonStructureFault{"duplicate key \"" + shorten_middle(valid_utf8(key), 80) +
+                                   "\" in one object (which of its values counts would be a guess)",
+                               begin};
+    return false;
+  };
+  walk_json(text, comments, on_string, [&](std::size_t, char c) {
     if (c == '{' || c == '[') {
       levels.push_back(Level{c == '{', c == '{', {}});
     } else if ((c == '}' || c == ']') && !levels.empty()) {
@@ -113,9 +126,9 @@ std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool
     } else if (c == ',' && !levels.empty() && levels.back().object) {
       levels.back().expect_key = true;
     }
-    ++i;
-  }
-  return std::nullopt;
+    return true;
+  });
+  return fault;
 }
 
 } // namespace neuron_gate
