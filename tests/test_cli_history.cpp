@@ -135,6 +135,14 @@ TEST_CASE("history of baselines of the same code marks no shift, and --along wal
                                history.commits[4]});
   REQUIRE(older.exit_code == 0);
   CHECK(older.out.find("4 stored baselines over the last 4 first-parent commits") != std::string::npos);
+  // Two baselines: no metric can be tested, and the report says so rather than "Holm over 0 metrics".
+  const CliResult two = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--limit", "2"});
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.out.find("2 stored baselines over the last 3 first-parent commits. No deciding metric has the 3 or more "
+                     "baselines with differing medians that Pettitt's test needs, so no shift can be marked.") !=
+        std::string::npos);
+  CHECK(two.out.find("Holm over 0") == std::string::npos);
+  CHECK(two.out.find("No shift") == std::string::npos);
 }
 
 TEST_CASE("history: no repository, a ref or a revision that does not resolve are input errors naming them") {

@@ -245,6 +245,18 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
             .find("\"side.traces[0].steps[0].ops[0][2]\" must not be negative") != std::string::npos);
   CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["unattributed_device_ns"] = -5; }))
             .find("unattributed_device_ns\" must not be negative") != std::string::npos);
+  // Negative self CPU time only where the trace's problems list the op (as the trace reader writes it).
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000; }))
+            .find("\"side.traces[0]\": op ") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000; }))
+            .find("but is not in problems.negative_self_time") != std::string::npos);
+  const std::string listed = changed_digest([](nlohmann::json& d) {
+    nlohmann::json& trace = d["side"]["traces"][0];
+    trace["steps"][0]["ops"][0][1] = -7000;
+    trace["problems"]["negative_self_time"][trace["names"][trace["steps"][0]["ops"][0][0].get<std::size_t>()].get<std::string>()] = -7000;
+  });
+  ByteSource listed_source("listed.ngdigest", listed);
+  CHECK(read_digest(listed_source).traces[0].steps[0].ops[0].values.self_cpu_ns == -7000);
   // Structure nlohmann would take silently: a repeated key (the last would win) and deep nesting (gigabytes).
   const std::string dup_at = "{\"format\":\"neuron-gate digest\",\"version\":1,";
   CHECK(digest_error(gzip_text(dup_at + "\"version\":1}")) ==

@@ -3,6 +3,8 @@
 #include "profile/json_input.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
+#include "util/text.hpp"
+#include "util/utf8.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -339,6 +341,20 @@ void add_time(std::int64_t& total, Nanoseconds value, const DigestFields& f, con
 }
 
 } // namespace
+
+void DigestFields::check_negative_self_time(const TraceSamples& trace, const std::string& where) const {
+  for (std::size_t i = 0; i <= trace.steps.size(); ++i) {
+    const StepSample& step = i < trace.steps.size() ? trace.steps[i] : trace.outside_steps;
+    for (const OpSample& op : step.ops) {
+      const std::string& name = trace.op_keys[op.op];
+      if (op.values.self_cpu_ns < 0 && trace.problems.negative_self_time.count(name) == 0) {
+        fail("\"" + where + "\": op \"" + shorten_middle(valid_utf8(name), 80) + "\" has " + std::to_string(op.values.self_cpu_ns) +
+             " ns of self CPU time in step \"" + shorten_middle(valid_utf8(step.name), 80) +
+             "\" but is not in problems.negative_self_time (no trace gives that)");
+      }
+    }
+  }
+}
 
 void DigestFields::check_side_limits(const SideSamples& side) const {
   const std::uint64_t limit = input_limits().max_distinct_ops;

@@ -95,6 +95,9 @@ public:
   // The side as a whole: at most input_limits().max_distinct_ops op names, and its times (every step's
   // duration, every op's |self CPU| and |device| time, every kernel's time) summing to at most 2^62 ns.
   void check_side_limits(const SideSamples& side) const;
+  // A step's negative self CPU time of an op only where the trace's problems list that op under
+  // negative_self_time, as the trace reader leaves them (trace_samples.hpp); `where` names the trace.
+  void check_negative_self_time(const TraceSamples& trace, const std::string& where) const;
 
 private:
   std::string m_path;

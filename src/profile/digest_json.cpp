@@ -324,6 +324,7 @@ TraceSamples trace_from_json(const DigestFields& f, const json& value, const std
   trace.metadata = f.string_map(value, "metadata", where);
   trace.problems = trace_problems_from_json(f, f.at(value, "problems", where), where + ".problems");
   trace_screening_from_json(f, value, where, trace);
+  f.check_negative_self_time(trace, where);
   if (!f.at(value, "rank", where).is_null()) {
     const std::int64_t rank = f.count(value, "rank", where);
     if (rank > std::numeric_limits<unsigned>::max()) {

@@ -85,18 +85,24 @@ std::string render_history_markdown(const History& history, const std::vector<St
     return out.str();
   }
   out << baselines.size() << " stored baseline" << (baselines.size() == 1 ? "" : "s") << " over the last "
-      << baselines.front().position + 1 << " first-parent commits. A shift is a change point (Pettitt's test "
-      << "over one median per baseline) with p <= " << format_number(history.alpha) << " after Holm over "
-      << history.tests << " metric" << (history.tests == 1 ? "" : "s") << ", marked from a size of "
-      << format_percent(history.min_shift) << ".\n" << walk_end_words(scope) << "\n";
-  if (history.shifts.empty()) {
-    out << "**No shift** in the deciding metrics.\n\n";
+      << baselines.front().position + 1 << " first-parent commits. ";
+  if (history.tests == 0) {
+    out << "No deciding metric has the 3 or more baselines with differing medians that Pettitt's test needs, "
+        << "so no shift can be marked.\n" << walk_end_words(scope) << "\n";
   } else {
-    out << "**" << history.shifts.size() << " shift" << (history.shifts.size() == 1 ? "" : "s") << ":**\n\n";
-    for (const auto& shift : history.shifts) {
-      out << shift_words(history, shift, baselines);
+    out << "A shift is a change point (Pettitt's test over one median per baseline) with p <= "
+        << format_number(history.alpha) << " after Holm over " << history.tests << " metric"
+        << (history.tests == 1 ? "" : "s") << ", marked from a size of " << format_percent(history.min_shift)
+        << ".\n" << walk_end_words(scope) << "\n";
+    if (history.shifts.empty()) {
+      out << "**No shift** in the deciding metrics.\n\n";
+    } else {
+      out << "**" << history.shifts.size() << " shift" << (history.shifts.size() == 1 ? "" : "s") << ":**\n\n";
+      for (const auto& shift : history.shifts) {
+        out << shift_words(history, shift, baselines);
+      }
+      out << "\n";
     }
-    out << "\n";
   }
   out << "| commit | back | subject |";
   for (const auto& series : history.series) {
