@@ -206,7 +206,8 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
   } catch (const std::bad_alloc&) {
     throw InputError(path, "out of memory while parsing JSON of " + byte_count_text(text.size()));
   }
-  if (const auto duplicate = find_duplicate_key(text, options.comments)) {
+  // nlohmann's lexer ends the input at a NUL byte outside strings: scan only what it parsed.
+  if (const auto duplicate = find_duplicate_key(text.substr(0, text.find('\0')), options.comments)) {
     throw structure_error(*duplicate);
   }
   return document;

@@ -45,7 +45,11 @@ std::string key_text(std::string_view token) {
   if (token.find('\\') == std::string_view::npos) {
     return std::string(token.substr(1, token.size() - 2));
   }
-  return nlohmann::json::parse(token).get<std::string>();
+  try {
+    return nlohmann::json::parse(token).get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return std::string(token);  // not a JSON string (text nlohmann did not parse): compared as written
+  }
 }
 
 // Walks `text` outside comments: on_string(begin, end) for each string token, on_char(at, c) for every
