@@ -194,6 +194,11 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
   const auto structure_error = [&](const JsonStructureFault& fault) {
     return InputError(path, "not valid JSON for neuron-gate: " + fault.problem, fault.byte + bom);
   };
+  // JSON text holds no NUL byte (not even in strings); nlohmann's lexer would end the input there and
+  // silently ignore whatever follows.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw InputError(path, "not valid JSON: a NUL byte, which JSON text never holds", nul + bom);
+  }
   if (const auto deep = find_too_deep_nesting(text, options.comments)) {
     throw structure_error(*deep);
   }
@@ -206,8 +211,7 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
   } catch (const std::bad_alloc&) {
     throw InputError(path, "out of memory while parsing JSON of " + byte_count_text(text.size()));
   }
-  // nlohmann's lexer ends the input at a NUL byte outside strings: scan only what it parsed.
-  if (const auto duplicate = find_duplicate_key(text.substr(0, text.find('\0')), options.comments)) {
+  if (const auto duplicate = find_duplicate_key(text, options.comments)) {
     throw structure_error(*duplicate);
   }
   return document;

@@ -25,7 +25,7 @@ struct JsonStructureFault {
 std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, bool comments);
 
 // The first key that repeats an earlier key of the same object (compared after unescaping), if any.
-// `text` should be JSON nlohmann parsed (up to a NUL byte, where its lexer stops); comments as above. The
+// `text` should be JSON nlohmann parsed (json_input.cpp refuses a NUL byte first); comments as above. The
 // offset is the repeated key's quote. A key that is not a JSON string is compared as written.
 std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool comments);
 
