@@ -419,6 +419,23 @@ TEST_CASE("correlation and External id above INT64_MAX still link") {
   CHECK(op(step, "aten::mm").device_ns == 3000);
 }
 
+TEST_CASE("ids of 2^31 or more are kept apart from ids equal in their low bits") {
+  // 2147483653 = 2^31 + 5 and 4294967301 = 2^32 + 5: stored as 32-bit codes, they must link only to themselves.
+  const KeyedStep step = only_step(read_text(kineto({
+      event("op_small", "cpu_op", "0", "10", "1", R"({"External id": 5})"),
+      event("op_wide", "cpu_op", "20", "10", "1", R"({"External id": 4294967301})"),
+      event("launch_small", "cuda_runtime", "1", "2", "1", R"({"correlation": 5})"),
+      event("launch_wide", "cuda_runtime", "21", "2", "1", R"({"correlation": 2147483653})"),
+      event("k_small", "kernel", "40", "1", "7", R"({"correlation": 5})", "0"),
+      event("k_wide", "kernel", "41", "2", "7", R"({"correlation": 2147483653})", "0"),
+      event("k_ext_wide", "kernel", "44", "4", "7", R"({"correlation": 9, "External id": 4294967301})", "0"),
+      event("k_ext_other", "kernel", "49", "8", "7", R"({"correlation": 9, "External id": 2147483653})", "0"),
+  })));
+  CHECK(op(step, "op_small").device_ns == 1000);
+  CHECK(op(step, "op_wide").device_ns == 2000 + 4000);
+  CHECK(step.unattributed_device_ns == 8000);
+}
+
 TEST_CASE("torch_npu: uncategorised tasks of the Ascend Hardware process are device time, linked by flows") {
   const std::string text =
       "[" +

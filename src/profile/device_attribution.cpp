@@ -9,9 +9,9 @@ namespace neuron_gate {
 
 namespace {
 
-// An id (correlation, External id) and the event or flow point holding it: 16 bytes, no node per entry.
+// An id (correlation, External id; coded, TraceEvent) and the event holding it: 8 bytes, no node per entry.
 struct IdAt {
-  std::uint64_t id;
+  IdCode id;
   std::uint32_t at;
 };
 
@@ -31,14 +31,16 @@ struct FlowFinish {
   auto key() const { return std::pair(thread, ts_ns); }
 };
 
-// Sorts by id; among equal ids the first in file order stays first (the one a lookup finds).
+// Sorts by id; among equal ids the first in file order stays first (the one a lookup finds): entries are
+// added in file order, so (id, at) is that order without stable_sort's buffer of half the entries.
 void sort_ids(std::vector<IdAt>& ids) {
-  std::stable_sort(ids.begin(), ids.end(), [](const IdAt& a, const IdAt& b) { return a.id < b.id; });
+  std::sort(ids.begin(), ids.end(),
+            [](const IdAt& a, const IdAt& b) { return std::pair(a.id, a.at) < std::pair(b.id, b.at); });
 }
 
 // The `at` of the first entry with `id`, or k_no_event.
-std::uint32_t find_id(const std::vector<IdAt>& ids, std::uint64_t id) {
-  const auto found = std::lower_bound(ids.begin(), ids.end(), id, [](const IdAt& e, std::uint64_t v) { return e.id < v; });
+std::uint32_t find_id(const std::vector<IdAt>& ids, IdCode id) {
+  const auto found = std::lower_bound(ids.begin(), ids.end(), id, [](const IdAt& e, IdCode v) { return e.id < v; });
   return found != ids.end() && found->id == id ? found->at : k_no_event;
 }
 
@@ -76,7 +78,7 @@ std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, st
   return k_no_event;
 }
 
-// The lookups every device event's attribution uses, built once per trace: sorted vectors of 16-byte
+// The lookups every device event's attribution uses, built once per trace: sorted vectors of 8- and 16-byte
 // entries (hash maps cost ~60 bytes an entry, the largest state of a gigabyte Kineto trace).
 struct LaunchIndex {
   std::vector<IdAt> runtime_by_correlation;  // runtime events; the first of a correlation in file order wins
@@ -88,6 +90,18 @@ struct LaunchIndex {
 
 LaunchIndex index_launches(const RawTrace& trace) {
   LaunchIndex index;
+  std::size_t runtimes = 0, ops = 0, starts = 0;  // exact sizes first: no doubling beside the event records
+  for (const TraceEvent& event : trace.events) {
+    runtimes += event.kind == EventKind::runtime && event.has_correlation ? 1 : 0;
+    ops += event.kind == EventKind::cpu_op && event.external_id != 0 ? 1 : 0;
+  }
+  for (const FlowPoint& flow : trace.flows) {
+    starts += flow.is_start ? 1 : 0;
+  }
+  index.runtime_by_correlation.reserve(runtimes);
+  index.op_by_external_id.reserve(ops);
+  index.flow_starts.reserve(starts);
+  index.flow_finishes.reserve(trace.flows.size() - starts);
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
     const auto at = static_cast<std::uint32_t>(i);

@@ -43,6 +43,17 @@ TraceRange trace_range(const RawTrace& trace) {
   return range;
 }
 
+// Per event, what the screen decided, one byte each: kept (k_kept), kept and a duplicate candidate
+// (k_candidate), or excluded under a kind (code_of(kind)).
+constexpr std::uint8_t k_kept = 0;
+constexpr std::uint8_t k_candidate = 1;
+
+std::uint8_t code_of(DataProblemKind kind) { return static_cast<std::uint8_t>(2 + static_cast<int>(kind)); }
+
+bool excluded(std::uint8_t code) { return code >= 2; }
+
+DataProblemKind kind_of(std::uint8_t code) { return static_cast<DataProblemKind>(code - 2); }
+
 // The hash of an event's identity for the duplicate screen: name, thread, ts, dur and args (its args hash).
 std::uint64_t identity_hash(const TraceEvent& event, const EventOrigin& origin) {
   std::uint64_t h = origin.args_hash;
@@ -50,6 +61,12 @@ std::uint64_t identity_hash(const TraceEvent& event, const EventOrigin& origin) 
                                    (static_cast<std::uint64_t>(event.name_id) << 32) | event.thread}) {
     h ^= part + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   }
+  // A final avalanche (MurmurHash3's fmix64), so that the high half kept by a candidate depends on every bit.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb93fe53a87d3ULL;
+  h ^= h >> 33;
   return h;
 }
 
@@ -61,30 +78,30 @@ bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
          trace.origins[a].args_hash == trace.origins[b].args_hash;
 }
 
-// An event that may repeat an earlier one, as a compact record to sort (16 bytes, no node per event).
-struct DuplicateCandidate {
-  std::uint64_t hash = 0;
-  std::uint32_t event = 0;
-  bool operator<(const DuplicateCandidate& other) const {
-    return hash != other.hash ? hash < other.hash : event < other.event;
-  }
-};
+// An event that may repeat an earlier one, as a compact record to sort: the high half of its identity hash
+// above its index (8 bytes, no node per event; the exact comparison in a run of equal halves decides).
+using DuplicateCandidate = std::uint64_t;
 
-// Marks (in `kinds`, by event index) every candidate whose identity equals an earlier candidate's in file
-// order as a duplicate: the candidates sorted by (hash, index), each run of equal hashes compared exactly.
+DuplicateCandidate candidate(std::uint64_t identity, std::uint32_t event) {
+  return (identity & 0xFFFFFFFF00000000ULL) | event;
+}
+
+// Marks (in `codes`, by event index) every candidate whose identity equals an earlier candidate's in file
+// order as a duplicate: the candidates sorted (by hash half, then index), each run of equal halves compared
+// exactly.
 void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& candidates,
-                     std::vector<std::optional<DataProblemKind>>& kinds) {
+                     std::vector<std::uint8_t>& codes) {
   std::sort(candidates.begin(), candidates.end());
   std::vector<std::uint32_t> distinct;  // the first event of each identity in the current run of hashes
   for (std::size_t j = 0; j < candidates.size(); ++j) {
-    if (j == 0 || candidates[j].hash != candidates[j - 1].hash) {
+    if (j == 0 || (candidates[j] >> 32) != (candidates[j - 1] >> 32)) {
       distinct.clear();
     }
-    const std::uint32_t event = candidates[j].event;
+    const auto event = static_cast<std::uint32_t>(candidates[j] & 0xFFFFFFFFu);
     const bool repeat = std::any_of(distinct.begin(), distinct.end(),
                                     [&](std::uint32_t first) { return same_identity(trace, first, event); });
     if (repeat) {
-      kinds[event] = DataProblemKind::duplicate;
+      codes[event] = code_of(DataProblemKind::duplicate);
     } else {
       distinct.push_back(event);
     }
@@ -235,21 +252,31 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
 
 EventScreen screen_events(const std::string& path, RawTrace& trace) {
   EventScreen screen;
-  std::vector<std::optional<DataProblemKind>> kinds(trace.events.size());
+  std::vector<std::uint8_t> codes(trace.events.size(), k_kept);
   bool any_excluded = false;
   {
     Screen classes(path, trace);
-    std::vector<DuplicateCandidate> candidates;
+    std::size_t candidate_count = 0;
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-      kinds[i] = classes.classify(i);
-      if (!kinds[i] && classes.may_repeat(i)) {
-        candidates.push_back({identity_hash(trace.events[i], trace.origins[i]), i});
+      if (const std::optional<DataProblemKind> kind = classes.classify(i)) {
+        codes[i] = code_of(*kind);
+      } else if (classes.may_repeat(i)) {
+        codes[i] = k_candidate;
+        ++candidate_count;
       }
     }
-    mark_duplicates(trace, candidates, kinds);
+    std::vector<DuplicateCandidate> candidates;
+    candidates.reserve(candidate_count);  // exactly: no doubling while the events and origins are held
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-      if (kinds[i]) {
-        classes.exclude(i, *kinds[i], screen);
+      if (codes[i] == k_candidate) {
+        candidates.push_back(candidate(identity_hash(trace.events[i], trace.origins[i]), i));
+      }
+    }
+    mark_duplicates(trace, candidates, codes);
+    std::vector<DuplicateCandidate>().swap(candidates);
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+      if (excluded(codes[i])) {
+        classes.exclude(i, kind_of(codes[i]), screen);
         screen.excluded.push_back(trace.events[i]);
         any_excluded = true;
       }
@@ -262,7 +289,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
   }
   std::size_t kept = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    if (!kinds[i]) {
+    if (!excluded(codes[i])) {
       trace.events[kept] = trace.events[i];
       trace.origins[kept] = trace.origins[i];
       ++kept;

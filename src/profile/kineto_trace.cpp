@@ -18,7 +18,7 @@
 
 namespace neuron_gate {
 
-static_assert(sizeof(TraceEvent) <= 48, "trace events must stay compact");
+static_assert(sizeof(TraceEvent) <= 40, "trace events must stay compact");
 
 namespace {
 

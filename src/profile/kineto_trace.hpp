@@ -31,12 +31,17 @@ enum class EventKind : std::uint8_t {
 // True for the kinds that take part in self-time nesting on their thread (cpu_op, annotation, runtime).
 bool is_cpu_side(EventKind kind);
 
-// One ph "X" event with a usable duration: 48 bytes, no strings.
+// An id of a trace (args.correlation, External id) as 32 bits, equal exactly when the ids are: values
+// below k_wide_id as they are, larger ones k_wide_id + their index among the trace's distinct large ids.
+using IdCode = std::uint32_t;
+inline constexpr IdCode k_wide_id = IdCode{1} << 31;
+
+// One ph "X" event with a usable duration: 40 bytes, no strings.
 struct TraceEvent {
   Nanoseconds ts_ns = 0;          // start as written (trace-relative or absolute µs -> ns)
   Nanoseconds dur_ns = 0;         // >= 0: unfinished and negative durations are never stored
-  std::uint64_t correlation = 0;  // args.correlation (valid when has_correlation)
-  std::uint64_t external_id = 0;  // args."External id" / "external id"; 0 = absent or not linked
+  IdCode correlation = 0;         // args.correlation (valid when has_correlation), coded: compared only
+  IdCode external_id = 0;         // args."External id" / "external id", coded; 0 = absent or not linked
   std::uint32_t name_id = 0;      // index into RawTrace::names
   std::uint32_t thread = 0;       // index into RawTrace::threads
   std::uint32_t shapes_id = 0;    // index into RawTrace::shapes; 0 = no Input Dims / Input type
@@ -46,7 +51,7 @@ struct TraceEvent {
 };
 
 // Where an event was read and what its args held, parallel to RawTrace::events (kept apart so that
-// TraceEvent stays 48 bytes): for examples with a byte offset and for the duplicate screen.
+// TraceEvent stays 40 bytes): for examples with a byte offset and for the duplicate screen.
 struct EventOrigin {
   std::uint64_t end_byte = 0;   // (decompressed) byte offset just after the event's closing brace
   std::uint64_t args_hash = 0;  // a 64-bit hash of the raw bytes of its args object as written (equality only)

@@ -78,7 +78,7 @@ private:
 
 // The op totals of every step slot (steps, then the events outside every step) by op key index, while the
 // events are summed. Dense (24 bytes a key a slot, no hashing) when slots x keys is at most twice the number
-// of events, so the arrays never outgrow the event records (48 bytes each) they sit beside; else a hash map
+// of events, so the arrays never outgrow the event records (40 bytes each) they sit beside; else a hash map
 // per slot (~60 bytes an entry: a trace of many steps each holding few of many keys).
 class OpTotals {
 public:
@@ -155,6 +155,7 @@ public:
   TraceSamples build(EventScreen screen) {
     TraceSamples samples = header();
     add_cpu_events();
+    std::vector<Nanoseconds>().swap(m_nesting.self_ns);  // summed: freed before the device lookups are built
     add_device_events(samples);
     record_screened(samples, screen.excluded);
     record_screened(samples, m_trace.unusable);

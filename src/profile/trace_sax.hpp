@@ -161,6 +161,9 @@ private:
 
   void args_id(std::uint64_t value);
 
+  // The 32-bit code of an id (TraceEvent::correlation, external_id): the same value, the same code.
+  IdCode id_code(std::uint64_t value);
+
   std::uint32_t process_index(const std::string& pid);
 
   std::uint32_t thread_index();
@@ -245,6 +248,8 @@ private:
   std::unordered_map<std::string, std::uint32_t> m_thread_index;
   std::unordered_map<std::string, std::uint32_t> m_process_index;
   std::unordered_map<std::string, std::uint32_t> m_shape_index;
+  // Ids of k_wide_id or more -> their codes (held only while reading: ids written as text, hashed, are wide).
+  std::unordered_map<std::uint64_t, IdCode> m_wide_ids;
 };
 
 } // namespace neuron_gate::trace_reader

@@ -161,6 +161,17 @@ void TraceSax::args_id(std::uint64_t value) {
   }
 }
 
+IdCode TraceSax::id_code(std::uint64_t value) {
+  if (value < k_wide_id) {
+    return static_cast<IdCode>(value);
+  }
+  const auto [found, inserted] = m_wide_ids.emplace(value, static_cast<IdCode>(k_wide_id + m_wide_ids.size()));
+  if (inserted && m_wide_ids.size() > k_wide_id) {
+    throw InputError(m_path, "too many distinct ids of 2^31 or more (more than 2^31)");
+  }
+  return found->second;
+}
+
 std::uint32_t TraceSax::process_index(const std::string& pid) {
   const auto found = m_process_index.find(pid);
   if (found != m_process_index.end()) {
@@ -283,9 +294,9 @@ void TraceSax::add_complete_event() {
     TraceEvent event;
     event.ts_ns = *m_ts;
     event.dur_ns = unfinished ? -1 : -2;  // a marker of the kind, not a time
-    event.correlation = m_correlation.value_or(0);  // the links, so the screen can name the op it was for
+    event.correlation = id_code(m_correlation.value_or(0));  // the links, so the screen can name the op it was for
     event.has_correlation = m_correlation.has_value();
-    event.external_id = m_external_id;
+    event.external_id = id_code(m_external_id);
     event.name_id = m_names.intern(m_name);
     event.thread = thread_index();
     event.shapes_id = shapes_index();
@@ -296,9 +307,9 @@ void TraceSax::add_complete_event() {
   TraceEvent event;
   event.ts_ns = *m_ts;
   event.dur_ns = *m_dur;
-  event.correlation = m_correlation.value_or(0);
+  event.correlation = id_code(m_correlation.value_or(0));
   event.has_correlation = m_correlation.has_value();
-  event.external_id = m_external_id;
+  event.external_id = id_code(m_external_id);
   event.name_id = m_names.intern(m_name);
   event.thread = thread_index();
   event.shapes_id = shapes_index();
