@@ -12,6 +12,7 @@
 #include "profile/trace_samples.hpp"
 
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 #include <doctest/doctest.h>
 
@@ -168,6 +169,64 @@ TEST_CASE("a gzip ISIZE trailer that lies sizes nothing and is a corrupt-gzip in
   const auto error = input_error_of([&] { ng::read_trace_samples(path); });
   REQUIRE(error);
   CHECK(error->problem().rfind("corrupt gzip data", 0) == 0);
+}
+
+TEST_CASE("discovery sniffs files on the worker threads: one inventory and the first error in walk order for any thread count") {
+  const fs::path dir = fresh_dir("sniff-threads");
+  const auto write = [&dir](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+  };
+  // A trace of 1.5 MiB ("traceEvents" in its first chunk, sniffed where it lies) and one of a few bytes.
+  write("a.pt.trace.json", "{\"traceEvents\": [], \"pad\": \"" + std::string(3 << 19, 'x') + "\"}");
+  write("b.pt.trace.json", "{\"traceEvents\": []}");
+  write("c.txt", "neither JSON nor a table");
+  write("d.json", "{\"unknown\": 1}");
+  const auto kinds = [&dir] {
+    const ng::ProfileInventory inventory = ng::discover_profile(dir.string());
+    std::vector<std::string> seen;
+    for (const ng::DiscoveredFile& file : inventory.files) {
+      seen.push_back(file.relative_path + " " + ng::file_kind_name(file.kind) + " " + file.ignored_reason);
+    }
+    return seen;
+  };
+  const std::vector<std::string> expected{
+      "a.pt.trace.json trace ", "b.pt.trace.json trace ",
+      "c.txt ignored text that is neither JSON, a key_averages table nor a Neuron summary-text",
+      "d.json ignored JSON that neuron-gate does not read: top-level keys \"unknown\" (not a trace, e2e.json, "
+      "manifest, benchmark-tool or Neuron summary JSON)"};
+  // Two gzip files that end early: the error names the first in walk order, sniffed by any thread.
+  const std::string gzip_cut("\x1f\x8b\x08\x00", 4);
+  for (const std::size_t threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    ng::set_worker_threads(threads);
+    CHECK(kinds() == expected);
+    write("e.json.gz", gzip_cut);
+    write("f.json.gz", gzip_cut);
+    const auto error = input_error_of([&] { ng::discover_profile(dir.string()); });
+    REQUIRE(error);
+    CHECK(error->path() == (dir / "e.json.gz").string());
+    fs::remove(dir / "e.json.gz");
+    fs::remove(dir / "f.json.gz");
+  }
+  ng::set_worker_threads(0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a ByteSource opened with RawHash::skipped hands out the same bytes and keeps no hash") {
+  const std::string path = k_bad + "e2e-gzip/e2e.json.gz";
+  ng::ByteSource kept(path);
+  ng::ByteSource skipped(path, ng::RawHash::skipped);
+  std::string a, b;
+  for (std::string_view chunk = kept.next(); !chunk.empty(); chunk = kept.next()) {
+    a.append(chunk);
+  }
+  for (std::string_view chunk = skipped.next(); !chunk.empty(); chunk = skipped.next()) {
+    b.append(chunk);
+  }
+  CHECK(a == b);
+  CHECK(a.rfind("{\"schema\": \"neuron-gate.e2e/1\"", 0) == 0);
+  CHECK(kept.raw_sha256() == "7465d658314e801c107f6598280ffccdfb925fa4a3db9e6809ac0a9d9b4b7733");
+  CHECK(skipped.raw_sha256().empty());
 }
 
 TEST_SUITE_END();

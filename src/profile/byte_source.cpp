@@ -82,7 +82,8 @@ struct ByteSource::Impl {
 
   std::uint64_t size_hint = 0;
   std::uint64_t handed_out = 0;  // decompressed bytes returned by next()
-  Sha256 raw_hash;               // of every raw byte read
+  Sha256 raw_hash;               // of every raw byte read (when hash_raw)
+  bool hash_raw = true;          // RawHash::kept
 
   bool gzip = false;
   bool gzip_ready = false;  // inflateInit2 done
@@ -117,7 +118,9 @@ struct ByteSource::Impl {
       }
     }
     raw_total += raw_size;
-    raw_hash.update(raw.data(), raw_size);
+    if (hash_raw) {
+      raw_hash.update(raw.data(), raw_size);
+    }
     if (raw_size == 0) {
       raw_eof = true;
       return false;
@@ -237,14 +240,16 @@ struct ByteSource::Impl {
   }
 };
 
-ByteSource::ByteSource(const std::string& path) : m_impl(std::make_unique<Impl>()) {
+ByteSource::ByteSource(const std::string& path, RawHash hash) : m_impl(std::make_unique<Impl>()) {
   m_impl->path = path;
+  m_impl->hash_raw = hash == RawHash::kept;
   m_impl->file = open_regular_file(path);
   m_impl->start();
 }
 
-ByteSource::ByteSource(std::string name, std::string bytes) : m_impl(std::make_unique<Impl>()) {
+ByteSource::ByteSource(std::string name, std::string bytes, RawHash hash) : m_impl(std::make_unique<Impl>()) {
   m_impl->path = std::move(name);
+  m_impl->hash_raw = hash == RawHash::kept;
   m_impl->memory = std::move(bytes);
   m_impl->start();
 }
@@ -260,6 +265,9 @@ void ByteSource::restart() { m_impl->rewind(); }
 std::uint64_t ByteSource::bytes_read() const { return m_impl->handed_out; }
 
 std::string ByteSource::raw_sha256() {
+  if (!m_impl->hash_raw) {
+    return "";
+  }
   while (m_impl->refill()) {
   }
   return m_impl->raw_hash.hex();

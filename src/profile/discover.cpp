@@ -9,9 +9,11 @@
 #include "profile/neuron_summary.hpp"
 #include "profile/walk.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 #include "util/utf8.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 
 namespace neuron_gate {
@@ -22,20 +24,25 @@ constexpr std::size_t k_sniff_bytes = 1 << 20;
 constexpr std::size_t k_small_sniff_bytes = 64 << 10;
 
 // First bytes of a file (at most k_sniff_bytes), decompressed when it is gzip, through the one byte source.
-std::string read_head(ByteSource& source) {
+// A first chunk that holds them all (a plain file's chunk is as long) is looked at where it lies, valid
+// until source.next(); otherwise they are gathered in `storage`.
+std::string_view read_head(ByteSource& source, std::string& storage) {
   const std::string& path = source.path();
-  std::string head;
-  while (head.size() < k_sniff_bytes) {
-    const std::string_view chunk = source.next();
-    if (chunk.empty()) {
+  std::string_view chunk = source.next();
+  if (chunk.size() >= k_sniff_bytes) {
+    return chunk.substr(0, k_sniff_bytes);
+  }
+  while (!chunk.empty()) {
+    storage.append(chunk.substr(0, k_sniff_bytes - storage.size()));
+    if (storage.size() >= k_sniff_bytes) {
       break;
     }
-    head.append(chunk.substr(0, k_sniff_bytes - head.size()));
+    chunk = source.next();
   }
-  if (source.is_gzip() && head.empty()) {
+  if (source.is_gzip() && storage.empty()) {
     throw InputError(path, "gzip data ends early (nothing decompressed)");
   }
-  return head;
+  return storage;
 }
 
 std::size_t first_significant(std::string_view head) {
@@ -61,9 +68,12 @@ bool is_neuron_binary_name(std::string_view path) {
 // `file` (path and blob set) classified from its first bytes; `name` is its file name. Neuron binaries are
 // told by name and not opened.
 DiscoveredFile classify_file(const std::string& name, const DiscoveredFile& file) {
-  std::string head;
+  std::unique_ptr<ByteSource> source;
+  std::string storage;
+  std::string_view head;
   if (!is_neuron_binary_name(name)) {
-    head = read_head(*open_profile_file(file));
+    source = open_profile_file(file, RawHash::skipped);  // a look only: its hash is not kept
+    head = read_head(*source, storage);
   }
   DiscoveredFile classified = classify_file_head(name, head);
   classified.path = file.path;
@@ -72,14 +82,16 @@ DiscoveredFile classify_file(const std::string& name, const DiscoveredFile& file
 }
 
 // The files and folders of a walk (of a folder, or of a git tree with `blobs` parallel to its entries)
-// into `inventory`, each regular file classified by its content.
+// into `inventory`, each regular file classified by its content. The files are sniffed on the worker
+// threads (util/parallel.hpp), each into its own slot, and kept in walk order; the first error in walk
+// order is the one thrown, as when they were sniffed one after another.
 void add_walk(ProfileInventory& inventory, const WalkResult& walk, const std::vector<GitBlob>& blobs) {
   inventory.names_with_invalid_utf8 = walk.names_with_invalid_utf8;
-  for (std::size_t i = 0; i < walk.entries.size(); ++i) {
+  std::vector<DiscoveredFile> files(walk.entries.size());
+  const std::vector<std::exception_ptr> errors = parallel_for(walk.entries.size(), [&](std::size_t i) {
     const WalkEntry& entry = walk.entries[i];
     if (entry.kind == WalkEntryKind::directory) {
-      inventory.folders.push_back(entry.relative_path);
-      continue;
+      return;
     }
     DiscoveredFile file;
     file.path = entry.path;
@@ -93,7 +105,17 @@ void add_walk(ProfileInventory& inventory, const WalkResult& walk, const std::ve
     }
     file.relative_path = entry.relative_path;
     file.outside_link = entry.outside_link;
-    inventory.files.push_back(std::move(file));
+    files[i] = std::move(file);
+  });
+  for (std::size_t i = 0; i < walk.entries.size(); ++i) {
+    if (errors[i]) {
+      std::rethrow_exception(errors[i]);
+    }
+    if (walk.entries[i].kind == WalkEntryKind::directory) {
+      inventory.folders.push_back(walk.entries[i].relative_path);
+    } else {
+      inventory.files.push_back(std::move(files[i]));
+    }
   }
 }
 
@@ -167,7 +189,7 @@ std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t 
   return keys;
 }
 
-DiscoveredFile classify_file_head(const std::string& name, const std::string& head) {
+DiscoveredFile classify_file_head(const std::string& name, std::string_view head) {
   DiscoveredFile file;
   file.relative_path = name;
   if (is_neuron_binary_name(name)) {
@@ -187,7 +209,7 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
   } else if (first == '{') {
     if (looks_like_digest(std::string_view(head).substr(start))) {
       file.kind = FileKind::digest;  // before the trace test: a digest may hold an op named "traceEvents"
-    } else if (head.find("\"traceEvents\"") != std::string::npos) {
+    } else if (head.find("\"traceEvents\"") != std::string_view::npos) {
       file.kind = FileKind::trace;
     } else if (looks_like_e2e_json(head)) {
       file.kind = FileKind::end_to_end;
@@ -213,7 +235,7 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
     }
   } else if (looks_like_key_averages_table(head)) {
     file.kind = FileKind::key_averages_table;
-  } else if (head.find('\0') != std::string::npos) {
+  } else if (head.find('\0') != std::string_view::npos) {
     file.ignored_reason = "binary file";
   } else if (looks_like_neuron_summary_text(small_head)) {
     file.kind = FileKind::neuron_summary_text;
@@ -223,11 +245,11 @@ DiscoveredFile classify_file_head(const std::string& name, const std::string& he
   return file;
 }
 
-std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file) {
+std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file, RawHash hash) {
   if (!file.git_blob.oid.empty()) {
-    return open_git_blob(file.git_blob, file.path);
+    return open_git_blob(file.git_blob, file.path, hash);
   }
-  return std::make_unique<ByteSource>(file.path);
+  return std::make_unique<ByteSource>(file.path, hash);
 }
 
 ProfileInventory discover_profile(const std::string& spec, const std::string& repository_dir) {

@@ -75,8 +75,8 @@ struct ProfileInventory {
 ProfileInventory discover_profile(const std::string& spec, const std::string& repository_dir = "");
 
 // The bytes of a discovered file: its git blob (open_git_blob) when it has one, else the file on disk
-// (ByteSource(path)). Throws InputError(file.path, ...) as those do.
-std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file);
+// (ByteSource(path)). Throws InputError(file.path, ...) as those do. `hash` as for ByteSource.
+std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file, RawHash hash = RawHash::kept);
 
 // Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the
 // file name. Text is recognised by content, never by name; the opaque Neuron binaries (.neff, .ntff,
@@ -86,7 +86,7 @@ std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file);
 // as a Neuron summary (per-NTFF objects with "total_time"), else as a legacy trace; other text as a
 // key_averages table, then a Neuron summary-text. Sets kind and, for an ignored file, ignored_reason
 // (for unknown JSON it names up to 6 top-level keys seen). Never throws.
-DiscoveredFile classify_file_head(const std::string& name, const std::string& head);
+DiscoveredFile classify_file_head(const std::string& name, std::string_view head);
 
 // The keys of a JSON object's top level that appear in `head` (the text's first bytes, after an
 // optional BOM and white space; a cut-off text gives the keys before the cut), in order, at most

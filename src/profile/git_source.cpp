@@ -281,7 +281,7 @@ GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository
   return result;
 }
 
-std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name) {
+std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name, RawHash hash) {
   ensure_libgit2();
   // One repository stays open between blobs: a profile's files all come from one.
   static std::mutex mutex;
@@ -317,7 +317,7 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
   try {
     std::string bytes(static_cast<const char*>(git_blob_rawcontent(object)),
                       static_cast<std::size_t>(git_blob_rawsize(object)));
-    return std::make_unique<ByteSource>(name, std::move(bytes));
+    return std::make_unique<ByteSource>(name, std::move(bytes), hash);
   } catch (const std::bad_alloc&) {
     throw InputError(name, "out of memory while reading the blob of " + byte_count_text(size) +
                                " (see README \"Limits\")");

@@ -63,8 +63,9 @@ GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository
 // The bytes of `blob` as a ByteSource named `name` (the `git:REF:PATH/inner/file` shown in errors). The
 // blob is held in memory whole (libgit2 inflates objects whole): its stored size is checked against
 // input_limits().max_file_bytes first. Throws InputError(name, ...) when the repository or blob cannot
-// be read or the blob is over the limit.
-std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name);
+// be read or the blob is over the limit. `hash` as for ByteSource (RawHash::skipped for a sniff).
+std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name,
+                                          RawHash hash = RawHash::kept);
 
 // Initialises libgit2 once per process (shut down at exit). Every user of libgit2 calls it first.
 void ensure_libgit2();
