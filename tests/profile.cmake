@@ -7,3 +7,5 @@ include(profile_formats.cmake)
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_device_share.cpp)
 # Digests: round trip of every bundled profile, hostile digests, rank combining (issue 20 item 3).
 list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_digest.cpp)
+# The digest written as it goes: byte-identical to the nlohmann document it replaced (issue 21 item 4).
+list(APPEND NEURON_GATE_TESTS_PROFILE test_profile_digest_writer.cpp)

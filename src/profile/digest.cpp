@@ -2,40 +2,18 @@
 
 #include "profile/digest_fields.hpp"
 #include "profile/digest_json.hpp"
+#include "profile/gzip_writer.hpp"
 #include "profile/json_input.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 #include <new>
 
 namespace neuron_gate {
 namespace {
-
-// gzip of `text` at the best compression; the header carries no name and no time, so equal text gives
-// equal bytes.
-std::string gzip(std::string_view text) {
-  z_stream stream{};
-  constexpr int k_gzip_window = 15 + 16;  // 32 KiB window, gzip wrapper
-  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, k_gzip_window, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw std::bad_alloc();
-  }
-  std::string out(deflateBound(&stream, static_cast<uLong>(text.size())), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int result = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  if (result != Z_STREAM_END) {
-    throw std::bad_alloc();  // deflateBound is enough for any input: only memory can fail
-  }
-  return out;
-}
 
 // The whole decompressed text of a digest, refused past k_max_digest_bytes before it is all held.
 std::string read_digest_text(ByteSource& source) {
@@ -75,14 +53,25 @@ DigestInfo read_envelope(const nlohmann::json& document, const std::string& path
 } // namespace
 
 std::string digest_bytes(const SideSamples& side, bool by_shape) {
-  nlohmann::ordered_json document{{"format", k_digest_format},
-                                  {"version", k_digest_version},
-                                  {"tool_version", NEURON_GATE_VERSION},
-                                  {"by_shape", by_shape}};
-  document["side"] = side_to_json(side);
-  // Names are valid UTF-8 once read (invalid bytes become U+FFFD); `replace` only keeps a stray byte
-  // elsewhere from stopping the write.
-  return gzip(document.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  // Written as it goes, a step at a time, and compressed as written: neither the JSON document nor its
+  // text is ever held whole (issue 21 item 4). Names are valid UTF-8 once read (invalid bytes become
+  // U+FFFD); a stray byte elsewhere is replaced as nlohmann's dump with error_handler_t::replace does.
+  GzipWriter gzip;
+  JsonWriter out([&gzip](std::string_view text) { gzip.write(text); });
+  out.begin_object();
+  out.key("format");
+  out.string(k_digest_format);
+  out.key("version");
+  out.integer(k_digest_version);
+  out.key("tool_version");
+  out.string(NEURON_GATE_VERSION);
+  out.key("by_shape");
+  out.boolean(by_shape);
+  out.key("side");
+  write_side_json(side, out);
+  out.end_object();
+  out.flush();
+  return gzip.finish();
 }
 
 void write_digest(const SideSamples& side, const std::string& path, bool by_shape) {

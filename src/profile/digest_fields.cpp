@@ -32,6 +32,18 @@ std::string key_path(const std::string& where, const char* key) { return where +
 
 } // namespace
 
+const char* trace_format_word(TraceFormat format) {
+  switch (format) {
+  case TraceFormat::kineto:
+    return "kineto";
+  case TraceFormat::legacy_array:
+    return "legacy_array";
+  case TraceFormat::key_averages_table:
+    return "key_averages_table";
+  }
+  return "kineto";
+}
+
 const char* file_kind_id(FileKind kind) {
   switch (kind) {
   case FileKind::trace:

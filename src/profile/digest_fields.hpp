@@ -30,6 +30,9 @@ inline constexpr std::int64_t k_digest_max_ns = std::int64_t{1} << 62;
 // "neuron_summary_text", "digest", "ignored".
 const char* file_kind_id(FileKind kind);
 
+// A trace format's word in a digest: "kineto", "legacy_array", "key_averages_table".
+const char* trace_format_word(TraceFormat format);
+
 class DigestFields {
 public:
   explicit DigestFields(std::string path) : m_path(std::move(path)) {}

@@ -4,6 +4,7 @@
 // recomputed on reading exactly as read_side() computes them: the side's screened time (the sum of its
 // traces'), the data problems' shares of it, and the Neuron capture check (from the file list).
 
+#include "profile/json_writer.hpp"
 #include "profile/read_side.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,12 +13,14 @@
 
 namespace neuron_gate {
 
-// `side` as the digest's "side" object. Op and kernel names of a trace are written once, in a name table
-// ("names"), and referred to by index from each step: [[name index, self CPU ns, device ns, calls], ...].
-nlohmann::ordered_json side_to_json(const SideSamples& side);
-
+// Writes `side` as the digest's "side" object to `out` as it goes (digest_json_write.cpp), a step at a time:
+// no document is built. Op and kernel names of a trace are written once, in a name table ("names", in order
+// of first use by the steps, then the outside steps), and referred to by index from each step:
+// "ops": [[name index, self CPU ns, device ns, calls], ...], "kernels": [[name index, device ns], ...].
 // "repository" holds side.digested_from's state (the git state of the profile when it was digested), null
-// when there is none.
+// when there is none. The keys come in a fixed order; the text is what nlohmann's dump of the same values
+// as an ordered_json document gives (json_writer.hpp), so a side always gives the same bytes.
+void write_side_json(const SideSamples& side, JsonWriter& out);
 
 // Reads the "side" object back. The side's digested_from is always set (a RecordedRepository, its state
 // from "repository"). `path` names the digest in errors. Every value is checked as if it came
