@@ -137,20 +137,17 @@ void check_outputs_not_inputs(const CompareOptions& options, const ProfileInvent
   }
 }
 
-// Stage 5: the judgement, refusing a comparison in which nothing was tested (never a pass in disguise).
-// Per op, base's own A/A noise (`calibration`, when estimated) must be cleared (issue 14 item 3).
-Judgement judge_comparison(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
+// Stage 5: the judgement of the metrics measured in place (empty when the conditions differ), refusing a
+// comparison in which nothing was tested (never a pass in disguise). Per op, base's own A/A noise
+// (`calibration`, when estimated) must be cleared (issue 14 item 3).
+Judgement judge_comparison(std::vector<MetricComparison> measurements, const ConditionsDiff& conditions,
                            const RuleSet& rules, bool strict, const std::string& today_date,
                            const std::optional<Calibration>& calibration) {
-  std::vector<MetricMeasurement> measurements;
-  if (conditions.comparable()) {
-    measurements = compare_metrics(base, head, rules);
-  }
   DecideOptions decide_options;
   decide_options.strict = strict;
   decide_options.today = today_date;
   decide_options.base_noise = base_noise(calibration);
-  Judgement judgement = judge(std::move(measurements), conditions, rules, decide_options);
+  Judgement judgement = judge_in_place(std::move(measurements), conditions, rules, decide_options);
   std::size_t gating_metrics = 0;
   for (const auto& [verdict, count] : judgement.decision.gating_counts) {
     gating_metrics += count;
@@ -330,7 +327,15 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
   const std::optional<Calibration> calibration =
       conditions.comparable() ? base_calibration(base, rules) : std::nullopt;
-  Judgement judgement = judge_comparison(base, head, conditions, rules, options.strict, today_date, calibration);
+  // Measured in place (judged where they are made); then the sides' per-op samples are not read again:
+  // their report facts are taken and the samples freed, not held beside every judged metric.
+  std::vector<MetricComparison> measurements =
+      conditions.comparable() ? compare_metrics_in_place(base, head, rules) : std::vector<MetricComparison>{};
+  SideFacts base_facts = side_facts(base, rules.drop_first_steps), head_facts = side_facts(head, rules.drop_first_steps);
+  release_op_samples(base);
+  release_op_samples(head);
+  Judgement judgement =
+      judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date, calibration);
   Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
     add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);
@@ -354,7 +359,8 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
     add_git_state(options, base, head, provenance, findings.open_hypotheses);
   }
   const Report report =
-      build_report(base, head, std::move(conditions), std::move(judgement), findings, rules, std::move(provenance));
+      build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions), std::move(judgement),
+                   findings, rules, std::move(provenance));
   write_reports(options, report, out);
   return report.decision.exit_code;
 }

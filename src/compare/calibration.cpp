@@ -303,7 +303,8 @@ std::vector<SplitOutcome> judge_splits(const SideSamples& side, const RuleSet& r
   const std::vector<std::exception_ptr> errors = parallel_for(outcomes.size(), [&](std::size_t i) {
     Halves halves;
     split_side(side, groups, half_a, plans[first + i], halves);
-    outcomes[i] = outcome_of(judge(compare_metrics(halves.a, halves.b, rules), ConditionsDiff{}, rules, DecideOptions{}));
+    outcomes[i] =
+        outcome_of(judge_in_place(compare_metrics_in_place(halves.a, halves.b, rules), ConditionsDiff{}, rules, DecideOptions{}));
   });
   for (const std::exception_ptr& error : errors) {
     if (error) {

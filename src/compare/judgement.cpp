@@ -467,8 +467,19 @@ int exit_code(Outcome outcome, bool strict) {
 
 Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
                 const DecideOptions& options) {
+  std::vector<MetricComparison> metrics;
+  metrics.reserve(measurements.size());
+  for (MetricMeasurement& measurement : measurements) {
+    static_cast<MetricMeasurement&>(metrics.emplace_back()) = std::move(measurement);
+  }
+  std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
+  return judge_in_place(std::move(metrics), conditions, rules, options);
+}
+
+Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
+                         const DecideOptions& options) {
   Judgement result;
-  const bool have_end_to_end = std::any_of(measurements.begin(), measurements.end(), [](const MetricMeasurement& m) {
+  const bool have_end_to_end = std::any_of(measured.begin(), measured.end(), [](const MetricComparison& m) {
     return m.metric_class == MetricClass::end_to_end && !m.explanatory;
   });
   for (MetricClass c : {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
@@ -476,13 +487,10 @@ Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDif
       result.decision.gating_classes.push_back(c);
     }
   }
-  result.metrics.reserve(measurements.size());
-  for (MetricMeasurement& measurement : measurements) {
-    MetricComparison& m = result.metrics.emplace_back();
-    m.family = family_of(measurement);
-    static_cast<MetricMeasurement&>(m) = std::move(measurement);
+  result.metrics = std::move(measured);
+  for (MetricComparison& m : result.metrics) {
+    m.family = family_of(m);
   }
-  std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
   result.decision.material = select_material(result.metrics, rules.material_share);
   mark_unattributed(result.metrics, rules.floor_us, result.decision.material);
   adjust_families(result.metrics, rules.correction);

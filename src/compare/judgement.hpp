@@ -239,6 +239,18 @@ struct Judgement {
 Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
                 const DecideOptions& options);
 
+// compare_metrics (metric_comparison.hpp) built as MetricComparison values whose judgement fields are
+// unset, for judge_in_place: every metric is made once, where the judgement keeps it (judge() moves each
+// measurement into a comparison, so both vectors are held at once). Throws as compare_metrics does.
+std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, const SideSamples& head,
+                                                       const RuleSet& rules);
+std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head, const RuleSet& rules);
+
+// judge() of metrics measured in place (compare_metrics_in_place): the same judgement, without a copy.
+// Their judgement fields must be unset (as compare_metrics_in_place leaves them).
+Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
+                         const DecideOptions& options);
+
 // The decision over metrics already judged (judge() ends with it): the counts, the regressed gating
 // metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and
 // .material; `judgement.decision` must not hold counts yet. Used per operating point

@@ -1,14 +1,14 @@
 #include "compare/metric_comparison.hpp"
 
+#include "compare/judgement.hpp"
+#include "compare/metric_statistics.hpp"
+#include "compare/op_stream.hpp"
 #include "compare/screened_metrics.hpp"
 #include "profile/operating_points.hpp"
 
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
 #include "profile/neuron_summary.hpp"
-#include "stats/hodges_lehmann.hpp"
-#include "stats/mann_whitney.hpp"
-#include "stats/welch_log.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -16,80 +16,14 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <string_view>
+#include <type_traits>
 
 namespace neuron_gate {
 namespace {
 
 double to_us(Nanoseconds ns) {
   return static_cast<double>(ns) / 1000.0;
-}
-
-const char* method_name(UMethod method) {
-  switch (method) {
-  case UMethod::exact:
-    return "exact";
-  case UMethod::exact_conditional:
-    return "exact conditional (ties)";
-  case UMethod::asymptotic:
-    return "normal approximation";
-  case UMethod::asymptotic_continuity:
-    return "normal approximation, tie and continuity corrected";
-  case UMethod::automatic:
-    break;
-  }
-  return "automatic";
-}
-
-// Runs the tests and effect estimates on a metric whose samples are filled in.
-void run_statistics(MetricMeasurement& metric) {
-  const std::span<const double> base(metric.base_samples);
-  const std::span<const double> head(metric.head_samples);
-  metric.base_median = median(base);
-  metric.head_median = median(head);
-  if (base.empty() || head.empty()) {
-    return;
-  }
-  // SciPy convention: x = base, y = head; "less" means base tends to be smaller, i.e. head larger.
-  const Alternative head_larger = Alternative::less;
-  const Alternative head_smaller = Alternative::greater;
-  const MannWhitneyResult worse =
-      mann_whitney_u(base, head, metric.better == Better::lower ? head_larger : head_smaller);
-  const MannWhitneyResult better =
-      mann_whitney_u(base, head, metric.better == Better::lower ? head_smaller : head_larger);
-  const MannWhitneyResult both = mann_whitney_u(base, head, Alternative::two_sided);
-  metric.p_worse = worse.p;
-  metric.p_better = better.p;
-  metric.p_two_sided = both.p;
-  metric.test_method = method_name(worse.method);
-
-  const bool all_positive = std::all_of(base.begin(), base.end(), [](double v) { return v > 0; }) &&
-                            std::all_of(head.begin(), head.end(), [](double v) { return v > 0; });
-  if (auto shift = hodges_lehmann_shift(base, head)) {
-    metric.shift = shift->estimate;
-    metric.shift_low = shift->ci_low;
-    metric.shift_high = shift->ci_high;
-  }
-  if (all_positive) {
-    if (auto ratio = hodges_lehmann_ratio(base, head)) {
-      metric.ratio = ratio->estimate;
-      metric.ratio_low = ratio->ci_low;
-      metric.ratio_high = ratio->ci_high;
-      metric.ratio_from_logs = true;
-    }
-    if (auto welch = welch_t_log(base, head)) {
-      metric.welch_ratio = welch->ratio_of_geometric_means;
-      metric.welch_low = welch->ratio_low;
-      metric.welch_high = welch->ratio_high;
-      metric.welch_p = welch->p_two_sided;
-    }
-  } else if (metric.base_median && *metric.base_median > 0 && metric.shift) {
-    const double b = *metric.base_median;
-    metric.ratio = (b + *metric.shift) / b;
-    if (metric.shift_low && metric.shift_high) {
-      metric.ratio_low = std::max(0.0, (b + *metric.shift_low) / b);  // a duration ratio is never negative
-      metric.ratio_high = (b + *metric.shift_high) / b;
-    }
-  }
 }
 
 // One quantum of the sides' timer in µs, when either side's traces are integer-µs data.
@@ -119,58 +53,16 @@ std::vector<double> e2e_run_medians(const EndToEndMetric& m) {
   return result;
 }
 
-struct OpSeries {
-  std::vector<double> self_cpu_us;
-  std::vector<double> device_us;
-  std::vector<double> calls;
-  bool any_device = false;
-  bool present = false;
-};
-
-// Per op of the steps: one value per step (0 where the op did not run in it); op ids resolved once per trace.
-std::map<std::string, OpSeries> op_series(const std::vector<SampleStep>& steps, const RuleSet& rules) {
-  std::map<std::string, OpSeries> series;
-  OpSeries ignored;  // a marker: ids of ignored ops point here; unresolved ones are nullptr
-  std::map<const TraceSamples*, std::vector<OpSeries*>> of_trace;  // by trace: op id -> its series
-  for (const SampleStep& step : steps) {
-    std::vector<OpSeries*>& ids = of_trace[step.trace];
-    ids.resize(step.trace->op_keys.size(), nullptr);
-    for (const OpSample& op : step.step->ops) {
-      if (ids[op.op] == nullptr) {
-        const std::string& name = step.trace->op_keys[op.op];
-        // The unattributed rows are not ops: `ignore` never drops them, so the device total holds that time.
-        ids[op.op] = !rules.is_ignored(name) || is_unattributed_row(name) ? &series[name] : &ignored;
-      }
-    }
-  }
-  const std::vector<double> zeros(steps.size(), 0.0);
-  for (auto& [name, s] : series) {
-    s = OpSeries{zeros, zeros, zeros, false, true};
-  }
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const std::vector<OpSeries*>& ids = of_trace[steps[i].trace];
-    for (const auto& [op, values] : steps[i].step->ops) {
-      if (OpSeries* s = ids[op]; s != &ignored) {
-        s->self_cpu_us[i] = to_us(values.self_cpu_ns);
-        s->device_us[i] = to_us(values.device_ns);
-        s->calls[i] = static_cast<double>(values.calls);
-        s->any_device = s->any_device || values.device_ns != 0;
-      }
-    }
-  }
-  return series;
-}
-
 // Moves `from` to the end of `to`, stably sorted by `less`, and frees it (sorts indexes: no copy buffer).
-template <typename Less>
-void append_sorted(std::vector<MetricMeasurement>& to, std::vector<MetricMeasurement>& from, Less less) {
+template <typename Metric, typename Less>
+void append_sorted(std::vector<Metric>& to, std::vector<Metric>& from, Less less) {
   std::vector<std::size_t> order(from.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(from[x], from[y]); });
   for (const std::size_t i : order) {
     to.push_back(std::move(from[i]));
   }
-  std::vector<MetricMeasurement>().swap(from);
+  std::vector<Metric>().swap(from);
 }
 
 // The sample steps of one rank (or of a whole side), the run each belongs to (an index into
@@ -250,11 +142,14 @@ struct RankPair {
 };
 
 // A per-op-class metric named `name` (plus the rank suffix) from per-step values, not yet measured.
-MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class, const std::string& name,
+MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class, std::string_view name,
                                   const std::vector<double>& base_values, const std::vector<double>& head_values) {
   MetricMeasurement metric;
   metric.metric_class = metric_class;
-  metric.name = name + (pair.per_rank ? rank_suffix(pair.rank) : std::string());
+  metric.name = name;
+  if (pair.per_rank) {
+    metric.name += rank_suffix(pair.rank);
+  }
   metric.ranked = pair.per_rank;
   metric.rank = pair.rank;
   metric.unit = "us";
@@ -281,97 +176,137 @@ void measure(MetricMeasurement& metric, std::optional<double> resolution) {
   }
 }
 
-// The ops of either side, by name.
-std::set<std::string> op_names(const std::map<std::string, OpSeries>& base_ops, const std::map<std::string, OpSeries>& head_ops) {
-  std::set<std::string> names;
-  for (const auto* ops : {&base_ops, &head_ops}) {
-    for (const auto& [name, s] : *ops) {
-      names.insert(name);
-    }
-  }
-  return names;
-}
-
-// Appends the self CPU and device metrics of every op of one rank (or of the whole sides).
-// Each op's series are freed once its metrics are made, so the two never both hold every op.
-void append_op_metrics(std::vector<MetricMeasurement>& metrics, const RankPair& pair,
-                       std::map<std::string, OpSeries>& base_ops, std::map<std::string, OpSeries>& head_ops) {
-  const std::set<std::string> names = op_names(base_ops, head_ops);
-  if (const std::size_t most = metrics.size() + 2 * names.size(); most > metrics.capacity()) {
-    metrics.reserve(std::max(most, 2 * metrics.capacity()));  // self CPU and device time per op at most
-  }
-  for (const std::string& name : names) {
-    const OpSeries& b = base_ops[name];
-    const OpSeries& h = head_ops[name];
-    auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
-                    const std::vector<double>& head_values) {
-      MetricMeasurement metric = per_step_metric(pair, metric_class, name, base_values, head_values);
-      metric.present_in_base = b.present;
-      metric.present_in_head = h.present;
-      if (b.present) {
-        metric.base_calls = median(b.calls);
-      }
-      if (h.present) {
-        metric.head_calls = median(h.calls);
-      }
-      metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
-      if (b.present && h.present) {
-        measure(metric, pair.resolution);
-      } else {
-        metric.base_median = median(metric.base_samples);
-        metric.head_median = median(metric.head_samples);
-      }
-      return metric;
-    };
-    if (!is_unattributed_row(name)) {  // device time only: its self CPU is 0 by construction
-      metrics.push_back(make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us));
-    }
-    if (b.any_device || h.any_device) {
-      metrics.push_back(make(MetricClass::device, b.device_us, h.device_us));
-    }
-    base_ops[name] = head_ops[name] = OpSeries{};
+// Appends `metric` to `to`: a vector of measurements, or of comparisons to be judged in place (judge_in_place).
+template <typename Metric>
+void push_metric(std::vector<Metric>& to, MetricMeasurement&& metric) {
+  if constexpr (std::is_same_v<Metric, MetricMeasurement>) {
+    to.push_back(std::move(metric));
+  } else {
+    static_cast<MetricMeasurement&>(to.emplace_back()) = std::move(metric);
   }
 }
 
-// Appends, per class, the class total and (when it has members) the replacement group of one rank
+// The running class sums of one group (a rank, or the whole sides) while its ops stream by.
+struct GroupSums {
+  ClassSums cpu, device;
+  bool any_op = false, any_device = false;
+};
+
+// The metrics op `name` has in one group: self CPU (not for an unattributed row, device time only) and,
+// where either side has device time, device time. 0 when neither side ran it.
+std::size_t op_metric_count(std::string_view name, const OpSeries& b, const OpSeries& h) {
+  if (!b.present && !h.present) {
+    return 0;
+  }
+  return (is_unattributed_row(name) ? 0 : 1) + (b.any_device || h.any_device ? 1 : 0);
+}
+
+// Appends the self CPU and device metrics of op `name` in one group, and adds the op to its class sums.
+template <typename Metric>
+void append_op(std::vector<Metric>& metrics, const RankPair& pair, std::string_view name, const OpSeries& b,
+               const OpSeries& h, GroupSums& sums) {
+  const std::optional<double> base_calls = b.present ? median(b.calls) : std::nullopt;
+  const std::optional<double> head_calls = h.present ? median(h.calls) : std::nullopt;
+  auto make = [&](MetricClass metric_class, const std::vector<double>& base_values, const std::vector<double>& head_values) {
+    MetricMeasurement metric = per_step_metric(pair, metric_class, name, base_values, head_values);
+    metric.present_in_base = b.present;
+    metric.present_in_head = h.present;
+    metric.base_calls = base_calls;
+    metric.head_calls = head_calls;
+    metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
+    if (b.present && h.present) {
+      measure(metric, pair.resolution);
+    } else {
+      metric.base_median = median(metric.base_samples);
+      metric.head_median = median(metric.head_samples);
+    }
+    push_metric(metrics, std::move(metric));
+  };
+  const bool unattributed = is_unattributed_row(name);
+  if (!unattributed) {  // device time only: its self CPU is 0 by construction
+    make(MetricClass::self_cpu, b.self_cpu_us, h.self_cpu_us);
+  }
+  if (b.any_device || h.any_device) {
+    make(MetricClass::device, b.device_us, h.device_us);
+  }
+  const std::string key(name);
+  if (!unattributed) {  // device time only (no self CPU metric either)
+    add_to_class_sums(sums.cpu, OpStepValues{key, &b.self_cpu_us, &h.self_cpu_us, b.present, h.present, base_calls, head_calls});
+  }
+  add_to_class_sums(sums.device, OpStepValues{key, &b.device_us, &h.device_us, b.any_device, h.any_device, base_calls, head_calls});
+  sums.any_op = true;
+  sums.any_device = sums.any_device || b.any_device || h.any_device;
+}
+
+// Appends, per class, the class total and (when it has members) the replacement group of one group
 // (replacement_groups.hpp), measured like an op.
-void append_class_sums(std::vector<MetricMeasurement>& metrics, const RankPair& pair,
-                       std::map<std::string, OpSeries>& base_ops, std::map<std::string, OpSeries>& head_ops) {
-  const std::set<std::string> names = op_names(base_ops, head_ops);
-  bool any_device = false;
-  for (const std::string& name : names) {
-    any_device = any_device || base_ops[name].any_device || head_ops[name].any_device;
-  }
+template <typename Metric>
+void append_class_sums(std::vector<Metric>& metrics, const RankPair& pair, GroupSums& sums) {
   for (MetricClass metric_class : {MetricClass::self_cpu, MetricClass::device}) {
     const bool cpu = metric_class == MetricClass::self_cpu;
-    if (names.empty() || (!cpu && !any_device)) {
+    if (!sums.any_op || (!cpu && !sums.any_device)) {
       continue;
     }
-    std::vector<OpStepValues> ops;
-    for (const std::string& name : names) {
-      if (cpu && is_unattributed_row(name)) {
-        continue;  // device time only (no self CPU metric either)
-      }
-      const OpSeries& b = base_ops[name];
-      const OpSeries& h = head_ops[name];
-      ops.push_back(OpStepValues{name, cpu ? &b.self_cpu_us : &b.device_us, cpu ? &h.self_cpu_us : &h.device_us,
-                                 cpu ? b.present : b.any_device, cpu ? h.present : h.any_device,
-                                 b.present ? median(b.calls) : std::nullopt, h.present ? median(h.calls) : std::nullopt});
-    }
-    const ClassSums sums = sum_class(ops, pair.base.steps.size(), pair.head.steps.size());
-    MetricMeasurement total = per_step_metric(pair, metric_class, k_class_total_name, sums.total_base, sums.total_head);
+    ClassSums& of_class = cpu ? sums.cpu : sums.device;
+    finish_class_sums(of_class);
+    MetricMeasurement total = per_step_metric(pair, metric_class, k_class_total_name, of_class.total_base, of_class.total_head);
     total.scope = MetricScope::class_total;
     measure(total, pair.resolution);
-    metrics.push_back(std::move(total));
-    if (!sums.members.empty()) {
+    push_metric(metrics, std::move(total));
+    if (!of_class.members.empty()) {
       MetricMeasurement group =
-          per_step_metric(pair, metric_class, k_replacement_group_name, sums.group_base, sums.group_head);
+          per_step_metric(pair, metric_class, k_replacement_group_name, of_class.group_base, of_class.group_head);
       group.scope = MetricScope::replacement_group;
-      group.replaced = sums.members;
+      group.replaced = std::move(of_class.members);
       measure(group, pair.resolution);
-      metrics.push_back(std::move(group));
+      push_metric(metrics, std::move(group));
     }
   }
+}
+
+// Appends every group's op metrics (ops by name, then group; self CPU before device time) and, before
+// them, the groups' class sums ordered by sum_order then name. The ops stream by one at a time
+// (op_stream.hpp): a first pass counts the metrics, so `metrics` is allocated once, at its size.
+template <typename Metric>
+void append_all_op_metrics(std::vector<Metric>& metrics, const std::vector<RankPair>& pairs, const RuleSet& rules) {
+  std::vector<StepGroup> groups;
+  for (const RankPair& pair : pairs) {
+    groups.push_back(StepGroup{&pair.base.steps, &pair.head.steps});
+  }
+  OpStream stream(groups, rules);
+  OpSeries b, h;
+  std::size_t count = 0;
+  while (stream.next()) {
+    for (std::size_t g = 0; g < pairs.size(); ++g) {
+      stream.series(g, b, h);
+      count += op_metric_count(stream.name(), b, h);
+    }
+  }
+  metrics.reserve(metrics.size() + count + 4 * pairs.size());  // 4 sums a group at most
+  const std::size_t ops_start = metrics.size();
+  std::vector<GroupSums> sums;
+  for (const RankPair& pair : pairs) {
+    sums.push_back({start_class_sums(pair.base.steps.size(), pair.head.steps.size()),
+                    start_class_sums(pair.base.steps.size(), pair.head.steps.size())});
+  }
+  stream.rewind();
+  while (stream.next()) {
+    for (std::size_t g = 0; g < pairs.size(); ++g) {
+      stream.series(g, b, h);
+      if (b.present || h.present) {
+        append_op(metrics, pairs[g], stream.name(), b, h, sums[g]);
+      }
+    }
+  }
+  std::vector<Metric> sum_metrics, sorted;
+  for (std::size_t g = 0; g < pairs.size(); ++g) {
+    append_class_sums(sum_metrics, pairs[g], sums[g]);
+  }
+  append_sorted(sorted, sum_metrics, [](const MetricMeasurement& x, const MetricMeasurement& y) {
+    return std::pair(sum_order(x), x.name) < std::pair(sum_order(y), y.name);
+  });
+  metrics.insert(metrics.begin() + static_cast<std::ptrdiff_t>(ops_start), std::make_move_iterator(sorted.begin()),
+                 std::make_move_iterator(sorted.end()));
 }
 
 } // namespace
@@ -421,12 +356,11 @@ std::string unranked_name(const MetricMeasurement& metric) {
   return metric.ranked ? without_suffix(name, rank_suffix(metric.rank)) : name;
 }
 
-std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
-  return compare_metrics(whole_side(base), whole_side(head), rules);
-}
+namespace {
 
-std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const SideView& head_view, const RuleSet& rules) {
-  std::vector<MetricMeasurement> metrics;
+// The end-to-end metrics both views hold (matched by name and unit), measured.
+template <typename Metric>
+void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, const SideView& head_view) {
   const std::vector<EndToEndMetric>& base_e2e = *base_view.end_to_end;
   const std::vector<EndToEndMetric>& head_e2e = *head_view.end_to_end;
   const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
@@ -453,9 +387,15 @@ std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const 
     metric.base_processes = std::max<std::size_t>(1, b.runs);
     metric.head_processes = std::max<std::size_t>(1, h->runs);
     run_statistics(metric);
-    metrics.push_back(std::move(metric));
+    push_metric(metrics, std::move(metric));
   }
+}
 
+// compare_metrics into a vector of MetricMeasurement or of MetricComparison (judged in place later).
+template <typename Metric>
+std::vector<Metric> build_metrics(const SideView& base_view, const SideView& head_view, const RuleSet& rules) {
+  std::vector<Metric> metrics;
+  append_end_to_end(metrics, base_view, head_view);
   check_view_unit(base_view, rules.unit);
   check_view_unit(head_view, rules.unit);
   // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
@@ -463,35 +403,43 @@ std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const 
   const std::optional<double> resolution = trace_resolution(base_view, head_view);
   const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base_view, rules.drop_first_steps, per_rank);
   const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head_view, rules.drop_first_steps, per_rank);
-  std::vector<MetricMeasurement> sum_metrics, op_metrics;
+  std::vector<RankPair> pairs;
   for (const auto& [rank, b] : base_groups) {
     auto h = head_groups.find(rank);
     if (h == head_groups.end()) {
       continue;  // a rank on one side only: the "ranks" condition names it
     }
-    const RankPair pair{b, h->second, rules, per_rank, rank, resolution};
+    const RankPair& pair = pairs.emplace_back(RankPair{b, h->second, rules, per_rank, rank, resolution});
     if (!b.steps.empty() && !h->second.steps.empty()) {
       MetricMeasurement step = per_step_metric(pair, MetricClass::step_time, "step time", step_us(b), step_us(h->second));
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
       measure(step, resolution);
-      metrics.push_back(std::move(step));
+      push_metric(metrics, std::move(step));
     }
-    std::map<std::string, OpSeries> base_ops = op_series(b.steps, rules);
-    std::map<std::string, OpSeries> head_ops = op_series(h->second.steps, rules);
-    append_class_sums(sum_metrics, pair, base_ops, head_ops);
-    append_op_metrics(op_metrics, pair, base_ops, head_ops);
   }
-  metrics.reserve(metrics.size() + sum_metrics.size() + op_metrics.size());
-  append_sorted(metrics, sum_metrics, [](const MetricMeasurement& x, const MetricMeasurement& y) {
-    return std::pair(sum_order(x), x.name) < std::pair(sum_order(y), y.name);
-  });
-  // Ops by name, then rank (ranks were visited in order; the sort is stable).
-  append_sorted(metrics, op_metrics, [](const MetricMeasurement& x, const MetricMeasurement& y) {
-    return unranked_name(x) < unranked_name(y);
-  });
-  mark_screened_metrics(metrics, base_view, head_view, rules);
+  append_all_op_metrics(metrics, pairs, rules);
+  mark_screened_metrics(
+      metrics.size(), [&](std::size_t i) -> MetricMeasurement& { return metrics[i]; }, base_view, head_view, rules);
   return metrics;
+}
+
+} // namespace
+
+std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+  return compare_metrics(whole_side(base), whole_side(head), rules);
+}
+
+std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const SideView& head_view, const RuleSet& rules) {
+  return build_metrics<MetricMeasurement>(base_view, head_view, rules);
+}
+
+std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head, const RuleSet& rules) {
+  return build_metrics<MetricComparison>(base, head, rules);
+}
+
+std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+  return compare_metrics_in_place(whole_side(base), whole_side(head), rules);
 }
 
 } // namespace neuron_gate

@@ -46,29 +46,42 @@ Replacement replacement_of(const OpStepValues& op) {
   return Replacement::none;
 }
 
-ClassSums sum_class(const std::vector<OpStepValues>& ops, std::size_t base_steps, std::size_t head_steps) {
+ClassSums start_class_sums(std::size_t base_steps, std::size_t head_steps) {
   ClassSums sums;
   sums.group_base.assign(base_steps, 0.0);
   sums.group_head.assign(head_steps, 0.0);
   sums.total_base.assign(base_steps, 0.0);
   sums.total_head.assign(head_steps, 0.0);
-  for (const OpStepValues& op : ops) {
-    add_into(sums.total_base, *op.base, op.name);
-    add_into(sums.total_head, *op.head, op.name);
-    const Replacement how = replacement_of(op);
-    if (how == Replacement::none) {
-      continue;
-    }
-    add_into(sums.group_base, *op.base, op.name);
-    add_into(sums.group_head, *op.head, op.name);
-    (how == Replacement::gone       ? sums.members.gone
-     : how == Replacement::appeared ? sums.members.appeared
-                                    : sums.members.calls_changed)
-        .push_back(op.name);
+  return sums;
+}
+
+void add_to_class_sums(ClassSums& sums, const OpStepValues& op) {
+  add_into(sums.total_base, *op.base, op.name);
+  add_into(sums.total_head, *op.head, op.name);
+  const Replacement how = replacement_of(op);
+  if (how == Replacement::none) {
+    return;
   }
+  add_into(sums.group_base, *op.base, op.name);
+  add_into(sums.group_head, *op.head, op.name);
+  (how == Replacement::gone       ? sums.members.gone
+   : how == Replacement::appeared ? sums.members.appeared
+                                  : sums.members.calls_changed)
+      .push_back(op.name);
+}
+
+void finish_class_sums(ClassSums& sums) {
   for (std::vector<std::string>* list : {&sums.members.gone, &sums.members.appeared, &sums.members.calls_changed}) {
     std::sort(list->begin(), list->end());
   }
+}
+
+ClassSums sum_class(const std::vector<OpStepValues>& ops, std::size_t base_steps, std::size_t head_steps) {
+  ClassSums sums = start_class_sums(base_steps, head_steps);
+  for (const OpStepValues& op : ops) {
+    add_to_class_sums(sums, op);
+  }
+  finish_class_sums(sums);
   return sums;
 }
 

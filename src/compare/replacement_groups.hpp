@@ -71,4 +71,11 @@ struct ClassSums {
 // Sums `ops` per step (formula: for step s, sum over ops of op.base[s]; likewise for head).
 ClassSums sum_class(const std::vector<OpStepValues>& ops, std::size_t base_steps, std::size_t head_steps);
 
+// sum_class one op at a time, for ops streamed in name order (compare/op_stream.hpp): sums of zeros for
+// sides of base_steps and head_steps steps, then add_to_class_sums per op in the order sum_class would
+// take them (the same additions in the same order: the same sums), then finish_class_sums.
+ClassSums start_class_sums(std::size_t base_steps, std::size_t head_steps);
+void add_to_class_sums(ClassSums& sums, const OpStepValues& op);
+void finish_class_sums(ClassSums& sums);  // sorts each member list by name
+
 } // namespace neuron_gate

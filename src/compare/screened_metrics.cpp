@@ -103,9 +103,15 @@ void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSa
 
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideView& base, const SideView& head,
                            const RuleSet& rules) {
+  mark_screened_metrics(metrics.size(), [&](std::size_t i) -> MetricMeasurement& { return metrics[i]; }, base, head, rules);
+}
+
+void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurement&(std::size_t)>& at,
+                           const SideView& base, const SideView& head, const RuleSet& rules) {
   const SideScreen base_screen = side_screen(base, rules);
   const SideScreen head_screen = side_screen(head, rules);
-  for (MetricMeasurement& m : metrics) {
+  for (std::size_t i = 0; i < count; ++i) {
+    MetricMeasurement& m = at(i);
     if (m.metric_class == MetricClass::end_to_end) {
       continue;
     }

@@ -7,6 +7,8 @@
 
 #include "compare/metric_comparison.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace neuron_gate {
@@ -29,5 +31,9 @@ void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSa
 // The same for views (metric_comparison.hpp): the view's traces and its screened time.
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideView& base, const SideView& head,
                            const RuleSet& rules);
+
+// The same for `count` metrics held elsewhere (judged in place, judgement.hpp): `at(i)` is metric i.
+void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurement&(std::size_t)>& at,
+                           const SideView& base, const SideView& head, const RuleSet& rules);
 
 } // namespace neuron_gate

@@ -50,4 +50,16 @@ bool views_per_rank(const SideView& base, const SideView& head) {
   return false;
 }
 
+void release_op_samples(SideSamples& side) {
+  for (TraceSamples& trace : side.traces) {
+    std::vector<OpSample>().swap(trace.outside_steps.ops);
+    std::map<std::string, Nanoseconds>().swap(trace.outside_steps.device_kernels);
+    for (StepSample& step : trace.steps) {
+      std::vector<OpSample>().swap(step.ops);
+      std::map<std::string, Nanoseconds>().swap(step.device_kernels);
+    }
+    std::vector<std::string>().swap(trace.op_keys);
+  }
+}
+
 } // namespace neuron_gate

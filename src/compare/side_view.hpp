@@ -38,6 +38,12 @@ std::vector<Run> side_runs(const SideSamples& side);
 // The runs of a view's traces, ordered by folder name; `traces` index view.side->traces.
 std::vector<Run> side_runs(const SideView& view);
 
+// Frees what `side`'s traces hold per op once its metrics are built (compare_metrics) and its report facts
+// taken (report/report.hpp side_facts): every step's ops and device kernels, the events outside steps' ops
+// and the op keys. Step times, problems, screened ops, shapes and metadata stay (findings read them).
+// For a compare of many ops: the sides' per-op samples are then not held beside the judged metrics.
+void release_op_samples(SideSamples& side);
+
 // Either view holds more than one distinct rank (a trace without one counting as one more): compare
 // rank to rank, as compare_per_rank (profile/ranks.hpp) finds it for whole sides.
 bool views_per_rank(const SideView& base, const SideView& head);

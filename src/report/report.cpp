@@ -13,6 +13,8 @@ double absolute_change(const MetricComparison& m) {
   return change ? std::fabs(*change) : 0.0;
 }
 
+} // namespace
+
 SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   SideFacts facts;
   facts.traces = side.traces.size();
@@ -40,8 +42,6 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   return facts;
 }
 
-} // namespace
-
 std::string device_share_text(const SideFacts& facts) {
   if (facts.device_ns <= 0) {
     return "";
@@ -67,6 +67,15 @@ std::vector<const MetricComparison*> ranked_metrics(const Report& report, Metric
 
 Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions, Judgement judgement,
                     const Findings& findings, RuleSet rules, Provenance provenance) {
+  SideFacts base_facts = side_facts(base, rules.drop_first_steps);
+  SideFacts head_facts = side_facts(head, rules.drop_first_steps);
+  return build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions), std::move(judgement),
+                      findings, std::move(rules), std::move(provenance));
+}
+
+Report build_report(const SideSamples& base, const SideSamples& head, SideFacts base_facts, SideFacts head_facts,
+                    ConditionsDiff conditions, Judgement judgement, const Findings& findings, RuleSet rules,
+                    Provenance provenance) {
   Report report;
   report.summary = summarize_verdict(judgement, conditions);
   report.verdict_line = headline_text(judgement, conditions, report.summary);
@@ -84,8 +93,8 @@ Report build_report(const SideSamples& base, const SideSamples& head, Conditions
   report.rules = std::move(rules);
   report.provenance = std::move(provenance);
   add_read_details(report.provenance, base, head);
-  report.base_facts = side_facts(base, report.rules.drop_first_steps);
-  report.head_facts = side_facts(head, report.rules.drop_first_steps);
+  report.base_facts = std::move(base_facts);
+  report.head_facts = std::move(head_facts);
   return report;
 }
 

@@ -61,6 +61,15 @@ struct Report {
 Report build_report(const SideSamples& base, const SideSamples& head, ConditionsDiff conditions, Judgement judgement,
                     const Findings& findings, RuleSet rules, Provenance provenance);
 
+// The facts of one side the report shows (sample steps: all of each trace's but the first `drop_first`).
+SideFacts side_facts(const SideSamples& side, std::size_t drop_first);
+
+// build_report with each side's facts taken before (side_facts with the rules' drop_first_steps): for
+// sides whose per-op samples were released once measured (release_op_samples, compare/side_view.hpp).
+Report build_report(const SideSamples& base, const SideSamples& head, SideFacts base_facts, SideFacts head_facts,
+                    ConditionsDiff conditions, Judgement judgement, const Findings& findings, RuleSet rules,
+                    Provenance provenance);
+
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 
