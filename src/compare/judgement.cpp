@@ -465,17 +465,6 @@ int exit_code(Outcome outcome, bool strict) {
   return 2;
 }
 
-Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
-                const DecideOptions& options) {
-  std::vector<MetricComparison> metrics;
-  metrics.reserve(measurements.size());
-  for (MetricMeasurement& measurement : measurements) {
-    static_cast<MetricMeasurement&>(metrics.emplace_back()) = std::move(measurement);
-  }
-  std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
-  return judge_in_place(std::move(metrics), conditions, rules, options);
-}
-
 Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
                          const DecideOptions& options) {
   Judgement result;

@@ -442,4 +442,16 @@ std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, 
   return compare_metrics_in_place(whole_side(base), whole_side(head), rules);
 }
 
+// judge() (judgement.hpp) of measurements made apart: each moved into a comparison, then judged in place.
+Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDiff& conditions, const RuleSet& rules,
+                const DecideOptions& options) {
+  std::vector<MetricComparison> metrics;
+  metrics.reserve(measurements.size());
+  for (MetricMeasurement& measurement : measurements) {
+    static_cast<MetricMeasurement&>(metrics.emplace_back()) = std::move(measurement);
+  }
+  std::vector<MetricMeasurement>().swap(measurements);  // moved from: free the vector itself
+  return judge_in_place(std::move(metrics), conditions, rules, options);
+}
+
 } // namespace neuron_gate
