@@ -380,15 +380,15 @@ TEST_CASE("JsonWriter writes every string as nlohmann's dump does, escapes and i
   }
   std::size_t differing = 0;
   for (const std::string& text : strings) {
-    differing += written([&](JsonWriter& out) { out.string(text); }) != nlohmann_dump(ojson(text)) ? 1 : 0;
+    differing += written([&](JsonWriter& out) { out.string(text); }) != nlohmann_dump(ojson(text)) ? 1U : 0U;
     differing += written([&](JsonWriter& out) {
                    out.begin_object();
                    out.key(text);
                    out.null();
                    out.end_object();
                  }) != nlohmann_dump(ojson{{text, nullptr}})
-                     ? 1
-                     : 0;
+                     ? 1U
+                     : 0U;
   }
   CHECK(strings.size() > 65000);
   CHECK(differing == 0);

@@ -196,7 +196,7 @@ TEST_CASE("discovery sniffs files on the worker threads: one inventory and the f
       "manifest, benchmark-tool or Neuron summary JSON)"};
   // Two gzip files that end early: the error names the first in walk order, sniffed by any thread.
   const std::string gzip_cut("\x1f\x8b\x08\x00", 4);
-  for (const std::size_t threads : {1, 2, 3}) {
+  for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
     CAPTURE(threads);
     ng::set_worker_threads(threads);
     CHECK(kinds() == expected);

@@ -198,7 +198,8 @@ std::size_t op_metric_count(std::string_view name, const OpSeries& b, const OpSe
   if (!b.present && !h.present) {
     return 0;
   }
-  return (is_unattributed_row(name) ? 0 : 1) + (b.any_device || h.any_device ? 1 : 0);
+  return (is_unattributed_row(name) ? std::size_t{0} : std::size_t{1}) +
+         (b.any_device || h.any_device ? std::size_t{1} : std::size_t{0});
 }
 
 // Appends the self CPU and device metrics of op `name` in one group, and adds the op to its class sums.
