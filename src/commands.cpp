@@ -67,24 +67,6 @@ std::string today(const std::string& option) {
   return text;
 }
 
-// Refuses an output path that is one of the inputs: reports never overwrite a profile.
-void check_output_path(const std::string& output, const std::vector<const ProfileInventory*>& inputs,
-                       const std::string& rules_path) {
-  if (output.empty()) {
-    return;
-  }
-  for (const ProfileInventory* inventory : inputs) {
-    for (const DiscoveredFile& file : inventory->files) {
-      if (same_file(output, file.path)) {
-        throw UsageError("refusing to write a report over an input file: \"" + output + "\"");
-      }
-    }
-  }
-  if (!rules_path.empty() && same_file(output, rules_path)) {
-    throw UsageError("refusing to write a report over the rules file: \"" + output + "\"");
-  }
-}
-
 } // namespace
 
 void require_samples(const SideSamples& side) {
@@ -108,35 +90,6 @@ RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> u
 
 namespace {
 
-// The report destinations of a compare, in option order ("" where not asked for).
-std::vector<std::string> output_paths(const CompareOptions& options) {
-  return {options.markdown_path, options.json_path, options.html_path, options.junit_path, options.annotations_path};
-}
-
-// Before any work (rules, walk, reads): every destination can take a file, and no two of them are one
-// file (the same path, `./` spellings, `..`, or a symbolic link to another's target).
-void check_output_destinations(const CompareOptions& options) {
-  const std::vector<std::string> paths = output_paths(options);
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (paths[i].empty()) {
-      continue;
-    }
-    check_writable_destination(paths[i]);
-    for (std::size_t j = 0; j < i; ++j) {
-      if (!paths[j].empty() && (paths[i] == paths[j] || same_file(paths[i], paths[j]))) {
-        throw UsageError("two reports would be written to one file: \"" + paths[j] + "\" and \"" + paths[i] + "\"");
-      }
-    }
-  }
-}
-
-// Once the profiles are walked: no report is written over an input file or the rules file.
-void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head) {
-  for (const std::string& path : output_paths(options)) {
-    check_output_path(path, {&base, &head}, options.rules_path);
-  }
-}
-
 // Stage 5: the judgement of the metrics measured in place (empty when the conditions differ), refusing a
 // comparison in which nothing was tested (never a pass in disguise). Per op, base's own A/A noise
 // (`calibration`, when estimated) must be cleared (issue 14 item 3).
@@ -158,44 +111,6 @@ Judgement judge_comparison(std::vector<MetricComparison> measurements, const Con
                      "on each side and check the rules");
   }
   return judgement;
-}
-
-// Renders every requested report, then writes them (so a rendering error leaves none half done).
-void write_reports(const CompareOptions& options, const Report& report, std::ostream& out) {
-  const std::string markdown = render_markdown(report, k_comment_limit - 512, options.comment_key);
-  struct Output {
-    const std::string& path;
-    std::string text;
-  };
-  std::vector<Output> outputs;
-  if (!options.json_path.empty()) {
-    outputs.push_back({options.json_path, render_json(report)});
-  }
-  if (!options.html_path.empty()) {
-    outputs.push_back({options.html_path, render_html(report)});
-  }
-  if (!options.junit_path.empty()) {
-    outputs.push_back({options.junit_path, render_junit(report)});
-  }
-  if (!options.annotations_path.empty()) {
-    outputs.push_back({options.annotations_path, render_annotations(report)});
-  }
-  for (const Output& output : outputs) {
-    write_file_atomically(output.path, output.text);
-  }
-  if (!options.markdown_path.empty()) {
-    write_file_atomically(options.markdown_path, markdown);
-  }
-  if (options.quiet || options.format == "none" || (!options.markdown_path.empty() && options.format != "terminal")) {
-    return;
-  }
-  if (options.format == "terminal") {
-    write_stream(out, render_terminal(report, options.colour,
-                                      {options.markdown_path, options.html_path, options.json_path, options.junit_path}),
-                 "stdout");
-  } else {
-    write_stream(out, markdown, "stdout");
-  }
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "profile/operating_points.hpp"
 #include "profile/read_side.hpp"
 #include "report/provenance.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <ostream>
@@ -27,6 +28,22 @@ RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> u
 // operating points, InputError as load_side() and require_samples() do.
 SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
                            const ProfileInventory& inventory);
+
+// Refuses (UsageError) an output path that is one of `inputs`' files or the rules file: reports never
+// overwrite a profile. An empty `output` passes.
+void check_output_path(const std::string& output, const std::vector<const ProfileInventory*>& inputs,
+                       const std::string& rules_path);
+
+// Before any work: every report destination of `options` can take a file (InputError otherwise) and no two
+// are one file (UsageError).
+void check_output_destinations(const CompareOptions& options);
+
+// Once the profiles are walked: no report of `options` is written over an input or the rules file (UsageError).
+void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head);
+
+// Renders every report `options` asks for, then writes them whole (InputError naming the file when a write
+// fails; none is left half written); stdout gets the Markdown or the terminal summary unless --quiet.
+void write_reports(const CompareOptions& options, const Report& report, std::ostream& out);
 
 // Throws InputError naming the side's profile when it holds no trace and no end-to-end file.
 void require_samples(const SideSamples& side);

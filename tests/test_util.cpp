@@ -71,6 +71,39 @@ TEST_CASE("write_file_atomically replaces the file whole and leaves no temp file
   fs::remove_all(dir);
 }
 
+TEST_CASE("AtomicFileWriter streams pieces into a temporary file: the target changes only on commit") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "neuron-gate-test-atomic-writer";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "report.json").string();
+  ng::write_file_atomically(path, "old");
+  const auto read = [&path] {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  {
+    ng::AtomicFileWriter out(path);
+    out.write("new ");
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 2);  // target + temporary
+    CHECK(read() == "old");
+  }  // destroyed uncommitted (a rendering error): the temporary file goes, the target is untouched
+  CHECK(read() == "old");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  {
+    ng::AtomicFileWriter out(path);
+    out.write("new ");
+    out.write(std::string(100000, 'x'));
+    out.commit();
+  }
+  CHECK(read() == "new " + std::string(100000, 'x'));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  CHECK_THROWS_AS(ng::AtomicFileWriter((dir / "missing" / "x.json").string()), ng::InputError);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("InputError names the file and the byte offset") {
   const ng::InputError error("trace.json", "unexpected end of input", 128);
   CHECK(std::string(error.what()) == "trace.json:byte 128: unexpected end of input");

@@ -178,30 +178,50 @@ ordered rules_json(const Report& report) {
 
 } // namespace
 
+// `value` with every string and key made valid UTF-8 (escape.hpp valid_utf8: one U+FFFD per bad byte, as
+// in the other outputs).
+static ordered valid_utf8_json(const ordered& value) {
+  if (value.is_string()) {
+    return valid_utf8(value.get_ref<const std::string&>());
+  }
+  if (value.is_array()) {
+    ordered out = ordered::array();
+    for (const ordered& item : value) {
+      out.push_back(valid_utf8_json(item));
+    }
+    return out;
+  }
+  if (value.is_object()) {
+    ordered out = ordered::object();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      out[valid_utf8(it.key())] = valid_utf8_json(it.value());
+    }
+    return out;
+  }
+  return value;
+}
+
+// `value` pretty-printed (indent 1) as it reads `level` deep in a document: every line after the first
+// indented `level` spaces more (a dumped string holds no raw newline). The replace handler only guards
+// against a string valid_utf8_json did not reach.
+static std::string nested_dump(const ordered& value, std::size_t level) {
+  const std::string text = valid_utf8_json(value).dump(1, ' ', false, ordered::error_handler_t::replace);
+  if (level == 0) {
+    return text;
+  }
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') {
+      out.append(level, ' ');
+    }
+  }
+  return out;
+}
+
 std::string dump_valid_json(const nlohmann::ordered_json& document) {
-  // Every string and key as valid UTF-8 first (escape.hpp valid_utf8: one U+FFFD per bad byte, as in
-  // the other outputs); the replace handler only guards against a string this walk did not reach.
-  std::function<ordered(const ordered&)> clean = [&](const ordered& value) -> ordered {
-    if (value.is_string()) {
-      return valid_utf8(value.get_ref<const std::string&>());
-    }
-    if (value.is_array()) {
-      ordered out = ordered::array();
-      for (const ordered& item : value) {
-        out.push_back(clean(item));
-      }
-      return out;
-    }
-    if (value.is_object()) {
-      ordered out = ordered::object();
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        out[valid_utf8(it.key())] = clean(it.value());
-      }
-      return out;
-    }
-    return value;
-  };
-  return clean(document).dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return nested_dump(document, 0) + "\n";
 }
 
 // compare's A/A noise check of base: what its estimate rests on (provenance.noise_check).
@@ -220,38 +240,78 @@ static ordered noise_check_json(const NoiseCheck& c) {
           {"seed", c.seed}};
 }
 
-std::string render_json(const Report& report) {
-  ordered j;
-  j["schema"] = "neuron-gate.report/1";
-  j["outcome"] = outcome_name(report.outcome);
-  j["verdict"] = outcome_key(report.outcome);
-  j["exit_code"] = report.decision.exit_code;
-  j["verdict_line"] = prose_plain(report.verdict_line);
+namespace {
+
+// The top-level object of a report written field by field: each field's value dumped as it reads one level
+// deep, so the text is what one dump of the whole document gives.
+class TopLevelWriter {
+public:
+  explicit TopLevelWriter(const std::function<void(std::string_view)>& sink) : m_sink(sink) {}
+
+  void field(const char* key, const ordered& value) {
+    open(key);
+    m_sink(nested_dump(value, 1));
+  }
+
+  // "metrics": one metric dumped at a time, so no document of every metric is held.
+  void metrics(const std::vector<MetricComparison>& metrics) {
+    open("metrics");
+    if (metrics.empty()) {
+      m_sink("[]");
+      return;
+    }
+    m_sink("[\n");
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      m_sink(i == 0 ? "  " : ",\n  ");
+      m_sink(nested_dump(metric_json(metrics[i]), 2));
+    }
+    m_sink("\n ]");
+  }
+
+  void close() { m_sink("\n}\n"); }
+
+private:
+  void open(const char* key) {
+    m_sink(m_first ? "{\n \"" : ",\n \"");
+    m_sink(key);
+    m_sink("\": ");
+    m_first = false;
+  }
+
+  const std::function<void(std::string_view)>& m_sink;
+  bool m_first = true;
+};
+
+} // namespace
+
+void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink) {
+  TopLevelWriter j(sink);
+  j.field("schema", "neuron-gate.report/1");
+  j.field("outcome", outcome_name(report.outcome));
+  j.field("verdict", outcome_key(report.outcome));
+  j.field("exit_code", report.decision.exit_code);
+  j.field("verdict_line", prose_plain(report.verdict_line));
   ordered counts = ordered::object();
   for (const auto& [verdict, count] : report.decision.counts) {
     counts[verdict_name(verdict)] = count;
   }
-  j["counts"] = counts;
+  j.field("counts", counts);
   ordered gating = ordered::array();
   for (MetricClass c : report.decision.gating_classes) {
     gating.push_back(metric_class_key(c));
   }
-  j["gating_classes"] = gating;
+  j.field("gating_classes", gating);
   const MaterialSelection& material = report.decision.material;
-  j["material"] = {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
+  j.field("material", {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
                      {"sums", material.sums}, {"replaced", material.replaced},
-                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}};
+                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}});
   ordered conditions = ordered::array();
   for (const ConditionRow& row : report.conditions.rows) {
     conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
                           {"accepted", row.accepted}, {"note", row.note}});
   }
-  j["conditions"] = conditions;
-  ordered metrics = ordered::array();
-  for (const MetricComparison& m : report.metrics) {
-    metrics.push_back(metric_json(m));
-  }
-  j["metrics"] = metrics;
+  j.field("conditions", conditions);
+  j.metrics(report.metrics);
   ordered interpretations = ordered::array(), hypotheses = ordered::array();
   for (const std::string& line : report.interpretations) {
     interpretations.push_back(prose_plain(line));
@@ -259,10 +319,10 @@ std::string render_json(const Report& report) {
   for (const std::string& line : report.open_hypotheses) {
     hypotheses.push_back(prose_plain(line));
   }
-  j["interpretations"] = interpretations;
-  j["open_hypotheses"] = hypotheses;
-  j["sides"] = {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}};
-  j["rules"] = rules_json(report);
+  j.field("interpretations", interpretations);
+  j.field("open_hypotheses", hypotheses);
+  j.field("sides", {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}});
+  j.field("rules", rules_json(report));
   const Provenance& p = report.provenance;
   ordered provenance;
   provenance["tool_version"] = p.tool_version;
@@ -297,8 +357,14 @@ std::string render_json(const Report& report) {
   if (p.noise_check) {
     provenance["noise_check"] = noise_check_json(*p.noise_check);
   }  // absent when no noise check was made
-  j["provenance"] = provenance;
-  return dump_valid_json(j);
+  j.field("provenance", provenance);
+  j.close();
+}
+
+std::string render_json(const Report& report) {
+  std::string text;
+  write_json_report(report, [&text](std::string_view piece) { text += piece; });
+  return text;
 }
 
 } // namespace neuron_gate

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace neuron_gate {
 
@@ -13,6 +15,10 @@ namespace neuron_gate {
 // verdict and reason), interpretations, open hypotheses, rules and provenance. Pretty-printed,
 // keys in a fixed order; byte-identical for the same inputs.
 std::string render_json(const Report& report);
+
+// The same text handed to `sink` in pieces (one metric at a time), so a report of 50,000 ops is never
+// held whole: compare --json streams it into its file (util/atomic_file.hpp AtomicFileWriter).
+void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink);
 
 // `document` pretty-printed (indent 1) with a final newline, every string and key first made valid
 // UTF-8 (escape.hpp valid_utf8), so no name from the data can make nlohmann throw type_error.316.

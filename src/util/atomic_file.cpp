@@ -77,44 +77,77 @@ void check_writable_destination(const std::string& path) {
   }
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+AtomicFileWriter::AtomicFileWriter(const std::string& path) : m_path(path) {
   namespace fs = std::filesystem;
   std::error_code status_error;
   // Through a symbolic link to its target; a device or FIFO (/dev/null, /dev/stdout) is written into,
   // never replaced by a regular file.
   const fs::path resolved = fs::weakly_canonical(fs::path(path), status_error);
-  const fs::path target = status_error ? fs::path(path) : resolved;
-  const fs::file_status status = fs::status(target, status_error);
-  if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status)) {
-    std::ofstream out(target, std::ios::binary);
-    int error = 0;
-    if (!out || !write_all(out, content, error)) {
-      throw InputError(path, write_failure(out ? error : errno));
-    }
+  m_target = status_error ? fs::path(path) : resolved;
+  const fs::file_status status = fs::status(m_target, status_error);
+  if (!(fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status))) {
+    const fs::path folder = m_target.has_parent_path() ? m_target.parent_path() : fs::path(".");
+    std::random_device entropy;
+    m_temp = folder / (".neuron-gate-" + m_target.filename().string() + "." + std::to_string(entropy()) + ".tmp");
+  }
+  errno = 0;
+  m_out.open(m_temp.empty() ? m_target : m_temp, std::ios::binary | std::ios::trunc);
+  if (!m_out) {
+    const int error = errno;
+    m_temp.clear();  // nothing was created
+    m_done = true;
+    throw InputError(path, write_failure(error));
+  }
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (!m_done && !m_temp.empty()) {
+    m_out.close();
+    std::error_code ignored;
+    std::filesystem::remove(m_temp, ignored);
+  }
+}
+
+void AtomicFileWriter::fail(int error) {
+  m_done = true;
+  m_out.close();
+  if (!m_temp.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove(m_temp, ignored);
+  }
+  throw InputError(m_path, write_failure(error));
+}
+
+void AtomicFileWriter::write(std::string_view piece) {
+  errno = 0;
+  m_out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  if (!m_out) {
+    fail(errno);
+  }
+}
+
+void AtomicFileWriter::commit() {
+  int error = 0;
+  if (!write_all(m_out, {}, error)) {
+    fail(error);
+  }
+  m_done = true;
+  if (m_temp.empty()) {
     return;
   }
-  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device entropy;
-  const fs::path temp = folder / (".neuron-gate-" + target.filename().string() + "." + std::to_string(entropy()) + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
-    }
-    int error = 0;
-    if (!write_all(out, content, error)) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError(path, write_failure(error));
-    }
-  }
   std::error_code ec;
-  fs::rename(temp, target, ec);
+  std::filesystem::rename(m_temp, m_target, ec);
   if (ec) {
     std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw InputError(path, "cannot write: " + ec.message());
+    std::filesystem::remove(m_temp, ignored);
+    throw InputError(m_path, "cannot write: " + ec.message());
   }
+}
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  AtomicFileWriter out(path);
+  out.write(content);
+  out.commit();
 }
 
 bool same_file(const std::string& a, const std::string& b) {

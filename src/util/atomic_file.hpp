@@ -2,6 +2,8 @@
 // Reports are written whole or not at all: content goes to a temporary file beside the target and is
 // renamed over it only on commit().
 
+#include <filesystem>
+#include <fstream>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -14,6 +16,30 @@ namespace neuron_gate {
 // pipe") when the folder is not writable or the write or close fails; the
 // target is then untouched.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+// The same, written in pieces: a report too large to hold whole (compare --json with 50,000 ops) is
+// streamed into the temporary file and renamed over `path` only by commit(); destroyed uncommitted, the
+// temporary file is removed and `path` is untouched. A device or FIFO is written into directly. Every
+// call throws InputError naming `path` with the system's reason (as write_file_atomically).
+class AtomicFileWriter {
+public:
+  explicit AtomicFileWriter(const std::string& path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(std::string_view piece);
+  void commit();  // flushes, closes and renames; once
+
+private:
+  void fail(int error);
+
+  std::string m_path;           // as given, for messages
+  std::filesystem::path m_target;
+  std::filesystem::path m_temp;  // empty when writing into a device or FIFO
+  std::ofstream m_out;
+  bool m_done = false;
+};
 
 // Writes `content` to an output stream (stdout) and flushes it. Throws InputError naming `name`
 // (e.g. "stdout") with the system's reason when the write fails: a full disk, or a closed pipe (main()
