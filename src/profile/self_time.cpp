@@ -4,10 +4,10 @@
 
 namespace neuron_gate {
 
-CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count) {
+CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count,
+                           const SelfTimeVisitor& on_self_time) {
   CpuNesting nesting;
   nesting.parent.assign(events.size(), k_no_event);
-  nesting.self_ns.assign(events.size(), 0);
 
   // Group the CPU-side events by thread, keeping file order (a counting sort: no key copies, so
   // the only extra memory is the 4-byte index per event).
@@ -45,31 +45,37 @@ CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t threa
     }
     return a < b;
   };
-  std::vector<std::uint32_t> stack;
+  struct Open {
+    std::uint32_t event;
+    Nanoseconds self_ns;  // dur less the children nested so far
+  };
+  std::vector<Open> stack;
   for (std::size_t t = 0; t < thread_count; ++t) {
     const auto first = nesting.order.begin() + nesting.thread_begin[t];
     const auto last = nesting.order.begin() + nesting.thread_begin[t + 1];
     if (!std::is_sorted(first, last, before)) {
       std::sort(first, last, before);
     }
-    stack.clear();
     for (auto it = first; it != last; ++it) {
       const std::uint32_t index = *it;
       const TraceEvent& event = events[index];
       const Nanoseconds end = event.ts_ns + event.dur_ns;
-      nesting.self_ns[index] += event.dur_ns;
       while (!stack.empty()) {
-        const TraceEvent& top = events[stack.back()];
+        const TraceEvent& top = events[stack.back().event];
         const Nanoseconds top_end = top.ts_ns + top.dur_ns;
         if (event.ts_ns >= top_end || end > top_end) {
+          on_self_time(stack.back().event, stack.back().self_ns);  // no child can follow
           stack.pop_back();
         } else {
-          nesting.parent[index] = stack.back();
-          nesting.self_ns[stack.back()] -= event.dur_ns;
+          nesting.parent[index] = stack.back().event;
+          stack.back().self_ns -= event.dur_ns;
           break;
         }
       }
-      stack.push_back(index);
+      stack.push_back(Open{index, event.dur_ns});
+    }
+    for (; !stack.empty(); stack.pop_back()) {
+      on_self_time(stack.back().event, stack.back().self_ns);
     }
   }
   return nesting;

@@ -6,6 +6,7 @@
 #include "util/units.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <vector>
@@ -21,14 +22,19 @@ struct CpuNesting {
   std::vector<std::uint32_t> order;         // CPU-side event indices sorted by (thread, start, -end, file order)
   std::vector<std::uint32_t> thread_begin;  // thread t's events are order[thread_begin[t] .. thread_begin[t+1])
   std::vector<std::uint32_t> parent;        // per event: its direct parent, or k_no_event
-  std::vector<Nanoseconds> self_ns;         // per event: dur - sum of its direct children's dur (may be < 0)
 };
+
+// Called once per CPU-side event with its self time in ns: dur - sum of its direct children's dur (may be
+// < 0), as soon as its last child is nested (thread by thread, in nesting order, not file order).
+using SelfTimeVisitor = std::function<void(std::uint32_t event, Nanoseconds self_ns)>;
 
 // Nests the CPU-side events of each thread (a thread is one (pid, tid)): sorted by (start, -end) with
 // file order on ties, walked with a stack whose top is popped while the event starts at or after its
 // end or ends after it; otherwise the event is a child of the top. Self = dur - children's dur,
-// negative values kept. `thread_count` is the number of distinct thread indices in `events`.
-CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count);
+// negative values kept, each handed to `on_self_time` (only the open events' self times are held: no
+// 8 bytes per event). `thread_count` is the number of distinct thread indices in `events`.
+CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count,
+                           const SelfTimeVisitor& on_self_time);
 
 // The innermost event of kind cpu_op among `event` and its ancestors, or k_no_event.
 std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting,

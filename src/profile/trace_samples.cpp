@@ -4,6 +4,7 @@
 #include "profile/device_attribution.hpp"
 #include "profile/event_screen.hpp"
 #include "profile/kineto_trace.hpp"
+#include "profile/op_totals.hpp"
 #include "profile/self_time.hpp"
 #include "profile/step_windows.hpp"
 
@@ -76,63 +77,6 @@ private:
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
 
-// The op totals of every step slot (steps, then the events outside every step) by op key index, while the
-// events are summed. Dense (24 bytes a key a slot, no hashing) when slots x keys is at most twice the number
-// of events, so the arrays never outgrow the event records (40 bytes each) they sit beside; else a hash map
-// per slot (~60 bytes an entry: a trace of many steps each holding few of many keys).
-class OpTotals {
-public:
-  OpTotals(std::size_t slots, std::size_t keys, std::size_t events)
-      : m_dense(slots * keys <= std::max<std::size_t>(2 * events, 1 << 16)), m_keys(keys),
-        m_dense_slots(m_dense ? slots : 0), m_hashed_slots(m_dense ? 0 : slots) {}
-
-  OpValues& at(std::size_t slot, std::uint32_t key) {
-    if (!m_dense) {
-      return m_hashed_slots[slot][key];
-    }
-    std::vector<OpValues>& values = m_dense_slots[slot];
-    if (values.size() <= key) {
-      values.resize(std::max<std::size_t>(m_keys, key + 1), k_absent);
-    }
-    OpValues& found = values[key];
-    if (found.calls < 0) {
-      found.calls = 0;
-    }
-    return found;
-  }
-
-  // The ops of a slot, sorted by key index; the slot's memory is freed.
-  std::vector<OpSample> take(std::size_t slot) {
-    std::vector<OpSample> ops;
-    if (m_dense) {
-      const std::vector<OpValues>& values = m_dense_slots[slot];
-      ops.reserve(static_cast<std::size_t>(
-          std::count_if(values.begin(), values.end(), [](const OpValues& v) { return v.calls >= 0; })));
-      for (std::size_t key = 0; key < values.size(); ++key) {
-        if (values[key].calls >= 0) {
-          ops.push_back(OpSample{static_cast<std::uint32_t>(key), values[key]});
-        }
-      }
-      std::vector<OpValues>().swap(m_dense_slots[slot]);
-    } else {
-      ops.reserve(m_hashed_slots[slot].size());
-      for (const auto& [key, values] : m_hashed_slots[slot]) {
-        ops.push_back(OpSample{key, values});
-      }
-      std::unordered_map<std::uint32_t, OpValues>().swap(m_hashed_slots[slot]);
-      std::sort(ops.begin(), ops.end(), [](const OpSample& a, const OpSample& b) { return a.op < b.op; });
-    }
-    return ops;
-  }
-
-private:
-  static constexpr OpValues k_absent{0, 0, -1};  // calls -1: the key has no entry (calls are never negative)
-  bool m_dense;
-  std::size_t m_keys;
-  std::vector<std::vector<OpValues>> m_dense_slots;
-  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;
-};
-
 // What a step slot holds besides its ops.
 struct StepTotals {
   std::unordered_map<std::uint32_t, Nanoseconds> kernels;  // by name id
@@ -149,13 +93,14 @@ public:
       : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace),
         m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
         m_window_end_bytes(take_window_end_bytes(trace, m_steps)),
-        m_nesting(nest_cpu_events(trace.events, trace.threads.size())), m_totals(m_step_count + 1),
+        m_totals(m_step_count + 1),
         m_ops(m_step_count + 1, count_keys(), trace.events.size()), m_category_seen(trace.categories.size()) {}
 
   TraceSamples build(EventScreen screen) {
     TraceSamples samples = header();
-    add_cpu_events();
-    std::vector<Nanoseconds>().swap(m_nesting.self_ns);  // summed: freed before the device lookups are built
+    add_event_extent();
+    m_nesting = nest_cpu_events(m_trace.events, m_trace.threads.size(),
+                                [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); });
     add_device_events(samples);
     record_screened(samples, screen.excluded);
     record_screened(samples, m_trace.unusable);
@@ -242,10 +187,9 @@ private:
     return step == k_no_event ? m_step_count : step;
   }
 
-  void add_cpu_events() {
-    const std::vector<TraceEvent>& events = m_trace.events;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      const TraceEvent& event = events[i];
+  // The categories met and the first start and last end of the timed (not ignored) events.
+  void add_event_extent() {
+    for (const TraceEvent& event : m_trace.events) {
       m_category_seen[event.category] = 1;
       if (event.kind == EventKind::ignored) {
         continue;
@@ -253,25 +197,25 @@ private:
       m_first_start = m_any_timed ? std::min(m_first_start, event.ts_ns) : event.ts_ns;
       m_last_end = m_any_timed ? std::max(m_last_end, event.ts_ns + event.dur_ns) : event.ts_ns + event.dur_ns;
       m_any_timed = true;
-      if (!is_cpu_side(event.kind)) {
-        continue;
+    }
+  }
+
+  // One CPU-side event with its self time (as nest_cpu_events hands it over, in nesting order: sums, minima
+  // and sets, so the order changes nothing) into its step's op.
+  void add_cpu_event(std::uint32_t index, Nanoseconds self) {
+    const TraceEvent& event = m_trace.events[index];
+    const std::uint32_t process = m_trace.threads[event.thread].process;
+    const std::uint32_t step = m_steps.of_event(index, process, event.ts_ns);
+    const std::uint32_t key = m_keys.key(event);
+    m_ops.add_call(slot(step), key, self);
+    if (self < 0) {
+      const auto [found, inserted] = m_most_negative.emplace(key, self);
+      if (!inserted) {
+        found->second = std::min(found->second, self);
       }
-      const std::uint32_t process = m_trace.threads[event.thread].process;
-      const std::uint32_t step = m_steps.of_event(static_cast<std::uint32_t>(i), process, event.ts_ns);
-      const std::uint32_t key = m_keys.key(event);
-      OpValues& values = m_ops.at(slot(step), key);
-      const Nanoseconds self = m_nesting.self_ns[i];
-      values.self_cpu_ns += self;
-      ++values.calls;
-      if (self < 0) {
-        const auto [found, inserted] = m_most_negative.emplace(key, self);
-        if (!inserted) {
-          found->second = std::min(found->second, self);
-        }
-      }
-      if (event.shapes_id != 0 && !m_trace.shapes[event.shapes_id].dims.empty()) {
-        m_row_shapes.insert((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id);
-      }
+    }
+    if (event.shapes_id != 0 && !m_trace.shapes[event.shapes_id].dims.empty()) {
+      m_row_shapes.insert((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id);
     }
   }
 
@@ -287,7 +231,7 @@ private:
       StepTotals& target = m_totals[slot(step)];
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
-        m_ops.at(slot(step), m_keys.key(events[launch.op])).device_ns += event.dur_ns;
+        m_ops.add_device(slot(step), m_keys.key(events[launch.op]), event.dur_ns);
       } else {
         target.unattributed_device_ns += event.dur_ns;
         target.unattributed_by_category[event.category] += event.dur_ns;
