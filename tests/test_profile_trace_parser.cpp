@@ -3,6 +3,7 @@
 // (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
 #include "profile/byte_source.hpp"
 #include "profile/span_hash.hpp"
+#include "profile/trace_sax.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
 #include "profile/op_keys.hpp"
@@ -195,5 +196,23 @@ TEST_CASE("numbers the fast pass stops on get nlohmann's message and byte") {
           "not valid JSON: syntax error while parsing value - invalid number; expected digit after '.'; last read: "
           "'1.,'");
     CHECK(*error.byte_offset() == head.size() + 2);
+  }
+}
+
+TEST_CASE("interned names keep first-seen ids whatever order they recur in") {
+  std::vector<std::string> strings = {"left over"};
+  trace_reader::StringTable table(strings);
+  CHECK(strings.empty());  // ids are positions: the table starts empty
+  // a b c, then the same order (every guess right), then orders that break the guess at each step.
+  const std::vector<std::string> names = {"a", "b", "c", "a", "b", "c", "a", "c", "b", "b", "a", "d", "c", "a", "d", "b"};
+  std::vector<std::uint32_t> ids;
+  for (const std::string& name : names) {
+    ids.push_back(table.intern(name));
+  }
+  CHECK(strings == std::vector<std::string>{"a", "b", "c", "d"});
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(ids[i] < strings.size());
+    CHECK(strings[ids[i]] == names[i]);
   }
 }

@@ -10,6 +10,7 @@
 #include "stats/descriptive.hpp"
 #include "profile/neuron_summary.hpp"
 #include "util/error.hpp"
+#include "util/parallel.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -203,9 +204,10 @@ std::size_t op_metric_count(std::string_view name, const OpSeries& b, const OpSe
 }
 
 // Appends the self CPU and device metrics of op `name` in one group, and adds the op to its class sums.
+// The indices of the metrics that both sides ran, left to measure, are appended to `unmeasured`.
 template <typename Metric>
-void append_op(std::vector<Metric>& metrics, const RankPair& pair, std::string_view name, const OpSeries& b,
-               const OpSeries& h, GroupSums& sums) {
+void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasured, const RankPair& pair,
+               std::string_view name, const OpSeries& b, const OpSeries& h, GroupSums& sums) {
   const std::optional<double> base_calls = b.present ? median(b.calls) : std::nullopt;
   const std::optional<double> head_calls = h.present ? median(h.calls) : std::nullopt;
   auto make = [&](MetricClass metric_class, const std::vector<double>& base_values, const std::vector<double>& head_values) {
@@ -216,7 +218,7 @@ void append_op(std::vector<Metric>& metrics, const RankPair& pair, std::string_v
     metric.head_calls = head_calls;
     metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
     if (b.present && h.present) {
-      measure(metric, pair.resolution);
+      unmeasured.push_back(metrics.size());  // measured after the stream, in parallel (measure_all)
     } else {
       metric.base_median = median(metric.base_samples);
       metric.head_median = median(metric.head_samples);
@@ -237,6 +239,25 @@ void append_op(std::vector<Metric>& metrics, const RankPair& pair, std::string_v
   add_to_class_sums(sums.device, OpStepValues{key, &b.device_us, &h.device_us, b.any_device, h.any_device, base_calls, head_calls});
   sums.any_op = true;
   sums.any_device = sums.any_device || b.any_device || h.any_device;
+}
+
+// measure() of metrics[i] for every i in `indices`, in blocks on the worker threads (parallel.hpp). Each
+// metric is measured alone, so the values do not depend on the thread count.
+template <typename Metric>
+void measure_all(std::vector<Metric>& metrics, const std::vector<std::size_t>& indices, std::optional<double> resolution) {
+  constexpr std::size_t k_block = 256;
+  const std::vector<std::exception_ptr> errors =
+      parallel_for((indices.size() + k_block - 1) / k_block, [&](std::size_t block) {
+        const std::size_t end = std::min(indices.size(), (block + 1) * k_block);
+        for (std::size_t i = block * k_block; i < end; ++i) {
+          measure(metrics[indices[i]], resolution);
+        }
+      });
+  for (const std::exception_ptr& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
 }
 
 // Appends, per class, the class total and (when it has members) the replacement group of one group
@@ -290,14 +311,18 @@ void append_all_op_metrics(std::vector<Metric>& metrics, const std::vector<RankP
     sums.push_back({start_class_sums(pair.base.steps.size(), pair.head.steps.size()),
                     start_class_sums(pair.base.steps.size(), pair.head.steps.size())});
   }
+  std::vector<std::size_t> unmeasured;
   stream.rewind();
   while (stream.next()) {
     for (std::size_t g = 0; g < pairs.size(); ++g) {
       stream.series(g, b, h);
       if (b.present || h.present) {
-        append_op(metrics, pairs[g], stream.name(), b, h, sums[g]);
+        append_op(metrics, unmeasured, pairs[g], stream.name(), b, h, sums[g]);
       }
     }
+  }
+  if (!pairs.empty()) {
+    measure_all(metrics, unmeasured, pairs.front().resolution);  // one resolution for every group
   }
   std::vector<Metric> sum_metrics, sorted;
   for (std::size_t g = 0; g < pairs.size(); ++g) {

@@ -38,13 +38,12 @@ void run_statistics(MetricMeasurement& metric) {
     return;
   }
   // SciPy convention: x = base, y = head; "less" means base tends to be smaller, i.e. head larger.
-  const Alternative head_larger = Alternative::less;
-  const Alternative head_smaller = Alternative::greater;
-  const MannWhitneyResult worse =
-      mann_whitney_u(base, head, metric.better == Better::lower ? head_larger : head_smaller);
-  const MannWhitneyResult better =
-      mann_whitney_u(base, head, metric.better == Better::lower ? head_smaller : head_larger);
-  const MannWhitneyResult both = mann_whitney_u(base, head, Alternative::two_sided);
+  const MannWhitneyTests tests = mann_whitney_u_tests(base, head);
+  const MannWhitneyResult& head_larger = tests.less;
+  const MannWhitneyResult& head_smaller = tests.greater;
+  const MannWhitneyResult& worse = metric.better == Better::lower ? head_larger : head_smaller;
+  const MannWhitneyResult& better = metric.better == Better::lower ? head_smaller : head_larger;
+  const MannWhitneyResult& both = tests.two_sided;
   metric.p_worse = worse.p;
   metric.p_better = better.p;
   metric.p_two_sided = both.p;

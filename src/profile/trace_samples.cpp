@@ -32,18 +32,24 @@ public:
       }
       m_name_row[i] = found->second;
     }
+    m_row_last_key.assign(m_row_names.size(), k_no_key);
   }
 
   // Dense key index of an event's row.
   std::uint32_t key(const TraceEvent& event) {
     const std::uint32_t row = m_name_row[event.name_id];
     const std::uint32_t shapes = m_by_shape ? event.shapes_id : 0;
+    std::uint32_t& last = m_row_last_key[row];  // a row's events mostly have the shapes of the one before
+    if (last != k_no_key && m_key_parts[last].second == shapes) {
+      return last;
+    }
     const std::uint64_t packed = (static_cast<std::uint64_t>(row) << 32) | shapes;
     const auto [found, inserted] = m_keys.emplace(packed, static_cast<std::uint32_t>(m_key_parts.size()));
     if (inserted) {
       m_key_parts.push_back({row, shapes});
     }
-    return found->second;
+    last = found->second;
+    return last;
   }
 
   // The row name of an event ("ProfilerStep*" for ProfilerStep#N).
@@ -73,7 +79,9 @@ private:
   bool m_by_shape;
   std::vector<std::uint32_t> m_name_row;
   std::vector<std::string> m_row_names;
+  static constexpr std::uint32_t k_no_key = 0xffffffff;
   std::unordered_map<std::uint64_t, std::uint32_t> m_keys;
+  std::vector<std::uint32_t> m_row_last_key;  // by row: the key its last event had
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
 

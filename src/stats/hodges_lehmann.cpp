@@ -124,6 +124,24 @@ double enumerate(std::span<const double> x, std::span<const double> y, const Tar
   return *nth;
 }
 
+// The selected ranks from the list of all m * n differences (few: one list for every rank).
+std::vector<double> ranks_of_all_differences(std::span<const double> x, std::span<const double> y,
+                                             std::span<const std::size_t> ranks) {
+  std::vector<double> all;
+  all.reserve(x.size() * y.size());
+  for (double xi : x) {
+    for (double yj : y) {
+      all.push_back(yj - xi);
+    }
+  }
+  std::sort(all.begin(), all.end());  // one sort beats a selection per rank (an estimate and two bounds)
+  std::vector<double> values(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    values[r] = all[ranks[r]];
+  }
+  return values;
+}
+
 std::optional<HodgesLehmannEstimate> estimate_sorted(std::vector<double> x, std::vector<double> y,
                                                      double confidence) {
   if (x.empty() || y.empty()) {
@@ -163,8 +181,15 @@ std::optional<std::size_t> moses_rank(std::size_t m, std::size_t n, double confi
     return std::nullopt;
   }
   const double mn = static_cast<double>(m) * static_cast<double>(n);
-  const boost::math::normal_distribution<double> standard_normal;
-  const double z = boost::math::quantile(standard_normal, (1.0 + confidence) / 2.0);
+  // The normal quantile of the last confidence seen on this thread (one confidence per run, in practice).
+  thread_local double last_confidence = -1.0;
+  thread_local double last_z = 0.0;
+  if (confidence != last_confidence) {
+    const boost::math::normal_distribution<double> standard_normal;
+    last_z = boost::math::quantile(standard_normal, (1.0 + confidence) / 2.0);
+    last_confidence = confidence;
+  }
+  const double z = last_z;
   const double c = std::floor(mn / 2.0 - z * std::sqrt(mn * static_cast<double>(m + n + 1) / 12.0));
   if (c < 1.0) {
     return std::nullopt;
@@ -177,6 +202,11 @@ std::vector<double> pairwise_difference_ranks(std::span<const double> x_sorted, 
   assert(std::is_sorted(x_sorted.begin(), x_sorted.end()) && std::is_sorted(y_sorted.begin(), y_sorted.end()));
   const std::size_t m = x_sorted.size();
   const std::size_t n = y_sorted.size();
+  // Listing this many candidates costs no more than a few cuts.
+  const std::size_t enumerate_limit = std::max<std::size_t>(2 * (m + n), 4096);
+  if (m * n <= enumerate_limit) {
+    return ranks_of_all_differences(x_sorted, y_sorted, ranks);
+  }
   std::vector<Target> targets(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     assert(m > 0 && n > 0 && ranks[r] < m * n);
@@ -185,8 +215,6 @@ std::vector<double> pairwise_difference_ranks(std::span<const double> x_sorted, 
     targets[r].hi.assign(m, n);
     targets[r].candidates = m * n;
   }
-  // Listing this many candidates costs no more than a few cuts.
-  const std::size_t enumerate_limit = std::max<std::size_t>(2 * (m + n), 4096);
   Cut cut;
   std::vector<std::pair<double, std::size_t>> rows;
   while (true) {

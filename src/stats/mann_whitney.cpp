@@ -3,6 +3,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -195,7 +196,23 @@ double clamp_p(double p) {
 
 // SciPy's exact p. Only the smaller tail, U <= min(U1, U2), is counted (the distribution is symmetric
 // about mn/2); the other tail is 1 minus it plus the mass at its end.
-std::optional<double> exact_p(std::size_t m, std::size_t n, std::int64_t u1_doubled, Alternative alternative) {
+// The p of each alternative, computed together (one distribution serves all three).
+struct TailPs {
+  double greater = 0, less = 0, two_sided = 0;
+  double of(Alternative alternative) const {
+    switch (alternative) {
+      case Alternative::greater:
+        return greater;
+      case Alternative::less:
+        return less;
+      case Alternative::two_sided:
+        break;
+    }
+    return two_sided;
+  }
+};
+
+TailPs exact_ps(std::size_t m, std::size_t n, std::int64_t u1_doubled) {
   const auto mn = static_cast<std::int64_t>(m * n);
   const std::int64_t u1 = u1_doubled / 2;
   const std::int64_t nearer = std::min(u1, mn - u1);  // the observed U's distance from the nearer end
@@ -207,19 +224,14 @@ std::optional<double> exact_p(std::size_t m, std::size_t n, std::int64_t u1_doub
   }
   const double small_tail = tail_sum / total;           // P(U <= nearer) = P(U >= mn - nearer)
   const double large_tail = 1.0 - small_tail + counts.back() / total;  // P(U >= nearer) = P(U <= mn - nearer)
-  switch (alternative) {
-    case Alternative::greater:  // P(U >= u1)
-      return clamp_p(u1 == nearer ? large_tail : small_tail);
-    case Alternative::less:  // P(U <= u1)
-      return clamp_p(u1 == nearer ? small_tail : large_tail);
-    case Alternative::two_sided:  // 2 P(U >= max(U1, U2))
-      return clamp_p(2.0 * small_tail);
-  }
-  return std::nullopt;
+  TailPs ps;
+  ps.greater = clamp_p(u1 == nearer ? large_tail : small_tail);  // P(U >= u1)
+  ps.less = clamp_p(u1 == nearer ? small_tail : large_tail);     // P(U <= u1)
+  ps.two_sided = clamp_p(2.0 * small_tail);                      // 2 P(U >= max(U1, U2))
+  return ps;
 }
 
-std::optional<double> exact_conditional_p(const RankedSample& ranked, std::size_t m, std::size_t n,
-                                          Alternative alternative) {
+TailPs exact_conditional_ps(const RankedSample& ranked, std::size_t m, std::size_t n) {
   // The DP's cost grows with the size of the chosen side, so choose the smaller one and mirror.
   const bool swap_sides = m > n;
   const std::shared_ptr<const std::vector<double>> memoised =
@@ -248,15 +260,7 @@ std::optional<double> exact_conditional_p(const RankedSample& ranked, std::size_
       as_far += w;
     }
   }
-  switch (alternative) {
-    case Alternative::greater:
-      return clamp_p(at_least / total);
-    case Alternative::less:
-      return clamp_p(at_most / total);
-    case Alternative::two_sided:
-      return clamp_p(as_far / total);
-  }
-  return std::nullopt;
+  return TailPs{clamp_p(at_least / total), clamp_p(at_most / total), clamp_p(as_far / total)};
 }
 
 // SciPy's _get_mwu_z and norm.sf: z = (U - mn/2 [- 0.5]) / sigma with
@@ -327,39 +331,56 @@ double exact_work(std::size_t m, std::size_t n, bool has_ties) {
   return has_ties ? (a + b) * (a + 1.0) * (2.0 * a * b + 1.0) : a * (a * b / 2.0 + 1.0);
 }
 
-MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
-                                 UMethod method) {
-  MannWhitneyResult result;
+namespace {
+
+// One ranking of x and y, then the p of each alternative in `alternatives` (results in that order).
+template <std::size_t N>
+std::array<MannWhitneyResult, N> test_alternatives(std::span<const double> x, std::span<const double> y,
+                                                   const std::array<Alternative, N>& alternatives, UMethod method) {
+  MannWhitneyResult common;
+  std::array<MannWhitneyResult, N> results;
   const auto is_nan = [](double v) { return std::isnan(v); };
   if (std::any_of(x.begin(), x.end(), is_nan) || std::any_of(y.begin(), y.end(), is_nan)) {
-    result.method = resolve_method(method, false, x.size(), y.size());
-    return result;
+    common.method = resolve_method(method, false, x.size(), y.size());
+    results.fill(common);
+    return results;
   }
   const RankedSample ranked = rank_pooled(x, y);
-  result.u1 = static_cast<double>(ranked.u1_doubled) / 2.0;
-  result.has_ties = ranked.has_ties;
-  result.method = resolve_method(method, ranked.has_ties, x.size(), y.size());
+  common.u1 = static_cast<double>(ranked.u1_doubled) / 2.0;
+  common.has_ties = ranked.has_ties;
+  common.method = resolve_method(method, ranked.has_ties, x.size(), y.size());
+  results.fill(common);
   if (x.empty() || y.empty()) {
-    return result;
+    return results;
   }
-  switch (result.method) {
-    case UMethod::exact:
-      result.p = exact_p(x.size(), y.size(), ranked.u1_doubled, alternative);
-      break;
-    case UMethod::exact_conditional:
-      result.p = exact_conditional_p(ranked, x.size(), y.size(), alternative);
-      break;
-    case UMethod::asymptotic:
-      result.p = asymptotic_p(ranked, x.size(), y.size(), alternative, false);
-      break;
-    case UMethod::asymptotic_continuity:
-      result.p = asymptotic_p(ranked, x.size(), y.size(), alternative, true);
-      break;
-    case UMethod::automatic:
-      assert(false && "resolve_method never returns automatic");
-      break;
+  const bool exact = common.method == UMethod::exact || common.method == UMethod::exact_conditional;
+  if (exact) {  // one distribution for every alternative
+    const TailPs ps = common.method == UMethod::exact ? exact_ps(x.size(), y.size(), ranked.u1_doubled)
+                                                      : exact_conditional_ps(ranked, x.size(), y.size());
+    for (std::size_t i = 0; i < N; ++i) {
+      results[i].p = ps.of(alternatives[i]);
+    }
+    return results;
   }
-  return result;
+  assert(common.method != UMethod::automatic && "resolve_method never returns automatic");
+  const bool continuity = common.method == UMethod::asymptotic_continuity;
+  for (std::size_t i = 0; i < N; ++i) {
+    results[i].p = asymptotic_p(ranked, x.size(), y.size(), alternatives[i], continuity);
+  }
+  return results;
+}
+
+} // namespace
+
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
+                                 UMethod method) {
+  return test_alternatives<1>(x, y, {alternative}, method)[0];
+}
+
+MannWhitneyTests mann_whitney_u_tests(std::span<const double> x, std::span<const double> y, UMethod method) {
+  const auto results =
+      test_alternatives<3>(x, y, {Alternative::two_sided, Alternative::greater, Alternative::less}, method);
+  return {results[0], results[1], results[2]};
 }
 
 } // namespace neuron_gate

@@ -74,4 +74,12 @@ struct MannWhitneyResult {
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
                                  UMethod method = UMethod::automatic);
 
+// The three tests of x against y (each as mann_whitney_u with that alternative, bit for bit), ranking
+// the values once.
+struct MannWhitneyTests {
+  MannWhitneyResult two_sided, greater, less;
+};
+MannWhitneyTests mann_whitney_u_tests(std::span<const double> x, std::span<const double> y,
+                                      UMethod method = UMethod::automatic);
+
 } // namespace neuron_gate
