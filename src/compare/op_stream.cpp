@@ -4,6 +4,7 @@
 #include "profile/read_side.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace neuron_gate {
 namespace {
@@ -25,11 +26,16 @@ OpStream::OpStream(std::vector<StepGroup> groups, const RuleSet& rules) : m_grou
   }
   std::sort(traces.begin(), traces.end());
   traces.erase(std::unique(traces.begin(), traces.end()), traces.end());
+  // Each trace's op_keys are sorted and distinct: merged into the union one trace at a time (linear in
+  // the keys; most traces of a side hold the same keys, so a merge is mostly equal runs).
+  std::vector<std::string_view> merged;
   for (const TraceSamples* trace : traces) {
-    m_names.insert(m_names.end(), trace->op_keys.begin(), trace->op_keys.end());
+    merged.clear();
+    merged.reserve(m_names.size() + trace->op_keys.size());
+    std::set_union(m_names.begin(), m_names.end(), trace->op_keys.begin(), trace->op_keys.end(),
+                   std::back_inserter(merged), [](std::string_view a, std::string_view b) { return a < b; });
+    m_names.swap(merged);
   }
-  std::sort(m_names.begin(), m_names.end());
-  m_names.erase(std::unique(m_names.begin(), m_names.end()), m_names.end());
   m_names.shrink_to_fit();
   for (const TraceSamples* trace : traces) {
     std::vector<std::uint32_t>& ids = m_ids[trace];
