@@ -63,7 +63,7 @@ struct MetricMeasurement {
 
   // Mann–Whitney U, one-sided in the direction that hurts (p_worse) and the other (p_better).
   std::optional<double> p_worse, p_better, p_two_sided;
-  std::string test_method;  // "exact", "exact conditional", "normal approximation"
+  const char* test_method = "";  // "exact", "exact conditional (ties)", "normal approximation" (static text)
   // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
 

@@ -20,6 +20,10 @@
 #include <new>
 #include <unordered_set>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace neuron_gate {
 namespace {
 
@@ -373,6 +377,19 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
 
 } // namespace
 
+namespace {
+
+// The reading threads freed their events, chunks and maps into glibc's per-thread arenas, which keep
+// freed memory below their top for reuse; handed back to the system here, so what compare builds next
+// (its metrics) is not stacked on memory nothing uses (compare ops50k: 6 MiB less at its peak).
+void return_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+} // namespace
+
 std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
                                     const std::function<void(const SideSamples&)>& after_each) {
   // Every trace file of every side is one item for the worker threads.
@@ -404,6 +421,7 @@ std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const Tra
       after_each(result.back());
     }
   }
+  return_free_memory();
   return result;
 }
 
