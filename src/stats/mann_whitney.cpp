@@ -194,8 +194,6 @@ double clamp_p(double p) {
   return std::clamp(p, 0.0, 1.0);
 }
 
-// SciPy's exact p. Only the smaller tail, U <= min(U1, U2), is counted (the distribution is symmetric
-// about mn/2); the other tail is 1 minus it plus the mass at its end.
 // The p of each alternative, computed together (one distribution serves all three).
 struct TailPs {
   double greater = 0, less = 0, two_sided = 0;
@@ -212,6 +210,8 @@ struct TailPs {
   }
 };
 
+// SciPy's exact p. Only the smaller tail, U <= min(U1, U2), is counted (the distribution is symmetric
+// about mn/2); the other tail is 1 minus it plus the mass at its end.
 TailPs exact_ps(std::size_t m, std::size_t n, std::int64_t u1_doubled) {
   const auto mn = static_cast<std::int64_t>(m * n);
   const std::int64_t u1 = u1_doubled / 2;
