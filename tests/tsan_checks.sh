@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer pass over the threaded paths (issue 21 item 3), run by scripts/sanitize.sh with a binary
 # built with -DNEURON_GATE_SANITIZERS=thread: compare (both sides read in parallel, the noise check's
-# splits judged in parallel), calibrate, rank, inspect of the corpus (traces of many shapes, gzip), a side
+# splits judged in parallel; of the corpus, 710 op metrics measured in blocks on the threads), calibrate, rank, inspect of the corpus (traces of many shapes, gzip), a side
 # with broken traces (errors from several threads) and git: profiles (blobs read from worker threads),
 # each with --threads 4. Any data race report fails (halt_on_error, exit 66).
 # usage: tsan_checks.sh BINARY
@@ -36,6 +36,7 @@ check compare tests/data/profiles/operating-points/base tests/data/profiles/oper
 check calibrate "$ex/A" --splits 20
 check rank "$ex/A" "$ex/B" "$ex/C"
 check inspect tests/data/corpus
+check compare tests/data/corpus tests/data/corpus --no-git
 check compare "$ex/A" "$work/broken" --no-git
 if git rev-parse --git-dir > /dev/null 2>&1; then
   check compare git:HEAD:examples/rmsnorm-4x512/A git:HEAD:examples/rmsnorm-4x512/Areg --no-git
