@@ -106,8 +106,8 @@ TEST_CASE("a renamed op whose kernels got 30% slower fails through the device re
   CHECK(group.family == ng::Family::per_op);
   CHECK(*group.base_median == doctest::Approx(100).epsilon(0.02));
   CHECK(*group.ratio == doctest::Approx(1.3).epsilon(0.02));
-  CHECK(group.replaced.gone == std::vector<std::string>{"launch_old"});
-  CHECK(group.replaced.appeared == std::vector<std::string>{"launch_new"});
+  CHECK(group.replaced->gone == std::vector<std::string>{"launch_old"});
+  CHECK(group.replaced->appeared == std::vector<std::string>{"launch_new"});
   const auto& total = metric(j, ng::MetricClass::device, ng::MetricScope::class_total, "all ops");
   CHECK(total.verdict == ng::Verdict::regressed);
   CHECK(*total.ratio == doctest::Approx(1.2).epsilon(0.02));  // (130 + 50) / (100 + 50)
@@ -134,7 +134,7 @@ TEST_CASE("an op whose calls per step changed is judged through its group only")
   CHECK(extra.significant_worse);  // its own family (replaced) still measures it
   const auto& group = metric(j, ng::MetricClass::self_cpu, ng::MetricScope::replacement_group, "replaced ops");
   CHECK(group.verdict == ng::Verdict::regressed);
-  CHECK(group.replaced.calls_changed == std::vector<std::string>{"extra"});
+  CHECK(group.replaced->calls_changed == std::vector<std::string>{"extra"});
   CHECK(*group.ratio == doctest::Approx(2.0).epsilon(0.02));
   CHECK(j.decision.material.sums == 2);      // self CPU total and group
   CHECK(j.decision.material.replaced == 1);  // "extra"

@@ -3,6 +3,7 @@
 #include "util/date.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"
+#include "util/heap_optional.hpp"
 #include "util/parallel.hpp"
 #include "util/spellcheck.hpp"
 #include "util/text.hpp"
@@ -150,6 +151,26 @@ TEST_CASE("parallel_for runs every item once, returns each item's exception at i
   CHECK(ng::worker_threads() == ng::k_max_worker_threads);
   ng::set_worker_threads(0);  // back to the default
   CHECK(ng::worker_threads() >= 1);
+}
+
+TEST_CASE("a heap optional reads as a default value when empty, copies deep and compares by value") {
+  ng::HeapOptional<std::vector<std::string>> empty;
+  CHECK_FALSE(empty.has_value());
+  CHECK(empty->empty());  // reading an empty one is a default value, not undefined
+  ng::HeapOptional<std::vector<std::string>> names = std::vector<std::string>{"aten::mm"};
+  REQUIRE(names.has_value());
+  ng::HeapOptional<std::vector<std::string>> copy = names;
+  CHECK(copy == names);
+  copy = std::vector<std::string>{"aten::add"};
+  CHECK(*names == std::vector<std::string>{"aten::mm"});  // the copy did not share the value
+  CHECK_FALSE(copy == names);
+  CHECK_FALSE(empty == names);
+  ng::HeapOptional<std::string> until;
+  CHECK(until.value_or("?") == "?");
+  until = "2030-01-01";
+  CHECK(until.value_or("?") == "2030-01-01");
+  ng::HeapOptional<std::string> moved = std::move(until);
+  CHECK(*moved == "2030-01-01");
 }
 
 TEST_SUITE_END();

@@ -59,14 +59,14 @@ ReplacementFinding replacement_finding(const std::vector<MetricComparison>& metr
       continue;
     }
     const std::string name = unranked_name(m);
-    if (listed(g.replaced.gone, name)) {
+    if (listed(g.replaced->gone, name)) {
       found.gone.push_back(i);
-    } else if (listed(g.replaced.appeared, name)) {
+    } else if (listed(g.replaced->appeared, name)) {
       found.appeared.push_back(i);
       if (!found.largest_appeared || m.head_median.value_or(0) > metrics[*found.largest_appeared].head_median.value_or(0)) {
         found.largest_appeared = i;
       }
-    } else if (listed(g.replaced.calls_changed, name)) {
+    } else if (listed(g.replaced->calls_changed, name)) {
       found.calls_changed.push_back(i);
     }
   }

@@ -8,6 +8,8 @@
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
 
+#include "util/heap_optional.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -79,15 +81,19 @@ enum class VerdictReason {
 // effect, the samples needed and calibration's "unreachable".
 double family_alpha(double alpha, std::size_t family_size);
 
-// What the judgement adds to a measurement.
+// What the judgement adds to a measurement. Held once per metric (50,000 with 50,000 ops): members are
+// ordered so that small ones share padding.
 struct MetricJudgement {
-  Family family = Family::per_op;
-  std::size_t family_size = 0;   // members with both sides present
+  std::size_t family_size = 0;   // members of its family (below) with both sides present
   bool gating = false;           // the metric's class decides pass/fail, and (per op) it is material
   // Per op: base's median per step >= rules.material_share x its reference (base's median step time for
   // self CPU, base's device time per step for device time; same rank). Chosen from base's data alone,
   // before any test. Always true for other metrics, and for every op when no reference exists.
   bool material = true;
+  // Device time no op accounts for (unattributed.hpp): an unattributed row, or a device replacement group
+  // holding such time. In Family::unattributed; never gating; its verdict is capped (never REGRESSED or
+  // IMPROVED: issue 13 item 2).
+  bool unattributed = false;
   std::optional<double> base_share;  // per op: base median / reference, when both exist
   std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)
   std::optional<double> q_value;                              // Benjamini–Hochberg of p_two_sided
@@ -102,10 +108,11 @@ struct MetricJudgement {
   bool worth_a_look = false;
   Verdict verdict = Verdict::inconclusive;
   VerdictReason why = VerdictReason::threshold_straddled;
+  Family family = Family::per_op;  // the family its p is corrected in (after `why`: no padding)
   std::optional<double> minimum_detectable_ratio;  // at the observed noise, needed_p, power 0.8
   std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT or undecided for lack of samples
-  std::optional<std::string> waiver;               // reason of a waiver that covers a regression
-  std::optional<std::string> waiver_until;         // that waiver's expiry date, YYYY-MM-DD
+  HeapOptional<std::string> waiver;                // reason of a waiver that covers a regression
+  HeapOptional<std::string> waiver_until;          // that waiver's expiry date, YYYY-MM-DD
   // Per op: base's own A/A noise, the 95th percentile of |ratio - 1| over random halvings of base's runs
   // (calibration.hpp), when compare estimated it (DecideOptions::base_noise). A REGRESSED or IMPROVED op's
   // ratio CI must clear it.
@@ -114,10 +121,6 @@ struct MetricJudgement {
   // than k_min_runs_for_e2e_run_unit runs; 0 when the samples are per run.
   double run_allowance = 0.0;
   double max_excluded_share = 0.01;  // rules.max_excluded_share, against base/head_excluded_share
-  // Device time no op accounts for (unattributed.hpp): an unattributed row, or a device replacement group
-  // holding such time. In Family::unattributed; never gating; its verdict is capped (never REGRESSED or
-  // IMPROVED: issue 13 item 2).
-  bool unattributed = false;
   // The verdict the capped metric had before the cap (REGRESSED or IMPROVED), when it was capped.
   std::optional<Verdict> capped_from;
 };

@@ -27,7 +27,7 @@ std::set<MemberKey> group_members(const std::vector<MetricComparison>& metrics) 
   std::set<MemberKey> members;
   for (const MetricComparison& m : metrics) {
     if (m.scope == MetricScope::replacement_group) {
-      for (const auto* list : {&m.replaced.gone, &m.replaced.appeared, &m.replaced.calls_changed}) {
+      for (const auto* list : {&m.replaced->gone, &m.replaced->appeared, &m.replaced->calls_changed}) {
         for (const std::string& name : *list) {
           members.insert({m.point, m.metric_class, m.rank, name});
         }

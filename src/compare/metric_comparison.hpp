@@ -10,6 +10,8 @@
 #include "profile/e2e_metrics.hpp"
 #include "profile/read_side.hpp"
 
+#include "util/heap_optional.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,7 +86,7 @@ struct MetricMeasurement {
   // group of the class (named k_replacement_group_name, `replaced` lists its ops) or the class total
   // (k_class_total_name). Sums are on both sides with calls unset; other classes keep MetricScope::op.
   MetricScope scope = MetricScope::op;
-  ReplacementMembers replaced;
+  HeapOptional<ReplacementMembers> replaced;  // empty (reads as no members) but for replacement groups
 };
 
 // Widens the CIs of a measured metric by one timer quantum `resolution` on each side: the shift CI by

@@ -74,7 +74,7 @@ bool holds_screened(const MetricMeasurement& m, const ScreenedNames& names) {
   case MetricScope::class_total:
     return device ? names.any_device : names.any_cpu;
   case MetricScope::replacement_group:
-    return any_member(m.replaced, set);
+    return any_member(*m.replaced, set);
   case MetricScope::op:
     break;
   }

@@ -23,7 +23,7 @@ bool group_holds_unattributed(const MetricMeasurement& group, const std::vector<
   if (group.metric_class != MetricClass::device || group.scope != MetricScope::replacement_group) {
     return false;
   }
-  for (const auto* list : {&group.replaced.gone, &group.replaced.appeared, &group.replaced.calls_changed}) {
+  for (const auto* list : {&group.replaced->gone, &group.replaced->appeared, &group.replaced->calls_changed}) {
     if (std::any_of(list->begin(), list->end(), [](const std::string& name) { return is_unattributed_row(name); })) {
       return true;  // (a) a member
     }

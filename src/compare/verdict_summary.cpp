@@ -139,7 +139,7 @@ VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDif
     if (m.gating && m.verdict == Verdict::regressed && m.waiver) {
       ++s.waived;
       if (m.waiver_until && (!s.waived_until || *m.waiver_until < *s.waived_until)) {
-        s.waived_until = m.waiver_until;
+        s.waived_until = *m.waiver_until;
       }
     }
   }

@@ -44,8 +44,8 @@ ordered metric_json(const MetricComparison& m) {
     j["scope"] = metric_scope_key(m.scope);
   }
   if (m.scope == MetricScope::replacement_group) {
-    j["replaced"] = {{"gone", m.replaced.gone}, {"appeared", m.replaced.appeared},
-                     {"calls_changed", m.replaced.calls_changed}};
+    j["replaced"] = {{"gone", m.replaced->gone}, {"appeared", m.replaced->appeared},
+                     {"calls_changed", m.replaced->calls_changed}};
   }
   j["unit"] = m.unit;
   j["better"] = m.better == Better::lower ? "lower" : "higher";

@@ -244,8 +244,8 @@ std::string replacement_members_text(const MetricComparison& m) {
   }
   std::vector<std::string> parts;
   const std::pair<const char*, const std::vector<std::string>*> lists[] = {
-      {"no longer run: ", &m.replaced.gone}, {"new: ", &m.replaced.appeared},
-      {"calls per step changed: ", &m.replaced.calls_changed}};
+      {"no longer run: ", &m.replaced->gone}, {"new: ", &m.replaced->appeared},
+      {"calls per step changed: ", &m.replaced->calls_changed}};
   for (const auto& [label, list] : lists) {
     std::vector<std::string> items;
     for (const std::string& name : *list) {
