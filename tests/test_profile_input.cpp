@@ -13,6 +13,7 @@
 
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/sha256.hpp"
 
 #include <doctest/doctest.h>
 
@@ -227,6 +228,59 @@ TEST_CASE("a ByteSource opened with RawHash::skipped hands out the same bytes an
   CHECK(a.rfind("{\"schema\": \"neuron-gate.e2e/1\"", 0) == 0);
   CHECK(kept.raw_sha256() == "7465d658314e801c107f6598280ffccdfb925fa4a3db9e6809ac0a9d9b4b7733");
   CHECK(skipped.raw_sha256().empty());
+}
+
+TEST_CASE("a file of many chunks hashed beside the reader has the SHA-256 of one thread: whole, in part, restarted") {
+  // H03: a real MTIA trace, 2.97 MB of gzip (3 raw chunks) inflating to 87 MB; its first 3.5 MB plain.
+  const std::string gz_path = std::string(NEURON_GATE_TEST_DATA) + "/corpus/H03-mtia-rank0.json.gz";
+  const std::string gz_sha = "74786104b3c45f02b805a5c346a8202c3ecc318a566a65e0b47c56d706374f80";
+  std::string plain;
+  {
+    ng::ByteSource source(gz_path, ng::RawHash::skipped);
+    while (plain.size() < (std::size_t{7} << 19)) {
+      const std::string_view chunk = source.next();
+      REQUIRE(!chunk.empty());
+      plain.append(chunk);
+    }
+  }
+  const std::string plain_sha = ng::sha256_hex(plain);
+  for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+    CAPTURE(threads);
+    ng::set_worker_threads(threads);
+    const auto drain = [](ng::ByteSource& source, std::size_t chunks) {
+      for (std::size_t i = 0; i < chunks && !source.next().empty(); ++i) {
+      }
+    };
+    for (const std::size_t read_first : {std::size_t{0}, std::size_t{1}, std::size_t{1000}}) {
+      CAPTURE(read_first);
+      {
+        ng::ByteSource gz(gz_path);
+        CHECK(gz.hashing_beside() == (threads > 1));
+        drain(gz, read_first);
+        CHECK(gz.raw_sha256() == gz_sha);
+      }
+      ng::ByteSource memory("plain.json", plain);
+      CHECK(memory.hashing_beside() == (threads > 1));
+      if (threads == 2) {
+        const ng::ByteSource second(gz_path);
+        CHECK_FALSE(second.hashing_beside());  // two readers already fill the two worker threads
+      }
+      drain(memory, read_first);
+      CHECK(memory.raw_sha256() == plain_sha);
+    }
+    ng::ByteSource restarted(gz_path);
+    drain(restarted, 2);
+    restarted.restart();
+    drain(restarted, 1000);
+    CHECK(restarted.raw_sha256() == gz_sha);
+    {
+      ng::ByteSource abandoned(gz_path);  // destroyed mid-file, a chunk in flight: no hang, no leak
+      drain(abandoned, 3);
+    }
+    const ng::ByteSource small(k_bad + "e2e-gzip/e2e.json.gz");
+    CHECK_FALSE(small.hashing_beside());  // one chunk: nothing to overlap
+  }
+  ng::set_worker_threads(0);
 }
 
 TEST_SUITE_END();

@@ -2,7 +2,8 @@
 # ThreadSanitizer pass over the threaded paths (issue 21 item 3), run by scripts/sanitize.sh with a binary
 # built with -DNEURON_GATE_SANITIZERS=thread: compare (both sides read in parallel, the noise check's
 # splits judged in parallel; of the corpus, 710 op metrics measured in blocks on the threads), calibrate, rank, inspect of the corpus (traces of many shapes, gzip), a side
-# with broken traces (errors from several threads) and git: profiles (blobs read from worker threads),
+# with broken traces (errors from several threads), git: profiles (blobs read from worker threads) and one
+# multi-chunk trace alone (its SHA-256 on a hashing thread beside the reader, profile/byte_source.cpp),
 # each with --threads 4. Any data race report fails (halt_on_error, exit 66).
 # usage: tsan_checks.sh BINARY
 set -euo pipefail
@@ -36,6 +37,7 @@ check compare tests/data/profiles/operating-points/base tests/data/profiles/oper
 check calibrate "$ex/A" --splits 20
 check rank "$ex/A" "$ex/B" "$ex/C"
 check inspect tests/data/corpus
+check inspect tests/data/corpus/H03-mtia-rank0.json.gz
 check compare tests/data/corpus tests/data/corpus --no-git
 check compare "$ex/A" "$work/broken" --no-git
 if git rev-parse --git-dir > /dev/null 2>&1; then

@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
+#include "util/parallel.hpp"
 #include "util/sha256.hpp"
 
 #include <fcntl.h>
@@ -9,10 +10,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace neuron_gate {
@@ -66,6 +73,90 @@ std::FILE* open_regular_file(const std::string& path) {
   return file;
 }
 
+// Hashes raw chunks on a thread of its own while the reader parses them, one chunk in flight: add()
+// waits until the chunk before is hashed (so its buffer may be read into again), then hands this one
+// over; finish() waits until all are hashed. An update's exception is thrown again by add/finish.
+class ChunkHasher {
+public:
+  explicit ChunkHasher(Sha256& hash) : m_hash(hash), m_thread([this] { run(); }) {}
+  ~ChunkHasher() {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_stop = true;
+    }
+    m_changed.notify_all();
+    m_thread.join();
+  }
+  ChunkHasher(const ChunkHasher&) = delete;
+  ChunkHasher& operator=(const ChunkHasher&) = delete;
+
+  void add(const char* data, std::size_t size) {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    wait_idle(lock);
+    m_data = data;
+    m_size = size;
+    m_changed.notify_all();
+  }
+  void finish() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    wait_idle(lock);
+  }
+
+private:
+  void wait_idle(std::unique_lock<std::mutex>& lock) {
+    m_changed.wait(lock, [this] { return m_data == nullptr; });
+    if (m_error) {
+      std::rethrow_exception(std::exchange(m_error, nullptr));
+    }
+  }
+  void run() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    for (;;) {
+      m_changed.wait(lock, [this] { return m_stop || m_data != nullptr; });
+      if (m_data == nullptr) {
+        return;
+      }
+      lock.unlock();
+      try {
+        m_hash.update(m_data, m_size);
+      } catch (...) {
+        lock.lock();
+        m_error = std::current_exception();
+        lock.unlock();
+      }
+      lock.lock();
+      m_data = nullptr;
+      m_changed.notify_all();
+    }
+  }
+
+  Sha256& m_hash;
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  const char* m_data = nullptr;  // the chunk being hashed; null when idle
+  std::size_t m_size = 0;
+  bool m_stop = false;
+  std::exception_ptr m_error;
+  std::thread m_thread;  // last: started once the members above exist
+};
+
+// Hashed sources of more than one chunk alive (each a thread reading), and hashing threads running. A
+// source starts hashing beside itself, at a chunk boundary, only while the two leave a worker thread free:
+// `inspect` of one trace hashes on the second core from the start; in `compare` of a small side and a large
+// one, the large side starts once the small side is done; --threads 1 never starts one.
+std::atomic<std::size_t> g_hashed_readers{0};
+std::atomic<std::size_t> g_chunk_hashers{0};
+
+bool claim_chunk_hasher() {
+  std::size_t running = g_chunk_hashers.load();
+  while (g_hashed_readers.load() + running < worker_threads()) {
+    if (g_chunk_hashers.compare_exchange_weak(running, running + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 struct ByteSource::Impl {
@@ -75,6 +166,7 @@ struct ByteSource::Impl {
   std::size_t memory_offset = 0;
 
   std::vector<char> raw;     // last raw chunk read
+  std::vector<char> raw_spare;  // the chunk before, while `hasher` hashes it
   std::size_t raw_size = 0;  // valid bytes in raw
   std::size_t raw_used = 0;  // bytes of raw already handed out (plain files)
   std::uint64_t raw_total = 0;  // raw bytes read so far
@@ -90,8 +182,17 @@ struct ByteSource::Impl {
   bool gzip_done = false;   // last member ended and no input follows
   z_stream zs{};
   std::vector<char> inflated;
+  bool hashed_reader = false;            // counted in g_hashed_readers
+  std::unique_ptr<ChunkHasher> hasher;  // hashing beside the reader (claim_chunk_hasher); last member
 
   ~Impl() {
+    if (hasher) {
+      hasher.reset();  // hashes what it holds (the buffers are still here), never throws
+      --g_chunk_hashers;
+    }
+    if (hashed_reader) {
+      --g_hashed_readers;
+    }
     if (gzip_ready) {
       inflateEnd(&zs);
     }
@@ -107,6 +208,13 @@ struct ByteSource::Impl {
     if (raw_eof) {
       return false;
     }
+    if (!hasher && hashed_reader && claim_chunk_hasher()) {
+      raw_spare.resize(k_chunk_bytes);
+      hasher = std::make_unique<ChunkHasher>(raw_hash);
+    }
+    if (hasher) {
+      std::swap(raw, raw_spare);  // the spare's chunk was hashed before this one was handed over
+    }
     if (file == nullptr) {
       raw_size = std::min(k_chunk_bytes, memory.size() - memory_offset);
       std::memcpy(raw.data(), memory.data() + memory_offset, raw_size);
@@ -118,11 +226,14 @@ struct ByteSource::Impl {
       }
     }
     raw_total += raw_size;
-    if (hash_raw) {
+    if (hasher) {
+      hasher->add(raw.data(), raw_size);
+    } else if (hash_raw) {
       raw_hash.update(raw.data(), raw_size);
     }
     if (raw_size == 0) {
       raw_eof = true;
+      stop_hashing_beside();
       return false;
     }
     return true;
@@ -157,6 +268,24 @@ struct ByteSource::Impl {
     return chunk;
   }
 
+  // Counts a hashed source of more than one chunk (`size`: its raw bytes) as a reader that may hash
+  // beside itself (claim_chunk_hasher, tried at each chunk).
+  void count_reader(std::uint64_t size) {
+    if (hash_raw && size > k_chunk_bytes) {
+      hashed_reader = true;
+      ++g_hashed_readers;
+    }
+  }
+
+  // Waits for the hashing thread to hash what it holds and ends it.
+  void stop_hashing_beside() {
+    if (hasher) {
+      hasher->finish();
+      hasher.reset();
+      --g_chunk_hashers;
+    }
+  }
+
   void start() {
     raw.resize(k_chunk_bytes);
     refill();
@@ -184,6 +313,7 @@ struct ByteSource::Impl {
     raw_total = 0;
     raw_eof = false;
     handed_out = 0;
+    stop_hashing_beside();
     raw_hash = Sha256();
     if (gzip_ready) {
       inflateEnd(&zs);
@@ -244,6 +374,10 @@ ByteSource::ByteSource(const std::string& path, RawHash hash) : m_impl(std::make
   m_impl->path = path;
   m_impl->hash_raw = hash == RawHash::kept;
   m_impl->file = open_regular_file(path);
+  struct stat info {};
+  if (::fstat(::fileno(m_impl->file), &info) == 0 && info.st_size > 0) {
+    m_impl->count_reader(static_cast<std::uint64_t>(info.st_size));
+  }
   m_impl->start();
 }
 
@@ -251,6 +385,7 @@ ByteSource::ByteSource(std::string name, std::string bytes, RawHash hash) : m_im
   m_impl->path = std::move(name);
   m_impl->hash_raw = hash == RawHash::kept;
   m_impl->memory = std::move(bytes);
+  m_impl->count_reader(m_impl->memory.size());
   m_impl->start();
 }
 
@@ -270,10 +405,13 @@ std::string ByteSource::raw_sha256() {
   }
   while (m_impl->refill()) {
   }
+  m_impl->stop_hashing_beside();
   return m_impl->raw_hash.hex();
 }
 
 std::uint64_t ByteSource::size_hint() const { return m_impl->size_hint; }
+
+bool ByteSource::hashing_beside() const { return m_impl->hasher != nullptr; }
 
 bool ByteSource::is_gzip() const { return m_impl->gzip; }
 

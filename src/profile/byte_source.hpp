@@ -52,6 +52,11 @@ public:
   // pass over a file whose first pass stopped (the trace reader's fallback parser).
   void restart();
 
+  // True while the raw bytes are hashed on a thread of their own beside the reader: a file of more than
+  // one chunk, from a chunk at which the reading sources and hashing threads left a worker thread free,
+  // until the last raw chunk. The hash is the same either way.
+  bool hashing_beside() const;
+
   // True when the content is gzip (first two bytes 1f 8b).
   bool is_gzip() const;
   // The path (or name) given at construction, for error messages.
