@@ -242,7 +242,7 @@ struct ByteSource::Impl {
   std::uint64_t compressed_offset() const { return raw_total - zs.avail_in; }
 
   // The size of the whole input, for size_hint(): never read from the data (a gzip ISIZE trailer may
-  // lie and would drive a huge reservation).
+  // lie and would drive a huge reservation). Counts the source as a reader that may hash beside itself.
   void estimate_size() {
     std::uint64_t total = memory.size();
     if (file != nullptr) {
@@ -252,6 +252,7 @@ struct ByteSource::Impl {
       }
     }
     size_hint = gzip ? std::min(total * 4, input_limits().max_file_bytes) : total;
+    count_reader(total);
   }
 
   // Counts `chunk` against the decompressed-bytes limit and returns it.
@@ -269,9 +270,9 @@ struct ByteSource::Impl {
   }
 
   // Counts a hashed source of more than one chunk (`size`: its raw bytes) as a reader that may hash
-  // beside itself (claim_chunk_hasher, tried at each chunk).
+  // beside itself (claim_chunk_hasher, tried at each chunk after the first). Once.
   void count_reader(std::uint64_t size) {
-    if (hash_raw && size > k_chunk_bytes) {
+    if (hash_raw && size > k_chunk_bytes && !hashed_reader) {
       hashed_reader = true;
       ++g_hashed_readers;
     }
@@ -374,10 +375,6 @@ ByteSource::ByteSource(const std::string& path, RawHash hash) : m_impl(std::make
   m_impl->path = path;
   m_impl->hash_raw = hash == RawHash::kept;
   m_impl->file = open_regular_file(path);
-  struct stat info {};
-  if (::fstat(::fileno(m_impl->file), &info) == 0 && info.st_size > 0) {
-    m_impl->count_reader(static_cast<std::uint64_t>(info.st_size));
-  }
   m_impl->start();
 }
 
@@ -385,7 +382,6 @@ ByteSource::ByteSource(std::string name, std::string bytes, RawHash hash) : m_im
   m_impl->path = std::move(name);
   m_impl->hash_raw = hash == RawHash::kept;
   m_impl->memory = std::move(bytes);
-  m_impl->count_reader(m_impl->memory.size());
   m_impl->start();
 }
 
