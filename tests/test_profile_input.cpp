@@ -265,6 +265,8 @@ TEST_CASE("a file of many chunks hashed beside the reader has the SHA-256 of one
         ng::ByteSource second("second.json", plain);
         drain(second, 2);
         CHECK(second.hashing_beside() == (threads > 2));  // with 2 threads, the two readers fill them
+        drain(memory, 1);
+        CHECK(memory.hashing_beside() == (threads > 2));  // and the first stops hashing beside at its next chunk
         CHECK(second.raw_sha256() == plain_sha);
       }
       CHECK(memory.raw_sha256() == plain_sha);

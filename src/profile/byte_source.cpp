@@ -141,7 +141,8 @@ private:
 };
 
 // Hashed sources of more than one chunk alive (each a thread reading), and hashing threads running. A
-// source starts hashing beside itself, at a chunk boundary, only while the two leave a worker thread free:
+// source starts hashing beside itself, at a chunk boundary, only while the two leave a worker thread free,
+// and stops at the next chunk once they take more than the worker threads (readers started meanwhile):
 // `inspect` of one trace hashes on the second core from the start; in `compare` of a small side and a large
 // one, the large side starts once the small side is done; --threads 1 never starts one.
 std::atomic<std::size_t> g_hashed_readers{0};
@@ -211,6 +212,8 @@ struct ByteSource::Impl {
     if (!hasher && hashed_reader && claim_chunk_hasher()) {
       raw_spare.resize(k_chunk_bytes);
       hasher = std::make_unique<ChunkHasher>(raw_hash);
+    } else if (hasher && g_hashed_readers.load() + g_chunk_hashers.load() > worker_threads()) {
+      stop_hashing_beside();  // more readers started since: the cores are theirs
     }
     if (hasher) {
       std::swap(raw, raw_spare);  // the spare's chunk was hashed before this one was handed over
