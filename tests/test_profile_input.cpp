@@ -17,7 +17,10 @@
 
 #include <doctest/doctest.h>
 
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -286,6 +289,84 @@ TEST_CASE("a file of many chunks hashed beside the reader has the SHA-256 of one
     CHECK_FALSE(small.hashing_beside());  // one chunk: nothing to overlap
   }
   ng::set_worker_threads(0);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NEURON_GATE_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define NEURON_GATE_TEST_SANITIZED 1
+#endif
+#endif
+
+// In a forked child: the source's hashing thread is refused (its stack does not fit under RLIMIT_AS), so
+// it must hash on its own thread, give the slot back, and a later source must get one. The exit code says
+// which step failed.
+int hash_with_threads_refused(const std::string& plain, const std::string& plain_sha) {
+  try {
+    ng::set_worker_threads(2);
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t address_space = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, std::size_t{1} << 30);  // a new 1 GiB stack: never a cached one
+    pthread_setattr_default_np(&attr);
+    rlimit limit{};
+    ::getrlimit(RLIMIT_AS, &limit);
+    const rlimit lowered{address_space + (rlim_t{48} << 20), limit.rlim_max};
+    if (::setrlimit(RLIMIT_AS, &lowered) != 0) {
+      return 10;
+    }
+    {
+      ng::ByteSource refused("refused.json", plain);
+      for (int i = 0; i < 2; ++i) {
+        refused.next();
+      }
+      if (refused.hashing_beside()) {
+        return 11;  // the limit did not refuse the thread: the test proves nothing
+      }
+      while (!refused.next().empty()) {
+      }
+      if (refused.raw_sha256() != plain_sha) {
+        return 12;
+      }
+    }
+    ::setrlimit(RLIMIT_AS, &limit);
+    pthread_attr_setstacksize(&attr, std::size_t{8} << 20);
+    pthread_setattr_default_np(&attr);
+    ng::ByteSource later("later.json", plain);
+    for (int i = 0; i < 2; ++i) {
+      later.next();
+    }
+    if (!later.hashing_beside()) {
+      return 13;  // the refused slot was never given back
+    }
+    return later.raw_sha256() == plain_sha ? 0 : 14;
+  } catch (...) {
+    return 15;  // the refusal escaped the reader
+  }
+}
+
+TEST_CASE("a source the system refuses a hashing thread hashes on its own thread and gives the slot back") {
+#ifdef NEURON_GATE_TEST_SANITIZED
+  MESSAGE("skipped under sanitizers: they reserve address space that RLIMIT_AS cannot bound");
+#else
+  std::string plain(std::size_t{7} << 19, ' ');
+  for (std::size_t i = 0; i < plain.size(); i += 97) {
+    plain[i] = static_cast<char>('a' + i % 26);
+  }
+  const std::string plain_sha = ng::sha256_hex(plain);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::_exit(hash_with_threads_refused(plain, plain_sha));
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+#endif
 }
 
 TEST_SUITE_END();

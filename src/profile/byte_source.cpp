@@ -18,6 +18,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -210,8 +211,7 @@ struct ByteSource::Impl {
       return false;
     }
     if (!hasher && hashed_reader && claim_chunk_hasher()) {
-      raw_spare.resize(k_chunk_bytes);
-      hasher = std::make_unique<ChunkHasher>(raw_hash);
+      start_hashing_beside();
     } else if (hasher && g_hashed_readers.load() + g_chunk_hashers.load() > worker_threads()) {
       stop_hashing_beside();  // more readers started since: the cores are theirs
     }
@@ -278,6 +278,20 @@ struct ByteSource::Impl {
     if (hash_raw && size > k_chunk_bytes && !hashed_reader) {
       hashed_reader = true;
       ++g_hashed_readers;
+    }
+  }
+
+  // Starts the hashing thread for a claimed slot. When the system refuses a thread (std::system_error)
+  // or the spare buffer, the slot is given back and this source hashes on its own thread.
+  void start_hashing_beside() {
+    try {
+      raw_spare.resize(k_chunk_bytes);
+      hasher = std::make_unique<ChunkHasher>(raw_hash);
+    } catch (const std::system_error&) {
+      --g_chunk_hashers;
+    } catch (...) {
+      --g_chunk_hashers;
+      throw;
     }
   }
 

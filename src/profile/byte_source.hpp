@@ -54,7 +54,8 @@ public:
 
   // True while the raw bytes are hashed on a thread of their own beside the reader: a file of more than
   // one chunk, from a chunk at which the reading sources and hashing threads left a worker thread free,
-  // until the last raw chunk. The hash is the same either way.
+  // until the last raw chunk, and the system gave it a thread (else it hashes on its own). The hash is the
+  // same either way.
   bool hashing_beside() const;
 
   // True when the content is gzip (first two bytes 1f 8b).
