@@ -4,6 +4,8 @@
 // and inputs made here.
 #include "profile/byte_source.hpp"
 #include "profile/discover.hpp"
+#include "profile/gzip_writer.hpp"
+#include "profile/json_input.hpp"
 #include "profile/kineto_trace.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
@@ -23,6 +25,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
@@ -198,6 +201,79 @@ TEST_CASE("an op whose durations are nulled past 1% of its events is an input er
   CHECK(error->problem().rfind("op \"aten::mul\": 50 of 50 (100.0%) of its events have no usable ts or dur, e.g. "
                                "aten::mul \"dur\": null (near byte ",
                                0) == 0);
+}
+
+TEST_CASE("white space, brackets or a number longer than the string limit are refused before a parser holds them") {
+  // nlohmann's lexer holds a run like this whole and repeats it in its message: a 200 KB .gz of 200 MB of
+  // spaces took 1.6 GB and printed 200 MB. The run's byte past the limit is named, plain and gzip.
+  const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
+  const std::string head = "{\"traceEvents\": [";
+  const std::string filler = "more than 65536 bytes of white space and brackets between two values (the limit of "
+                             "NEURON_GATE_MAX_STRING_BYTES)";
+  const std::string number = "a JSON number or literal longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)";
+  struct Case {
+    std::string text;
+    std::string problem;
+    std::uint64_t byte;
+  };
+  const std::size_t after_key = head.find(':');  // the run starts after the key's closing quote
+  const std::vector<Case> cases = {
+      {head + std::string(100000, ' ') + "]}", filler, after_key + 65536},
+      {head + std::string(100000, '[') + std::string(100000, ']') + "]}", filler, after_key + 65536},
+      {head + std::string(30000, ' ') + "[ [ " + std::string(40000, '\n') + "]]]}", filler, after_key + 65536},
+      {head + event("aten::mul", 1) + "]}" + std::string(70000, ' '), filler,
+       head.size() + event("aten::mul", 1).size() - 1 + 65536},
+      {head + event("aten::mul", 1) + ", 1" + std::string(100000, '0') + "]}", number,
+       head.size() + event("aten::mul", 1).size() + 2 + 65536},
+  };
+  for (const Case& c : cases) {
+    for (const bool gzip : {false, true}) {
+      CAPTURE(c.byte);
+      CAPTURE(gzip);
+      const auto error = input_error_of([&] {
+        ng::GzipWriter writer;
+        writer.write(c.text);
+        ng::ByteSource source("t.json", gzip ? writer.finish() : c.text);
+        ng::read_trace_samples(source);
+      });
+      REQUIRE(error);
+      CHECK(error->problem() == c.problem);
+      CHECK(error->byte_offset() == c.byte);
+    }
+  }
+}
+
+TEST_CASE("runs below the string limit are read alike by both parsers, and a parse error quotes only their end") {
+  const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
+  const std::string events = event("ProfilerStep#1", 0) + ", " + event("aten::mul", 1);
+  const ng::TraceSamples plain = read_trace_text("{\"traceEvents\": [" + events + "]}");
+  // 60,000 bytes of white space between values: over an eighth of the limit, so the fast parser leaves the
+  // file to nlohmann's pass, which reads it.
+  const std::string padded_text = "{\"traceEvents\": [" + std::string(30000, ' ') + "\n" + events + "," +
+                                  std::string(60000, '\n') + event("aten::add", 3) + "]}";
+  const ng::TraceSamples padded = read_trace_text(padded_text);
+  CHECK(padded.event_count == plain.event_count + 1);
+  CHECK(padded.op_keys == std::vector<std::string>{"ProfilerStep*", "aten::add", "aten::mul"});
+  // A bad byte after 60,000 spaces: nlohmann's "last read" quote is cut to its last 40 bytes.
+  const auto error = input_error_of([&] { read_trace_text("{\"traceEvents\": [" + std::string(60000, ' ') + "#]}"); });
+  REQUIRE(error);
+  CHECK(error->problem() == "not valid JSON: syntax error while parsing value - invalid literal; last read: '…" +
+                                std::string(39, ' ') + "#'");
+  CHECK(error->byte_offset() == 17 + 60000);
+}
+
+TEST_CASE("a whole-document JSON input is held to the same runs, and nlohmann's quote of a long token is cut") {
+  const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
+  const auto error = input_error_of([] { ng::parse_json_input("{\"samples\": " + std::string(70000, '\n') + "[1]}", "e2e.json"); });
+  REQUIRE(error);
+  CHECK(error->path() == "e2e.json");
+  CHECK(error->problem() == "not valid JSON for neuron-gate: more than 65536 bytes of white space and brackets "
+                            "between two values (the limit of NEURON_GATE_MAX_STRING_BYTES)");
+  CHECK(error->byte_offset() == 10 + 65536);
+  const auto overflow = input_error_of([] { ng::parse_json_input("[1" + std::string(500, '0') + "e400]", "b.json"); });
+  REQUIRE(overflow);
+  CHECK(overflow->problem() == "not valid JSON: number overflow parsing '…" + std::string(36, '0') + "e400'");
+  CHECK(overflow->byte_offset() == 1);
 }
 
 TEST_SUITE_END();

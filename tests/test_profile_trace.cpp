@@ -325,8 +325,13 @@ TEST_CASE("a JSON error inside gzip names the offset in the decompressed data") 
 }
 
 TEST_CASE("big inputs come in chunks") {
-  // 3 MiB of white space after the events: several chunks, plain and gzip.
-  const std::string text = k_small_trace + std::string(3u << 20, ' ');
+  // 3 MiB of indented padding after the events (runs of white space between values, each far below the
+  // string limit): several chunks, plain and gzip.
+  std::string text = k_small_trace.substr(0, k_small_trace.size() - 1) + ", \"padding\": [0";
+  while (text.size() < (3u << 20)) {
+    text += ",\n" + std::string(1000, ' ') + "0";
+  }
+  text += "]}";
   for (const bool gzip : {false, true}) {
     CAPTURE(gzip);
     ByteSource source("big.json", gzip ? gzip_bytes(text) : text);

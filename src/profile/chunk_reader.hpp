@@ -2,9 +2,10 @@
 // The byte stream of a trace in chunks (internal to the trace reader, kineto_trace.cpp): read through
 // RapidStream (trace_rapidjson.hpp) on the fast path, or as an input iterator for nlohmann's SAX parser;
 // one pointer comparison per character on the hot path, a ByteSource::next() call per chunk, and for
-// nlohmann a guard that refuses a JSON string longer than the string limit before the parser holds it.
+// nlohmann a guard that refuses a run longer than the string limit before the parser holds it (JsonRunGuard).
 
 #include "profile/byte_source.hpp"
+#include "profile/json_run_guard.hpp"
 #include "profile/span_hash.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string_view>
 
 namespace neuron_gate::trace_reader {
@@ -21,10 +23,14 @@ namespace neuron_gate::trace_reader {
 
 class ChunkReader {
 public:
-  // `guard_strings`: follow string literals and refuse one longer than the string limit as each chunk is
-  // loaded (for nlohmann's parser, which would hold it whole); the RapidJSON path caps its own buffer.
-  explicit ChunkReader(ByteSource& source, bool guard_strings = true)
-      : m_source(source), m_max_string(input_limits().max_string_bytes), m_guard_strings(guard_strings) {}
+  // `guard_runs`: refuse a string, number or run of white space and brackets longer than the string limit
+  // as each chunk is loaded (JsonRunGuard; for nlohmann's parser, which would hold it whole); the RapidJSON
+  // path leaves such files to nlohmann's pass.
+  explicit ChunkReader(ByteSource& source, bool guard_runs = true) : m_source(source) {
+    if (guard_runs) {
+      m_guard.emplace(input_limits().max_string_bytes);
+    }
+  }
 
   // Loads the next chunk; false at the end of the data.
   bool fill() {
@@ -33,8 +39,10 @@ public:
     }
     m_chunk_offset += static_cast<std::uint64_t>(m_end - m_begin);
     const std::string_view chunk = m_source.next();
-    if (m_guard_strings) {
-      guard_string_lengths(chunk);
+    if (m_guard) {
+      if (const auto fault = m_guard->feed(chunk)) {
+        throw InputError(m_source.path(), fault->problem, fault->byte);
+      }
     }
     m_begin = chunk.data();
     m_cur = m_begin;
@@ -72,59 +80,12 @@ public:
   const char* m_end = nullptr;
 
 private:
-  // Follows string literals across chunks and refuses one longer than the string limit before the parser
-  // holds it (a 1 GB name in a 1 MB .gz would otherwise take gigabytes). Escapes count as written.
-  void guard_string_lengths(std::string_view chunk) {
-    std::size_t at = 0;
-    while (at < chunk.size()) {
-      if (!m_in_string) {
-        const std::size_t quote = chunk.find('"', at);
-        if (quote == std::string_view::npos) {
-          return;
-        }
-        m_in_string = true;
-        m_string_bytes = 0;
-        at = quote + 1;
-        continue;
-      }
-      if (m_escaped) {
-        m_escaped = false;
-        ++at;
-        ++m_string_bytes;
-        continue;
-      }
-      const std::size_t stop = chunk.find_first_of("\"\\", at);
-      const std::size_t end = stop == std::string_view::npos ? chunk.size() : stop;
-      m_string_bytes += end - at;
-      if (m_string_bytes > m_max_string) {
-        throw InputError(m_source.path(),
-                         "a JSON string longer than the limit of " + byte_count_text(m_max_string) +
-                             " (NEURON_GATE_MAX_STRING_BYTES)",
-                         m_chunk_offset + end - (m_string_bytes - m_max_string));
-      }
-      if (stop == std::string_view::npos) {
-        return;
-      }
-      if (chunk[stop] == '"') {
-        m_in_string = false;
-      } else {
-        m_escaped = true;
-        ++m_string_bytes;
-      }
-      at = stop + 1;
-    }
-  }
-
   ByteSource& m_source;
   const char* m_span = nullptr;  // start of the hashed span in the current chunk; null = none
   SpanHash m_span_hash;
   std::uint64_t m_chunk_offset = 0;
   bool m_at_end = false;
-  std::uint64_t m_max_string = 0;
-  bool m_guard_strings = true;
-  bool m_in_string = false;
-  bool m_escaped = false;
-  std::uint64_t m_string_bytes = 0;
+  std::optional<JsonRunGuard> m_guard;
 };
 
 class ChunkIterator {

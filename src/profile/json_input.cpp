@@ -1,6 +1,7 @@
 #include "profile/json_input.hpp"
 
 #include "profile/byte_source.hpp"
+#include "profile/json_run_guard.hpp"
 #include "profile/json_structure.hpp"
 #include "util/input_limits.hpp"
 #include "util/spellcheck.hpp"
@@ -74,17 +75,7 @@ public:
     } else {
       m_offset = position > 0 ? position - 1 : 0;
     }
-    // Drop "[json.exception.parse_error.101] " and "parse error at line 1, column 5: ": the line and column would
-    // count the nulled text.
-    m_reason = error.what();
-    const auto bracket = m_reason.find("] ");
-    if (m_reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
-      m_reason = m_reason.substr(bracket + 2);
-    }
-    const auto colon = m_reason.find(": ");
-    if (m_reason.rfind("parse error", 0) == 0 && colon != std::string::npos) {
-      m_reason = m_reason.substr(colon + 2);
-    }
+    m_reason = json_exception_reason(error);  // the line and column would count the nulled text
     return false;
   }
 
@@ -202,6 +193,12 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
   if (const auto deep = find_too_deep_nesting(text, options.comments)) {
     throw structure_error(*deep);
   }
+  if (!options.comments) {  // rules files, the one input with comments, are small and written by hand
+    JsonRunGuard guard(input_limits().max_string_bytes);
+    if (const auto fault = guard.feed(text)) {
+      throw InputError(path, "not valid JSON for neuron-gate: " + fault->problem, fault->byte + bom);
+    }
+  }
   try {
     document.value = nlohmann::json::parse(nulled.text, options.callback, true, options.comments);
   } catch (const nlohmann::json::exception& /*error*/) {
@@ -223,12 +220,31 @@ JsonDocument read_json_input(const std::string& path, const JsonReadOptions& opt
 }
 
 std::string json_exception_reason(const nlohmann::json::exception& error) {
-  std::string reason = error.what();
+  std::string_view reason = error.what();
   const auto bracket = reason.find("] ");
-  if (reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
-    reason = reason.substr(bracket + 2);
+  if (reason.starts_with("[json.exception.") && bracket != std::string_view::npos) {
+    reason.remove_prefix(bracket + 2);
   }
-  return reason;
+  const auto colon = reason.find(": ");
+  if (reason.starts_with("parse error") && colon != std::string_view::npos) {
+    reason.remove_prefix(colon + 2);
+  }
+  // nlohmann repeats what it read of the failing token and the white space before it ("last read: '...'"),
+  // or the whole number ("number overflow parsing '...'"): keep the end of that quote.
+  constexpr std::size_t k_quoted_bytes = 40;
+  const auto open = reason.find('\'');
+  if (open == std::string_view::npos || reason.size() < open + 2 + k_quoted_bytes + 3) {
+    return std::string(reason);
+  }
+  const std::size_t close = reason.size() - 1;  // the quote ends the message
+  if (reason[close] != '\'' || close - open - 1 <= k_quoted_bytes) {
+    return std::string(reason);
+  }
+  std::size_t cut = close - k_quoted_bytes;
+  while (cut < close && (static_cast<unsigned char>(reason[cut]) & 0xC0) == 0x80) {
+    ++cut;  // never start inside a UTF-8 sequence
+  }
+  return std::string(reason.substr(0, open + 1)) + "…" + std::string(reason.substr(cut));
 }
 
 void JsonFields::fail(const std::string& problem) const { throw InputError(m_path, problem); }

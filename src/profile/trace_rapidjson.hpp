@@ -8,7 +8,9 @@
 // The fast path stops — and the caller reads the file again with nlohmann's parser, whose result or error
 // message is then the one given — on anything where the two parsers might disagree: any RapidJSON parse
 // error, ill-formed UTF-8 in a string, a number that is not finite as a double, nesting deeper than
-// k_fast_max_depth, a string longer than twice the string limit. So accepted files, samples and every error message are exactly nlohmann's.
+// k_fast_max_depth, a string or number longer than the string limit, white space and brackets between two
+// values over an eighth of it (JsonRunGuard refuses them in nlohmann's pass). So accepted files, samples and
+// every error message are exactly those of nlohmann's pass.
 
 #include "profile/chunk_reader.hpp"
 #include "profile/trace_sax.hpp"
@@ -86,6 +88,16 @@ public:
     }
     skip_whitespace_run();
   }
+  // White space (runs of two or more bytes) and brackets read since the last value: more than an eighth
+  // of the string limit (single spaces and commas go uncounted) leaves the fast path, so that nlohmann's
+  // pass, whose lexer would hold such a run, refuses it (JsonRunGuard) or reads the file.
+  RAPIDJSON_FORCEINLINE void count_filler(std::uint64_t bytes) {
+    m_filler += bytes;
+    if (m_filler > m_max_filler) {
+      throw FastPathStop{};
+    }
+  }
+  RAPIDJSON_FORCEINLINE void value_read() { m_filler = 0; }
   std::size_t Tell() const { return static_cast<std::size_t>(m_reader.offset()); }
   // Output half of the stream concept: used only by in-situ parsing, which the reader never asks for.
   Ch* PutBegin() { return nullptr; }
@@ -97,13 +109,17 @@ private:
   __attribute__((noinline)) Ch peek_slow() const { return m_reader.at_end() ? '\0' : *m_reader.m_cur; }
   __attribute__((noinline)) void skip_whitespace_run() {
     for (;;) {
-      m_reader.m_cur = skip_spaces(m_reader.m_cur, m_reader.m_end);
+      const char* const from = m_reader.m_cur;
+      m_reader.m_cur = skip_spaces(from, m_reader.m_end);
+      count_filler(static_cast<std::uint64_t>(m_reader.m_cur - from));
       if (m_reader.m_cur != m_reader.m_end || m_reader.at_end()) {
         return;
       }
     }
   }
   ChunkReader& m_reader;
+  std::uint64_t m_filler = 0;
+  std::uint64_t m_max_filler = input_limits().max_string_bytes / 8;
 };
 
 } // namespace neuron_gate::trace_reader
@@ -131,10 +147,16 @@ inline void SkipWhitespace(RapidStream& stream) { stream.skip_whitespace(); }
 // give the file to nlohmann's parser; stopped() tells that apart from a RapidJSON parse error.
 class RapidSax {
 public:
-  explicit RapidSax(TraceSax& sax) : m_sax(sax) {}
+  RapidSax(TraceSax& sax, RapidStream& stream) : m_sax(sax), m_stream(stream) {}
 
-  bool Null() { return m_sax.null(); }
-  bool Bool(bool value) { return m_sax.boolean(value); }
+  bool Null() {
+    m_stream.value_read();
+    return m_sax.null();
+  }
+  bool Bool(bool value) {
+    m_stream.value_read();
+    return m_sax.boolean(value);
+  }
   // Only RawNumber is called under kParseNumbersAsStringsFlag; the others complete the concept.
   bool Int(int value) { return m_sax.number_integer(value); }
   bool Uint(unsigned value) { return m_sax.number_unsigned(value); }
@@ -144,6 +166,10 @@ public:
   // A number as nlohmann types it: no '.', 'e', 'E' and within int64 (negative) or uint64 (otherwise)
   // is an integer; anything else is a float given by its text.
   bool RawNumber(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    m_stream.value_read();
+    if (length > m_max_string) {
+      return stop();  // nlohmann's pass refuses it (JsonRunGuard)
+    }
     const std::string_view number(text, length);
     bool integer = true;
     for (const char c : number) {
@@ -171,17 +197,31 @@ public:
     return m_sax.float_text(number);
   }
   bool String(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    m_stream.value_read();
     const std::string_view value(text, length);
     return well_formed_utf8(value) ? m_sax.string_view(value) : stop();
   }
   bool Key(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    m_stream.value_read();
     const std::string_view key(text, length);
     return well_formed_utf8(key) ? m_sax.key_view(key) : stop();
   }
-  bool StartObject() { return m_sax.depth() < k_fast_max_depth ? m_sax.start_object(0) : stop(); }
-  bool EndObject(rapidjson::SizeType /*members*/) { return m_sax.end_object(); }
-  bool StartArray() { return m_sax.depth() < k_fast_max_depth ? m_sax.start_array(0) : stop(); }
-  bool EndArray(rapidjson::SizeType /*elements*/) { return m_sax.end_array(); }
+  bool StartObject() {
+    m_stream.count_filler(1);
+    return m_sax.depth() < k_fast_max_depth ? m_sax.start_object(0) : stop();
+  }
+  bool EndObject(rapidjson::SizeType /*members*/) {
+    m_stream.count_filler(1);
+    return m_sax.end_object();
+  }
+  bool StartArray() {
+    m_stream.count_filler(1);
+    return m_sax.depth() < k_fast_max_depth ? m_sax.start_array(0) : stop();
+  }
+  bool EndArray(rapidjson::SizeType /*elements*/) {
+    m_stream.count_filler(1);
+    return m_sax.end_array();
+  }
 
   bool stopped() const { return m_stopped; }
   // The string limit (input_limits().max_string_bytes), read once.
@@ -193,6 +233,7 @@ private:
     return false;
   }
   TraceSax& m_sax;
+  RapidStream& m_stream;
   bool m_stopped = false;
   std::uint64_t m_max_string = input_limits().max_string_bytes;
 };
@@ -305,7 +346,7 @@ inline bool parse_with_rapidjson(TraceSax& sax, ChunkReader& reader) {
     reader.m_cur += 3;  // a UTF-8 byte order mark (offsets stay those of the file)
   }
   RapidStream stream(reader);
-  RapidSax handler(sax);
+  RapidSax handler(sax, stream);
   CappedAllocator allocator;
   rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, CappedAllocator> parser(&allocator);
   try {

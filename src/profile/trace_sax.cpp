@@ -1,5 +1,7 @@
 #include "profile/trace_sax.hpp"
 
+#include "profile/json_input.hpp"
+
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -295,15 +297,7 @@ bool TraceSax::parse_error(std::size_t position, const std::string& /*last_token
   const std::uint64_t offset = position > 0 ? position - 1 : 0;
   // The other JSON readers' wording (json_input.cpp): without "[json.exception.parse_error.101] " and
   // "parse error at line 1, column 5: " (also for out_of_range.406, "number overflow parsing '1e400'").
-  std::string reason = error.what();
-  const auto bracket = reason.find("] ");
-  if (reason.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
-    reason = reason.substr(bracket + 2);
-  }
-  const auto colon = reason.find(": ");
-  if (reason.rfind("parse error", 0) == 0 && colon != std::string::npos) {
-    reason = reason.substr(colon + 2);
-  }
+  const std::string reason = json_exception_reason(error);
   const std::string where = m_gzip ? " (offset in the decompressed data)" : "";
   if (!m_top_is_object && !m_top_is_array) {
     throw InputError(m_path, "not a trace: no JSON object or array" + where + " (" + reason + ")", offset);
