@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 #include <ostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -366,6 +367,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return 2;
   } catch (const UsageError& error) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Not a defect: the memory or address-space limit was reached where no file was being read.
+    err << "neuron-gate: error: out of memory (the process's memory or address-space limit was reached; fewer "
+           "--threads read fewer files at once; see README \"Limits\")\n";
     return 2;
   } catch (const std::exception& error) {
     err << "neuron-gate: internal error: " << terminal_text(error.what()) << "\n";

@@ -3,7 +3,7 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <stdexcept>
+#include <new>
 
 namespace neuron_gate {
 
@@ -15,7 +15,7 @@ struct Sha256::Impl {
 Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
   m_impl->context = EVP_MD_CTX_new();
   if (m_impl->context == nullptr || EVP_DigestInit_ex(m_impl->context, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("OpenSSL: cannot start SHA-256");
+    throw std::bad_alloc();  // OpenSSL fails to start a digest only when it cannot allocate
   }
 }
 

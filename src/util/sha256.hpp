@@ -8,7 +8,8 @@
 
 namespace neuron_gate {
 
-// An incremental SHA-256. update() any number of times, then hex() once.
+// An incremental SHA-256. update() any number of times, then hex() once. The constructor throws
+// std::bad_alloc when OpenSSL cannot allocate a digest context.
 class Sha256 {
 public:
   Sha256();

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Running out of memory is an error like any other, never an internal error: under address-space limits
+# (ulimit -v) from tight to ample, with one thread and with 64 (each thread's malloc arena reserves address
+# space, so allocations fail in discovery, hashing, reading or the statistics), `inspect` and `compare` of
+# the bundled examples either give the output of an unlimited run or exit 2 with "neuron-gate: error: ...",
+# and a failed compare leaves no report file. Exit 77 (skipped) where the binary cannot start under a limit
+# at all (sanitizer builds reserve terabytes of address space).
+# usage: memory_limit_check.sh BINARY
+set -uo pipefail
+binary=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/neuron-gate-memory-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+ex=examples/rmsnorm-4x512
+if ! (ulimit -v 2000000 && "$binary" --version > /dev/null 2>&1); then
+  echo "skipped: $binary cannot start under ulimit -v 2000000 (a sanitizer build)"
+  exit 77
+fi
+"$binary" inspect "$ex/A" > "$work/inspect.expected"
+"$binary" compare "$ex/A" "$ex/Areg" --no-git --quiet --json "$work/expected.json"
+failures=0
+outcomes=""
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+for kib in 40000 80000 120000 160000 200000 300000 400000 800000; do
+  for threads in 1 64; do
+    (ulimit -v "$kib" && exec "$binary" inspect "$ex/A" --threads "$threads") > "$work/out" 2> "$work/err"
+    rc=$?
+    outcomes="$outcomes inspect/$kib/$threads:$rc"
+    if [ "$rc" = 0 ]; then
+      cmp -s "$work/out" "$work/inspect.expected" || fail "inspect under ulimit -v $kib, --threads $threads: output differs"
+    elif [ "$rc" != 2 ] || ! grep -q '^neuron-gate: error: ' "$work/err" || grep -q 'internal error' "$work/err"; then
+      fail "inspect under ulimit -v $kib, --threads $threads: exit $rc, $(head -c 300 "$work/err")"
+    fi
+    rm -f "$work/r.json"
+    (ulimit -v "$kib" && exec "$binary" compare "$ex/A" "$ex/Areg" --no-git --quiet --threads "$threads" \
+      --json "$work/r.json") > "$work/out" 2> "$work/err"
+    rc=$?
+    outcomes="$outcomes compare/$kib/$threads:$rc"
+    if [ "$rc" = 1 ]; then
+      cmp -s "$work/r.json" "$work/expected.json" || fail "compare under ulimit -v $kib, --threads $threads: report differs"
+    elif [ "$rc" != 2 ] || ! grep -q '^neuron-gate: error: ' "$work/err" || grep -q 'internal error' "$work/err"; then
+      fail "compare under ulimit -v $kib, --threads $threads: exit $rc, $(head -c 300 "$work/err")"
+    elif [ -e "$work/r.json" ]; then
+      fail "compare under ulimit -v $kib, --threads $threads: exit 2 but a report was written"
+    fi
+  done
+done
+echo "outcomes (command/KiB/threads:exit):$outcomes"
+case "$outcomes" in
+*":2"*) ;;
+*) fail "no limit made a run fail: the check proves nothing" ;;
+esac
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "memory_limit_check: ok"
