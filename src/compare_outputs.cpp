@@ -11,6 +11,7 @@
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -70,8 +71,9 @@ void check_outputs_not_inputs(const CompareOptions& options, const ProfileInvent
   }
 }
 
-// Renders every requested report, then writes them (so a rendering error leaves none half done): the JSON
-// streamed into its temporary file and committed with the rest. Markdown is rendered only where it goes.
+// Renders every requested report into its temporary file (so a rendering error leaves none half done; the
+// JSON streamed), then renames them all with SIGINT/SIGTERM/SIGHUP deferred: a signal leaves every report
+// replaced or none (and no temporary file). Markdown is rendered only where it goes.
 void write_reports(const CompareOptions& options, const Report& report, std::ostream& out) {
   const bool to_stdout = !options.quiet && options.format != "none";
   const bool markdown_to_stdout = to_stdout && options.format != "terminal" && options.markdown_path.empty();
@@ -79,33 +81,31 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   if (!options.markdown_path.empty() || markdown_to_stdout) {
     markdown = render_markdown(report, k_comment_limit - 512, options.comment_key);
   }
-  std::optional<AtomicFileWriter> json;  // never one text: 50,000 ops make hundreds of MB
-  if (!options.json_path.empty()) {
-    json.emplace(options.json_path);
-    write_json_report(report, [&json](std::string_view piece) { json->write(piece); });
-  }
-  struct Output {
-    const std::string& path;
-    std::string text;
+  std::vector<std::unique_ptr<AtomicFileWriter>> files;
+  const auto file = [&files](const std::string& path) -> AtomicFileWriter& {
+    return *files.emplace_back(std::make_unique<AtomicFileWriter>(path));
   };
-  std::vector<Output> outputs;
+  if (!options.json_path.empty()) {  // never one text: 50,000 ops make hundreds of MB
+    AtomicFileWriter& json = file(options.json_path);
+    write_json_report(report, [&json](std::string_view piece) { json.write(piece); });
+  }
   if (!options.html_path.empty()) {
-    outputs.push_back({options.html_path, render_html(report)});
+    file(options.html_path).write(render_html(report));
   }
   if (!options.junit_path.empty()) {
-    outputs.push_back({options.junit_path, render_junit(report)});
+    file(options.junit_path).write(render_junit(report));
   }
   if (!options.annotations_path.empty()) {
-    outputs.push_back({options.annotations_path, render_annotations(report)});
-  }
-  if (json) {
-    json->commit();
-  }
-  for (const Output& output : outputs) {
-    write_file_atomically(output.path, output.text);
+    file(options.annotations_path).write(render_annotations(report));
   }
   if (!options.markdown_path.empty()) {
-    write_file_atomically(options.markdown_path, markdown);
+    file(options.markdown_path).write(markdown);
+  }
+  {
+    const SignalsDeferred deferred;
+    for (const auto& written : files) {
+      written->commit();
+    }
   }
   if (markdown_to_stdout) {
     write_stream(out, markdown, "stdout");

@@ -2,7 +2,13 @@
 
 #include "util/error.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -51,7 +57,77 @@ std::filesystem::path resolved_path(const std::string& path) {
   return current.lexically_normal();
 }
 
+// Temporary files being written, for the signal handler: a fixed table of paths (no allocation, nothing
+// but atomics and unlink in the handler). A slot is claimed (0 -> 1), filled, then published (1 -> 2).
+constexpr std::size_t k_temp_slots = 16;
+constexpr std::size_t k_temp_path_bytes = 4096;
+std::array<std::atomic<int>, k_temp_slots> g_temp_state{};
+std::array<std::array<char, k_temp_path_bytes>, k_temp_slots> g_temp_paths{};
+
+extern "C" void remove_temporary_files_and_die(int signal_number) {
+  for (std::size_t slot = 0; slot < k_temp_slots; ++slot) {
+    if (g_temp_state[slot].load() == 2) {
+      ::unlink(g_temp_paths[slot].data());
+    }
+  }
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void install_signal_cleanup() {
+  static const bool installed = [] {
+    for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction action {};
+      action.sa_handler = remove_temporary_files_and_die;
+      sigemptyset(&action.sa_mask);
+      struct sigaction previous {};
+      if (::sigaction(signal_number, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) {
+        continue;  // ignored by whoever started us (nohup): keep it so
+      }
+      ::sigaction(signal_number, &action, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+// The slot now holding `path`, or k_temp_slots when the table is full or the path too long (then a
+// signal leaves that one file behind, as before).
+std::size_t register_temporary(const std::filesystem::path& path) {
+  const std::string& text = path.native();
+  if (text.size() >= k_temp_path_bytes) {
+    return k_temp_slots;
+  }
+  install_signal_cleanup();
+  for (std::size_t slot = 0; slot < k_temp_slots; ++slot) {
+    int free = 0;
+    if (g_temp_state[slot].compare_exchange_strong(free, 1)) {
+      std::memcpy(g_temp_paths[slot].data(), text.c_str(), text.size() + 1);
+      g_temp_state[slot].store(2);
+      return slot;
+    }
+  }
+  return k_temp_slots;
+}
+
+void unregister_temporary(std::size_t slot) {
+  if (slot < k_temp_slots) {
+    g_temp_state[slot].store(0);
+  }
+}
+
 } // namespace
+
+SignalsDeferred::SignalsDeferred() {
+  sigset_t deferred;
+  sigemptyset(&deferred);
+  sigaddset(&deferred, SIGINT);
+  sigaddset(&deferred, SIGTERM);
+  sigaddset(&deferred, SIGHUP);
+  ::pthread_sigmask(SIG_BLOCK, &deferred, &m_previous);
+}
+
+SignalsDeferred::~SignalsDeferred() { ::pthread_sigmask(SIG_SETMASK, &m_previous, nullptr); }
 
 void write_stream(std::ostream& out, std::string_view content, const std::string& name) {
   errno = 0;
@@ -89,11 +165,13 @@ AtomicFileWriter::AtomicFileWriter(const std::string& path) : m_path(path) {
     const fs::path folder = m_target.has_parent_path() ? m_target.parent_path() : fs::path(".");
     std::random_device entropy;
     m_temp = folder / (".neuron-gate-" + m_target.filename().string() + "." + std::to_string(entropy()) + ".tmp");
+    m_signal_slot = register_temporary(m_temp);
   }
   errno = 0;
   m_out.open(m_temp.empty() ? m_target : m_temp, std::ios::binary | std::ios::trunc);
   if (!m_out) {
     const int error = errno;
+    unregister_temporary(m_signal_slot);
     m_temp.clear();  // nothing was created
     m_done = true;
     throw InputError(path, write_failure(error));
@@ -106,6 +184,7 @@ AtomicFileWriter::~AtomicFileWriter() {
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);
   }
+  unregister_temporary(m_signal_slot);
 }
 
 void AtomicFileWriter::fail(int error) {
@@ -137,6 +216,7 @@ void AtomicFileWriter::commit() {
   }
   std::error_code ec;
   std::filesystem::rename(m_temp, m_target, ec);
+  unregister_temporary(m_signal_slot);
   if (ec) {
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);

@@ -2,6 +2,9 @@
 // Reports are written whole or not at all: content goes to a temporary file beside the target and is
 // renamed over it only on commit().
 
+#include <signal.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iosfwd>
@@ -39,6 +42,22 @@ private:
   std::filesystem::path m_temp;  // empty when writing into a device or FIFO
   std::ofstream m_out;
   bool m_done = false;
+  std::size_t m_signal_slot = SIZE_MAX;  // where the signal handler finds m_temp (none: SIZE_MAX)
+};
+
+// While alive, SIGINT, SIGTERM and SIGHUP wait (blocked in this thread, the only one while reports are
+// written): around the commits of several reports, so that a signal leaves all of them replaced or none.
+// Without it, such a signal removes the temporary files of AtomicFileWriters not yet committed (a handler
+// installed with the first one) and ends the process as the signal would.
+class SignalsDeferred {
+public:
+  SignalsDeferred();
+  ~SignalsDeferred();
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+
+private:
+  sigset_t m_previous{};
 };
 
 // Writes `content` to an output stream (stdout) and flushes it. Throws InputError naming `name`
