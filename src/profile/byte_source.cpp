@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -51,8 +52,14 @@ std::string special_file_kind(mode_t mode) {
 
 // Opens a regular file for reading without ever blocking on a FIFO: opened non-blocking, checked with
 // fstat, then switched back to blocking reads.
+// Out of file descriptors (EMFILE, ENFILE) while other threads read, it waits for them to close theirs
+// (up to 1 s), so that which file fails does not depend on timing.
 std::FILE* open_regular_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  for (int wait = 0; fd < 0 && (errno == EMFILE || errno == ENFILE) && worker_threads() > 1 && wait < 200; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  }
   if (fd < 0) {
     throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
   }
