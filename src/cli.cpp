@@ -295,6 +295,27 @@ CLI::App* add_baseline_save(CLI::App& app, BaselineSaveOptions& save) {
   return save_cmd;
 }
 
+// Prints the error that ended a command (the one in flight) and returns exit code 2: input and usage
+// errors as "error:", running out of memory too (the memory or address-space limit was reached where no file
+// was being read: not a defect), anything else as "internal error:".
+int report_error(std::ostream& err) {
+  try {
+    throw;
+  } catch (const InputError& error) {
+    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
+  } catch (const UsageError& error) {
+    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
+  } catch (const std::bad_alloc&) {
+    err << "neuron-gate: error: out of memory (the process's memory or address-space limit was reached; fewer "
+           "--threads read fewer files at once; see README \"Limits\")\n";
+  } catch (const std::exception& error) {
+    err << "neuron-gate: internal error: " << terminal_text(error.what()) << "\n";
+  } catch (...) {
+    err << "neuron-gate: internal error: an exception of unknown type\n";
+  }
+  return 2;
+}
+
 } // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -362,20 +383,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (baseline_save_cmd->parsed()) {
       return run_baseline_save(baseline_save, out);
     }
-  } catch (const InputError& error) {
-    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
-    return 2;
-  } catch (const UsageError& error) {
-    err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
-    return 2;
-  } catch (const std::bad_alloc&) {
-    // Not a defect: the memory or address-space limit was reached where no file was being read.
-    err << "neuron-gate: error: out of memory (the process's memory or address-space limit was reached; fewer "
-           "--threads read fewer files at once; see README \"Limits\")\n";
-    return 2;
-  } catch (const std::exception& error) {
-    err << "neuron-gate: internal error: " << terminal_text(error.what()) << "\n";
-    return 2;
+  } catch (...) {
+    return report_error(err);
   }
   return 2;
 }

@@ -208,8 +208,8 @@ TEST_CASE("white space, brackets or a number longer than the string limit are re
   // spaces took 1.6 GB and printed 200 MB. The run's byte past the limit is named, plain and gzip.
   const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
   const std::string head = "{\"traceEvents\": [";
-  const std::string filler = "more than 65536 bytes of white space and brackets between two values (the limit of "
-                             "NEURON_GATE_MAX_STRING_BYTES)";
+  const std::string filler = "more than 65536 bytes of white space and punctuation ([]{},:) with no string, number "
+                             "or literal between (the limit of NEURON_GATE_MAX_STRING_BYTES)";
   const std::string number = "a JSON number or literal longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)";
   struct Case {
     std::string text;
@@ -260,6 +260,14 @@ TEST_CASE("runs below the string limit are read alike by both parsers, and a par
   CHECK(error->problem() == "not valid JSON: syntax error while parsing value - invalid literal; last read: '…" +
                                 std::string(39, ' ') + "#'");
   CHECK(error->byte_offset() == 17 + 60000);
+  // An error in a key: the quote is followed by "; expected string literal", kept whole.
+  const std::string key_head = "{\"traceEvents\": [{\"name\": \"a\", \"";
+  const auto key = input_error_of([&] { read_trace_text(key_head + std::string(60000, 'k')); });
+  REQUIRE(key);
+  CHECK(key->problem() == "truncated trace: the JSON ends early (syntax error while parsing object key - invalid "
+                          "string: missing closing quote; last read: '…" + std::string(40, 'k') +
+                              "'; expected string literal)");
+  CHECK(key->byte_offset() == key_head.size() + 60000);
 }
 
 TEST_CASE("a whole-document JSON input is held to the same runs, and nlohmann's quote of a long token is cut") {
@@ -267,8 +275,8 @@ TEST_CASE("a whole-document JSON input is held to the same runs, and nlohmann's 
   const auto error = input_error_of([] { ng::parse_json_input("{\"samples\": " + std::string(70000, '\n') + "[1]}", "e2e.json"); });
   REQUIRE(error);
   CHECK(error->path() == "e2e.json");
-  CHECK(error->problem() == "not valid JSON for neuron-gate: more than 65536 bytes of white space and brackets "
-                            "between two values (the limit of NEURON_GATE_MAX_STRING_BYTES)");
+  CHECK(error->problem() == "not valid JSON for neuron-gate: more than 65536 bytes of white space and punctuation "
+                            "([]{},:) with no string, number or literal between (the limit of NEURON_GATE_MAX_STRING_BYTES)");
   CHECK(error->byte_offset() == 10 + 65536);
   const auto overflow = input_error_of([] { ng::parse_json_input("[1" + std::string(500, '0') + "e400]", "b.json"); });
   REQUIRE(overflow);

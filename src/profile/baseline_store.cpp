@@ -2,6 +2,7 @@
 
 #include "profile/git_handles.hpp"
 #include "profile/git_source.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/utf8.hpp"
 
@@ -162,6 +163,9 @@ SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::strin
     }
     previous.reset(tree);
   }
+  // From the first object written to the ref moved, a signal waits: libgit2 writes each object through a
+  // temporary file in .git/objects that an interrupted write would leave behind.
+  const SignalsDeferred deferred;
   git_oid blob;
   if (git_blob_create_from_buffer(&blob, repository, digest.data(), digest.size()) != 0) {
     write_failed(request.ref, "write the digest blob");

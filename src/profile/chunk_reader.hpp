@@ -23,7 +23,7 @@ namespace neuron_gate::trace_reader {
 
 class ChunkReader {
 public:
-  // `guard_runs`: refuse a string, number or run of white space and brackets longer than the string limit
+  // `guard_runs`: refuse a string, number or run of white space and punctuation longer than the string limit
   // as each chunk is loaded (JsonRunGuard; for nlohmann's parser, which would hold it whole); the RapidJSON
   // path leaves such files to nlohmann's pass.
   explicit ChunkReader(ByteSource& source, bool guard_runs = true) : m_source(source) {

@@ -229,14 +229,20 @@ std::string json_exception_reason(const nlohmann::json::exception& error) {
   if (reason.starts_with("parse error") && colon != std::string_view::npos) {
     reason.remove_prefix(colon + 2);
   }
-  // nlohmann repeats what it read of the failing token and the white space before it ("last read: '...'"),
-  // or the whole number ("number overflow parsing '...'"): keep the end of that quote.
+  // nlohmann quotes what it read of the failing token and the white space before it ("last read: '...'",
+  // then perhaps "; expected <a token's name>") or a whole number ("number overflow parsing '...'"): keep
+  // the last 40 bytes of the quote.
   constexpr std::size_t k_quoted_bytes = 40;
-  const auto open = reason.find('\'');
-  if (open == std::string_view::npos || reason.size() < open + 2 + k_quoted_bytes + 3) {
+  std::size_t open = reason.find("last read: '");
+  open = open != std::string_view::npos ? open + 11 : reason.find("parsing '");
+  if (open == std::string_view::npos) {
     return std::string(reason);
   }
-  const std::size_t close = reason.size() - 1;  // the quote ends the message
+  open = reason.find('\'', open);
+  std::size_t close = reason.rfind("'; expected ");
+  if (close == std::string_view::npos || close <= open || reason.size() - close > 48) {
+    close = reason.size() - 1;  // token names are short: a longer tail is the quote's own text
+  }
   if (reason[close] != '\'' || close - open - 1 <= k_quoted_bytes) {
     return std::string(reason);
   }

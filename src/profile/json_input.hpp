@@ -61,8 +61,8 @@ JsonDocument parse_json_input(std::string_view text, const std::string& path, co
 JsonDocument read_json_input(const std::string& path, const JsonReadOptions& options = {});
 
 // nlohmann's message without its "[json.exception.type_error.302] " and "parse error at line 1, column 5: "
-// prefixes, a quoted token at its end ("last read: '...'", "number overflow parsing '...'") cut to its
-// last 40 bytes after "…" (the quote may hold megabytes of white space or digits).
+// prefixes, its quote of the input ("last read: '...'", "number overflow parsing '...'") cut to its last 40
+// bytes after "…" (the quote may hold megabytes of white space, digits or a key).
 std::string json_exception_reason(const nlohmann::json::exception& error);
 
 // Type-checked access to a parsed document: every failure is InputError(path, "\"KEY.PATH\" must

@@ -5,7 +5,7 @@
 namespace neuron_gate {
 namespace {
 
-// White space and the structural characters other than '"': what separates two values.
+// White space and the structural characters other than '"': what lies between two scalars.
 bool is_filler(char c) {
   switch (c) {
   case ' ': case '\t': case '\n': case '\r': case '[': case ']': case '{': case '}': case ',': case ':':
@@ -21,8 +21,8 @@ JsonRunFault JsonRunGuard::fault(std::uint64_t at) const {
   const std::string limit = byte_count_text(m_limit);
   switch (m_state) {
   case Run::filler:
-    return {"more than " + limit + " of white space and brackets between two values (the limit of "
-            "NEURON_GATE_MAX_STRING_BYTES)", at};
+    return {"more than " + limit + " of white space and punctuation ([]{},:) with no string, number or literal "
+            "between (the limit of NEURON_GATE_MAX_STRING_BYTES)", at};
   case Run::token:
     return {"a JSON number or literal longer than the limit of " + limit + " (NEURON_GATE_MAX_STRING_BYTES)", at};
   default:

@@ -1,9 +1,10 @@
 #pragma once
 // Bounds what a JSON lexer holds at once. nlohmann's lexer keeps every byte of the token it is reading
-// and, until the next value starts, every byte of white space and brackets before it; its error message
+// and, until the next string, number or literal starts, every byte of white space and punctuation before
+// it (brackets, commas, colons: `[[],[],...]` is one run); its error message
 // repeats them. So before a parser sees the text, this guard follows it, chunk by chunk, and finds the
 // first run longer than the limit (input_limits().max_string_bytes): a string (escapes as written), a
-// number or literal, or white space and brackets between two values. Real files have none: a trace's
+// number or literal, or white space and punctuation between two of those. Real files have none: a trace's
 // longest string is a stack or a name of kilobytes, its numbers are timestamps.
 
 #include <cstdint>

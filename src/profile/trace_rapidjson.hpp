@@ -8,8 +8,8 @@
 // The fast path stops — and the caller reads the file again with nlohmann's parser, whose result or error
 // message is then the one given — on anything where the two parsers might disagree: any RapidJSON parse
 // error, ill-formed UTF-8 in a string, a number that is not finite as a double, nesting deeper than
-// k_fast_max_depth, a string or number longer than the string limit, white space and brackets between two
-// values over an eighth of it (JsonRunGuard refuses them in nlohmann's pass). So accepted files, samples and
+// k_fast_max_depth, a string or number longer than the string limit, white space and punctuation between two
+// scalars over an eighth of it (JsonRunGuard refuses them in nlohmann's pass). So accepted files, samples and
 // every error message are exactly those of nlohmann's pass.
 
 #include "profile/chunk_reader.hpp"

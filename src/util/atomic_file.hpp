@@ -46,7 +46,8 @@ private:
 };
 
 // While alive, SIGINT, SIGTERM and SIGHUP wait (blocked in this thread, the only one while reports are
-// written): around the commits of several reports, so that a signal leaves all of them replaced or none.
+// written): around the commits of several reports, so that a signal leaves all of them replaced or none, and
+// around a baseline's git writes (libgit2's temporary object files).
 // Without it, such a signal removes the temporary files of AtomicFileWriters not yet committed (a handler
 // installed with the first one) and ends the process as the signal would.
 class SignalsDeferred {
