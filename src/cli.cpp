@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "compare/rule_set.hpp"
 #include "util/error.hpp"
+#include "util/input_limits.hpp"
 #include "util/parallel.hpp"
 #include "util/spellcheck.hpp"
 
@@ -360,6 +361,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   set_worker_threads(threads);
   try {
+    if (const std::optional<std::string> invalid = invalid_limit_variable()) {
+      throw UsageError(*invalid);
+    }
     if (compare_cmd->parsed()) {
       set_compare_output(compare, *compare_cmd, out, no_git);
       return run_compare(compare, out);

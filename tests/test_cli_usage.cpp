@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <regex>
 #include <string>
 
@@ -101,6 +102,22 @@ TEST_CASE("a bad --unit is a usage error before any file is read") {
   const CliResult missing = run({"compare", "/nonexistent/neuron-gate-base", "/nonexistent/neuron-gate-head", "--unit", "run"});
   CHECK(missing.exit_code == 2);
   CHECK(has(missing.err, "nonexistent"));
+}
+
+TEST_CASE("a limit variable that is not a positive whole number is a usage error, not the default in silence") {
+  for (const char* value : {"abc", "0", "-1", " 3", "1e6"}) {
+    CAPTURE(value);
+    ::setenv("NEURON_GATE_MAX_STRING_BYTES", value, 1);
+    const CliResult bad = run({"inspect", neuron_gate::testing::example("A")});
+    ::unsetenv("NEURON_GATE_MAX_STRING_BYTES");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == std::string("neuron-gate: error: NEURON_GATE_MAX_STRING_BYTES=\"") + value +
+                         "\" is not a positive whole number (unset it for the default)\n");
+  }
+  ::setenv("NEURON_GATE_MAX_OPS", "100000", 1);
+  CHECK(run({"inspect", neuron_gate::testing::example("A")}).exit_code == 0);
+  ::unsetenv("NEURON_GATE_MAX_OPS");
 }
 
 TEST_SUITE_END();

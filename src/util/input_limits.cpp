@@ -1,5 +1,6 @@
 #include "util/input_limits.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -7,16 +8,27 @@
 namespace neuron_gate {
 namespace {
 
+constexpr std::array<const char*, 6> k_limit_variables = {
+    "NEURON_GATE_MAX_FILE_BYTES", "NEURON_GATE_MAX_NAME_BYTES", "NEURON_GATE_MAX_STRING_BYTES",
+    "NEURON_GATE_MAX_OPS",        "NEURON_GATE_MAX_WALK_ENTRIES", "NEURON_GATE_MAX_WALK_DEPTH"};
+
+std::optional<std::uint64_t> positive_integer(const char* text) {
+  std::uint64_t parsed = 0;
+  const char* end = text + std::strlen(text);
+  const auto result = std::from_chars(text, end, parsed);
+  if (result.ec == std::errc{} && result.ptr == end && parsed > 0) {
+    return parsed;
+  }
+  return std::nullopt;
+}
+
 void override_from_env(const char* name, std::uint64_t& value) {
   const char* text = std::getenv(name);
   if (text == nullptr) {
     return;
   }
-  std::uint64_t parsed = 0;
-  const char* end = text + std::strlen(text);
-  const auto result = std::from_chars(text, end, parsed);
-  if (result.ec == std::errc{} && result.ptr == end && parsed > 0) {
-    value = parsed;
+  if (const auto parsed = positive_integer(text)) {
+    value = *parsed;
   }
 }
 
@@ -39,6 +51,16 @@ InputLimits& current() {
 } // namespace
 
 const InputLimits& input_limits() { return current(); }
+
+std::optional<std::string> invalid_limit_variable() {
+  for (const char* name : k_limit_variables) {
+    const char* text = std::getenv(name);
+    if (text != nullptr && !positive_integer(text)) {
+      return std::string(name) + "=\"" + text + "\" is not a positive whole number (unset it for the default)";
+    }
+  }
+  return std::nullopt;
+}
 
 void reload_input_limits() { current() = from_environment(); }
 

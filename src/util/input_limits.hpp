@@ -4,6 +4,7 @@
 // the file and the limit, never an allocation failure.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace neuron_gate {
@@ -28,8 +29,13 @@ struct InputLimits {
 };
 
 // The limits in force: the defaults, each replaced by its environment variable when that holds a
-// positive decimal integer (an invalid value is ignored; see input_limit_warnings()).
+// positive decimal integer (any other value is ignored here; the command line refuses it first, see
+// invalid_limit_variable()).
 const InputLimits& input_limits();
+
+// The first NEURON_GATE_MAX_* variable set to anything but a positive decimal integer, as a message
+// ("NEURON_GATE_MAX_OPS=\"abc\" is not a positive whole number ..."); nullopt when all are valid or unset.
+std::optional<std::string> invalid_limit_variable();
 
 // Re-reads the environment (tests that change a variable call this). Not thread-safe.
 void reload_input_limits();
