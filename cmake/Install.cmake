@@ -22,8 +22,11 @@ set(CPACK_PACKAGE_FILE_NAME "neuron-gate_${PROJECT_VERSION}")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_LICENSE MIT)
-# Depends: computed by dpkg-shlibdeps from the binary (libgit2, libssl/libcrypto, zlib, libstdc++, libc).
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Depends: computed by dpkg-shlibdeps from the binary alone (libgit2, libssl/libcrypto, zlib, libstdc++, libc)
+# in cmake/CPackProject.cmake; CPack's own SHLIBDEPS runs `file` on each of the ~1,800 example files (90 s).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_NEURON_GATE_BINARY "${PROJECT_BINARY_DIR}/src/neuron-gate")
+set(CPACK_NEURON_GATE_SCRATCH "${PROJECT_BINARY_DIR}/cpack-shlibdeps")
 # The commit goes into the package description at cpack time, read from the build_info.cpp the binary
 # was compiled with (cmake/CPackProject.cmake), so the package names the commit it was built from.
 set(CPACK_NEURON_GATE_BUILD_INFO_FILE "${PROJECT_BINARY_DIR}/src/generated/build_info.cpp")

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The sanitizer pass of CI (.ci/run; README "Fuzzing"): builds everything with clang, ASan and UBSan
-# (-fno-sanitize-recover: any UB finding fails) and libFuzzer coverage in build-sanitize/ (or
-# $FUZZ_BUILD_DIR), runs the whole ctest suite there, then a short fuzz pass of every fuzz target.
-#   bash scripts/sanitize.sh [FUZZ_SECONDS_PER_TARGET]   (default 20; 0 skips the fuzz pass)
-# Left out there: the `compilers` test (other compilers' builds, not this one), the `python-capture`
-# tests (a torch venv; slow, and their C++ side is the same binary the CLI tests run) and `install-tree`
-# (packaging, not code). Then ThreadSanitizer on the threaded paths: neuron-gate and tests_util built with
-# -fsanitize=thread in build-tsan/ (or $TSAN_BUILD_DIR), the parallel_for unit test and tests/tsan_checks.sh
-# (compare, calibrate, rank, inspect, errors and git: profiles with --threads 4).
+# The sanitizer stage of scripts/test.sh (docs/testing.md):
+#  1. clang with ASan+UBSan (-fno-sanitize-recover: any UB finding fails), libFuzzer coverage and -Werror
+#     in build-sanitize/ (or $FUZZ_BUILD_DIR), at -O0 without debug info (a finding names the functions;
+#     rebuild with -g to get lines). This is also the clang check: it builds the libraries, the binary,
+#     the tests and the fuzz targets warning-free. It runs the unit tests (label unit), the fuzz replay and
+#     the scenario tests labelled `sanitize` (one per distinct code path: see tests/CMakeLists.txt), then
+#     FUZZ_SECONDS of fuzzing per fuzz target (argument 1; default 5; 0 skips it; scripts/fuzz.sh).
+#  2. ThreadSanitizer: neuron-gate and tests_util built with -fsanitize=thread in build-tsan/ (or
+#     $TSAN_BUILD_DIR), the parallel_for unit test and tests/tsan_checks.sh (compare, calibrate, rank,
+#     inspect, errors and git: profiles with --threads 4).
+#   bash scripts/sanitize.sh [FUZZ_SECONDS_PER_TARGET]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-20}"
+seconds="${1:-5}"
 build="${FUZZ_BUILD_DIR:-build-sanitize}"
 export FUZZ_BUILD_DIR="$build"
 # detect_leaks: LeakSanitizer (part of ASan) reports any leak at exit. Allocation over 4 GiB at once
@@ -19,15 +21,15 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0:
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/scripts/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 start=$(date +%s)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=OFF >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
+      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 built=$(date +%s)
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE '^(compilers|python-capture)$' -E '^install-tree$'
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -L '^(unit|sanitize)$'
 tested=$(date +%s)
 tsan_build="${TSAN_BUILD_DIR:-build-tsan}"
-cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=OFF >/dev/null
+cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
+      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=ON >/dev/null
 cmake --build "$tsan_build" -j "$(nproc)" --target neuron-gate tests_util
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan_build/tests/tests_util" -tc='parallel_for*'
 bash tests/tsan_checks.sh "$tsan_build/src/neuron-gate"
@@ -35,4 +37,4 @@ tsan_done=$(date +%s)
 if [ "$seconds" -gt 0 ]; then
   FUZZ_NO_BUILD=1 bash scripts/fuzz.sh "$seconds"
 fi
-echo "sanitize.sh: build $((built - start)) s, ASan+UBSan ctest $((tested - built)) s, TSan $((tsan_done - tested)) s, fuzz $(($(date +%s) - tsan_done)) s" >&2
+echo "sanitize.sh: ASan+UBSan build $((built - start)) s, ctest $((tested - built)) s, TSan $((tsan_done - tested)) s, fuzz $(($(date +%s) - tsan_done)) s" >&2

@@ -1,41 +1,76 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test with ctest: unit, golden, CLI, install, action and
-# layering tests, the other compilers' builds and unit tests (scripts/test-compilers.sh: g++-11 and
-# clang++), and the report checks in npm packages and headless Chromium.
+# Every test, as CI runs it (.ci/run runs exactly this), in stages whose times are printed at the end
+# (docs/testing.md: what each stage protects, the measured times and the 25-minute budget):
+#   dependencies     scripts/install-deps.sh --test (apt-get, only what is missing)
+#   build            build/ with g++ (Release, -Werror; test sources at -O0)
+#   tests            ctest in build/: unit, golden, CLI, scenario, install, action and report checks
+#   other compilers  g++-11 builds the library and the binary with -Werror (scripts/test-compilers.sh;
+#                    clang's -Werror build is the sanitizer build below)
+#   sanitizers       clang with ASan+UBSan and -Werror: unit tests, fuzz replay, the scenario tests
+#                    labelled `sanitize`, a short fuzz pass; ThreadSanitizer on the threaded paths
+#                    (scripts/sanitize.sh)
 #
-# Usage: scripts/test.sh [--no-browser] [--no-extra-compilers]
-#   --no-browser          skip the ctest tests labelled `network`: the report checks (they install Chromium
-#                         with apt-get and markdown-it and mermaid from npm) and the action validator (from
-#                         npm). For a machine without root or without the network; CI runs them.
-#   --no-extra-compilers  skip the ctest test `compilers` (label compilers: scripts/test-compilers.sh, the
-#                         g++-11 and clang builds; minutes on 2 cores without a warm ccache), for local
-#                         runs; CI runs it.
+# Usage: scripts/test.sh [--fast] [--no-browser] [--no-extra-compilers] [--no-sanitizers]
+#   --fast                the fast local loop: build, then only the tests labelled `fast` (unit and golden
+#                         tests; under 3 minutes once built) — no other compilers, no sanitizers
+#   --no-browser          skip the ctest tests labelled `network` (the report checks install Chromium and
+#                         npm packages; the action validator comes from npm): for a machine without root
+#                         or without the network
+#   --no-extra-compilers  skip the g++-11 stage
+#   --no-sanitizers       skip the sanitizer stage
 # Needs root (or sudo) for apt-get when packages are missing: scripts/install-deps.sh --test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-browser=1
-extra_compilers=1
+fast=0 browser=1 extra_compilers=1 sanitizers=1
 for arg in "$@"; do
   case "$arg" in
+    --fast) fast=1 extra_compilers=0 sanitizers=0 ;;
     --no-browser) browser=0 ;;
     --no-extra-compilers) extra_compilers=0 ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "scripts/test.sh: unknown option $arg (--no-browser, --no-extra-compilers)" >&2; exit 2 ;;
+    --no-sanitizers) sanitizers=0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "scripts/test.sh: unknown option $arg (--fast, --no-browser, --no-extra-compilers, --no-sanitizers)" >&2
+       exit 2 ;;
   esac
 done
 
-bash scripts/install-deps.sh --test
-if [ "$extra_compilers" -eq 1 ]; then
-  bash scripts/build.sh -DNEURON_GATE_TEST_COMPILERS=ON
-else
-  bash scripts/build.sh -DNEURON_GATE_TEST_COMPILERS=OFF
-fi
-ctest_args=(--test-dir build --output-on-failure -j "$(nproc)")
-excluded=()
-[ "$browser" -eq 1 ] || excluded+=(network)
-[ "$extra_compilers" -eq 1 ] || excluded+=(compilers)
-if [ ${#excluded[@]} -gt 0 ]; then
-  echo "== skipping the tests labelled ${excluded[*]}"
-  ctest_args+=(-LE "^($(IFS='|'; echo "${excluded[*]}"))\$")
-fi
-ctest "${ctest_args[@]}"
+stages=()
+# stage NAME COMMAND...: runs COMMAND, records its wall time and CPU time (user+sys of its children).
+stage() {
+  local name="$1" start end cpu_before cpu_after
+  shift
+  echo "== stage: $name"
+  start=$(date +%s)
+  cpu_before=$(cpu_seconds)
+  "$@"
+  end=$(date +%s)
+  cpu_after=$(cpu_seconds)
+  stages+=("$(printf '%-16s %5d s wall %6d s CPU' "$name" $((end - start)) $((cpu_after - cpu_before)))")
+  echo "== stage: $name done in $((end - start)) s"
+}
+# CPU seconds (user+sys) of this shell's finished children so far.
+cpu_seconds() { times | tail -n 1 | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }
+summary() {
+  echo "== stage times (scripts/test.sh; budget in docs/testing.md):"
+  printf '   %s\n' "${stages[@]}"
+}
+trap summary EXIT
+
+run_ctest() {
+  local args=(--test-dir build --output-on-failure -j "$(nproc)")
+  if [ "$fast" -eq 1 ]; then
+    args+=(-L '^fast$')
+  elif [ "$browser" -eq 0 ]; then
+    echo "== skipping the tests labelled network"
+    args+=(-LE '^network$')
+  fi
+  ctest "${args[@]}"
+}
+
+deps=(--test)
+[ "$browser" -eq 0 ] || deps+=(chromium) # the report checks in headless Chromium
+stage dependencies bash scripts/install-deps.sh "${deps[@]}"
+stage build bash scripts/build.sh -DNEURON_GATE_WERROR=ON
+stage tests run_ctest
+[ "$extra_compilers" -eq 0 ] || stage "other compilers" bash scripts/test-compilers.sh
+[ "$sanitizers" -eq 0 ] || stage sanitizers bash scripts/sanitize.sh

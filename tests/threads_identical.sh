@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Issue 21 item 3: what neuron-gate writes does not depend on its thread count. Every bundled example
-# pair and test profile is compared (Markdown, JSON, HTML, JUnit, annotations, terminal summary),
-# calibrated, inspected and ranked with --threads 1 and with --threads 4 (and NEURON_GATE_THREADS=3);
-# outputs, stderr and exit codes must be byte-identical. Errors too: a side with two broken traces in
-# different runs names the first in path order, and a side crossing NEURON_GATE_MAX_OPS names the same
-# file, whatever the thread count.
+# pair and test profile is compared (Markdown, JSON, HTML, JUnit, annotations and the terminal summary, all
+# from one run), calibrated, inspected and ranked once with --threads 1 and once with --threads 4 (one
+# compare also with NEURON_GATE_THREADS=3); outputs, stderr and exit codes must be byte-identical. Errors
+# too: a side with two broken traces in different runs names the first in path order, and a side crossing
+# NEURON_GATE_MAX_OPS names the same file, whatever the thread count.
 # usage: threads_identical.sh BINARY
 set -euo pipefail
-binary=$1
+binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/neuron-gate-threads-XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -17,41 +17,24 @@ td=tests/data/profiles
 co=tests/data/corpus
 failures=0
 
-# run NAME ARGS...: runs the binary in $work/run-$threads/NAME/ with every output file there.
+# run_all LABEL ARGS...: runs the binary once with --threads 1 and once with --threads 4, in
+# $work/<threads>/LABEL/ (stdout, stderr, exit and any report file written to ./).
 run_all() {
   local label=$1; shift
-  for threads in 1 4 env3; do
+  for threads in 1 4; do
     local out="$work/$threads/$label"
     mkdir -p "$out"
-    local -a thread_args=(--threads "${threads}")
-    local -a env_args=()
-    if [ "$threads" = env3 ]; then
-      thread_args=()
-      env_args=(NEURON_GATE_THREADS=3)
-    fi
     set +e
-    env "${env_args[@]}" "$binary" "$@" "${thread_args[@]}" > "$out/stdout" 2> "$out/stderr"
-    echo $? > "$out/exit"
+    (cd "$out" && "$binary" "$@" --threads "$threads" > stdout 2> stderr; echo $? > exit)
     set -e
   done
 }
 
+# compare_pair LABEL BASE HEAD [ARGS...]: every report of one compare, and the terminal summary on stdout.
 compare_pair() {
   local label=$1 base=$2 head=$3; shift 3
-  local args=(compare "$base" "$head" --no-git "$@")
-  run_all "$label" "${args[@]}"
-  # The report files, written in the same run as the stdout above would be: a second run per count.
-  for threads in 1 4; do
-    local out="$work/$threads/$label-files"
-    mkdir -p "$out"
-    set +e
-    "$binary" compare "$base" "$head" --no-git --quiet --threads "$threads" --markdown "$out/r.md" \
-      --json "$out/r.json" --html "$out/r.html" --junit "$out/r.xml" --annotations "$out/r.annotations" "$@" \
-      > "$out/stdout" 2> "$out/stderr"
-    echo $? > "$out/exit"
-    "$binary" compare "$base" "$head" --no-git --format terminal --threads "$threads" "$@" > "$out/terminal" 2>&1
-    set -e
-  done
+  run_all "$label" compare "$root/$base" "$root/$head" --no-git --format terminal --markdown r.md --json r.json \
+    --html r.html --junit r.xml --annotations r.annotations "$@"
 }
 
 for other in A2 A_8x512 A_sched Areg B C; do
@@ -69,14 +52,14 @@ compare_pair K1-vs-K2 "$co/K1" "$co/K2"
 compare_pair H06-vs-H07 "$co/H06-trace-compare-base.json.gz" "$co/H07-trace-compare-test.json.gz"
 compare_pair corpus "$co" "$co"
 compare_pair by-shape-A-vs-B "$ex/A" "$ex/B" --by-shape
-run_all rank rank "$ex/A" "$ex/B" "$ex/C"
+run_all rank rank "$root/$ex/A" "$root/$ex/B" "$root/$ex/C"
 for profile in "$ex"/* "$td"/*/* "$co"/*; do
   [ -e "$profile" ] || continue
   case "$profile" in *.md) continue ;; esac
-  run_all "inspect-$(echo "$profile" | tr '/' '_')" inspect "$profile"
+  run_all "inspect-$(echo "$profile" | tr '/' '_')" inspect "$root/$profile"
 done
 for profile in "$ex"/A "$ex"/A_8x512 "$td/traces-only/A" "$td/two-ranks/base"; do
-  run_all "calibrate-$(echo "$profile" | tr '/' '_')" calibrate "$profile" --splits 40
+  run_all "calibrate-$(echo "$profile" | tr '/' '_')" calibrate "$root/$profile" --splits 40
 done
 
 # Two broken traces in different runs of one side: the first in path order is the error, every time.
@@ -108,12 +91,14 @@ if ! diff -r "$work/1" "$work/4" > "$work/diff-4.txt"; then
   head -50 "$work/diff-4.txt" >&2
   failures=$((failures + 1))
 fi
-for label in $(ls "$work/env3"); do
-  if ! diff -r "$work/1/$label" "$work/env3/$label" > /dev/null; then
-    echo "threads_identical: --threads 1 and NEURON_GATE_THREADS=3 differ on $label" >&2
-    failures=$((failures + 1))
-  fi
-done
+# NEURON_GATE_THREADS sets the count when --threads is not given.
+mkdir -p "$work/env3"
+(cd "$work/env3" && NEURON_GATE_THREADS=3 "$binary" compare "$root/$ex/A" "$root/$ex/Areg" --no-git --format terminal \
+  --markdown r.md --json r.json --html r.html --junit r.xml --annotations r.annotations > stdout 2> stderr; echo $? > exit) || true
+if ! diff -r "$work/1/A-vs-Areg" "$work/env3" > /dev/null; then
+  echo "threads_identical: --threads 1 and NEURON_GATE_THREADS=3 differ on A-vs-Areg" >&2
+  failures=$((failures + 1))
+fi
 grep -q "H03-mtia-rank0.json.gz: more than 200 distinct op names" "$work/1/max-ops-200.stderr" &&
   grep -q "P2-dlrm-rank0.pt.trace.json: more than 400 distinct op names" "$work/1/max-ops-400.stderr" || {
   echo "threads_identical: NEURON_GATE_MAX_OPS did not stop the read at the expected trace:" >&2
