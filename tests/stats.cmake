@@ -9,4 +9,5 @@ set(NEURON_GATE_TESTS_STATS
   test_stats_reference.cpp
   test_stats_simulation.cpp
   test_stats_welch_log.cpp
+  test_stats_wilcoxon.cpp
 )
