@@ -35,26 +35,32 @@ for arg in "$@"; do
 done
 
 stages=()
+times_file=$(mktemp)
+# children_cpu: sets $cpu to the CPU seconds (user+sys) of this shell's finished children so far. `times`
+# must run in this shell, not in a command substitution (that reports the subshell's own, empty, times).
+children_cpu() {
+  times >"$times_file"
+  cpu=$(tail -n 1 "$times_file" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
+}
 # stage NAME COMMAND...: runs COMMAND, records its wall time and CPU time (user+sys of its children).
 stage() {
-  local name="$1" start end cpu_before cpu_after
+  local name="$1" start end cpu cpu_before
   shift
   echo "== stage: $name"
   start=$(date +%s)
-  cpu_before=$(cpu_seconds)
+  children_cpu
+  cpu_before=$cpu
   "$@"
   end=$(date +%s)
-  cpu_after=$(cpu_seconds)
-  stages+=("$(printf '%-16s %5d s wall %6d s CPU' "$name" $((end - start)) $((cpu_after - cpu_before)))")
+  children_cpu
+  stages+=("$(printf '%-16s %5d s wall %6d s CPU' "$name" $((end - start)) $((cpu - cpu_before)))")
   echo "== stage: $name done in $((end - start)) s"
 }
-# CPU seconds (user+sys) of this shell's finished children so far.
-cpu_seconds() { times | tail -n 1 | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }
 summary() {
   echo "== stage times (scripts/test.sh; budget in docs/testing.md):"
   printf '   %s\n' "${stages[@]}"
 }
-trap summary EXIT
+trap 'summary; rm -f "$times_file"' EXIT
 
 run_ctest() {
   local args=(--test-dir build --output-on-failure -j "$(nproc)")

@@ -41,6 +41,42 @@ double sum_range(const std::vector<double>& pmf, std::size_t from, std::size_t t
   return sum;
 }
 
+struct SignedRanks {
+  double r_plus = 0;   // sum of the average ranks of |d| over the positive d
+  double tie_term = 0; // sum of t^3 - t over tie groups of |d| (the variance correction)
+  bool ties = false;
+};
+
+SignedRanks rank_absolute_values(const std::vector<double>& nonzero) {
+  const std::size_t n = nonzero.size();
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return std::fabs(nonzero[a]) < std::fabs(nonzero[b]); });
+  SignedRanks ranks;
+  for (std::size_t start = 0; start < n;) {
+    std::size_t end = start + 1;
+    while (end < n && std::fabs(nonzero[order[end]]) == std::fabs(nonzero[order[start]])) {
+      ++end;
+    }
+    const double size = static_cast<double>(end - start);
+    const double rank = (static_cast<double>(start + 1) + static_cast<double>(end)) / 2.0;
+    for (std::size_t i = start; i < end; ++i) {
+      if (nonzero[order[i]] > 0) {
+        ranks.r_plus += rank;
+      }
+    }
+    if (end - start > 1) {
+      ranks.ties = true;
+      ranks.tie_term += size * (size * size - 1.0);
+    }
+    start = end;
+  }
+  return ranks;
+}
+
 const boost::math::normal_distribution<double> k_standard_normal;
 
 } // namespace
@@ -61,38 +97,13 @@ SignedRankResult wilcoxon_signed_rank(std::span<const double> d, Alternative alt
   if (n == 0) {
     return result;
   }
-  // Average ranks of |d|, and the tie groups' sizes for the variance correction.
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    order[i] = i;
-  }
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return std::fabs(nonzero[a]) < std::fabs(nonzero[b]); });
-  double r_plus = 0, tie_term = 0;
-  bool ties = false;
-  for (std::size_t start = 0; start < n;) {
-    std::size_t end = start + 1;
-    while (end < n && std::fabs(nonzero[order[end]]) == std::fabs(nonzero[order[start]])) {
-      ++end;
-    }
-    const double size = static_cast<double>(end - start);
-    const double rank = (static_cast<double>(start + 1) + static_cast<double>(end)) / 2.0;
-    for (std::size_t i = start; i < end; ++i) {
-      if (nonzero[order[i]] > 0) {
-        r_plus += rank;
-      }
-    }
-    if (end - start > 1) {
-      ties = true;
-      tie_term += size * (size * size - 1.0);
-    }
-    start = end;
-  }
+  const SignedRanks ranks = rank_absolute_values(nonzero);
+  const double r_plus = ranks.r_plus;
   result.r_plus = r_plus;
   const double dn = static_cast<double>(n);
   const double total = dn * (dn + 1.0) / 2.0;
   const bool had_zeros = n != d.size();
-  result.exact = !had_zeros && !ties && n <= k_signed_rank_exact_max;
+  result.exact = !had_zeros && !ranks.ties && n <= k_signed_rank_exact_max;
   double p = 1.0;
   if (result.exact) {
     const std::vector<double> pmf = signed_rank_pmf(n);
@@ -112,7 +123,7 @@ SignedRankResult wilcoxon_signed_rank(std::span<const double> d, Alternative alt
   } else {
     const double statistic = alternative == Alternative::two_sided ? std::min(r_plus, total - r_plus) : r_plus;
     const double mean = dn * (dn + 1.0) * 0.25;
-    const double se = std::sqrt((dn * (dn + 1.0) * (2.0 * dn + 1.0) - 0.5 * tie_term) / 24.0);
+    const double se = std::sqrt((dn * (dn + 1.0) * (2.0 * dn + 1.0) - 0.5 * ranks.tie_term) / 24.0);
     if (se <= 0) {
       return result;
     }

@@ -2,12 +2,14 @@
 # Runs the reader-side report checks on reports the built binary writes for the bundled examples
 # (A vs Areg: a regression; A vs B: ops replaced by layer_norm):
 #   markdown  tests/report/check_markdown.mjs (GFM via markdown-it from npm, installed into WORK_DIR/npm)
-#   browser   tests/report/check_html.sh (the HTML in headless Chromium; screenshots and DOM dumps kept in
-#             WORK_DIR/html), tests/report/check_gfm_layout.mjs (the Markdown of every golden report in
-#             reports/, the 2,000-op golden and the reports rendered here, as GitHub renders a comment:
-#             markdown-it + github-markdown-css from npm, 860 px, Chromium; verdict and deciding metric in
-#             the first 300 px, no sideways overflow; screenshots in WORK_DIR/gfm) and tests/report/check_mermaid.sh (the Markdown's chart drawn by Mermaid
-#             from npm in Chromium; screenshot in WORK_DIR/mermaid)
+#   browser   tests/report/check_browser.mjs: ONE headless Chromium (Debian's, driven by playwright-core from
+#             npm, installed into WORK_DIR/npm) for all of
+#             check_html.mjs (the HTML in Chromium; screenshots and DOM dumps kept in WORK_DIR/html),
+#             check_gfm_layout.mjs (the Markdown of every golden report in reports/, the 2,000-op golden
+#             and the reports rendered here, as GitHub renders a comment: markdown-it +
+#             github-markdown-css from npm, 860 px; verdict and deciding metric in the first 300 px, no
+#             sideways overflow; screenshots in WORK_DIR/gfm) and check_mermaid.mjs (the Markdown's chart
+#             drawn by Mermaid from npm; screenshot in WORK_DIR/mermaid)
 # HTML comes from `neuron-gate compare --html` when the binary has that option; until then from the
 # golden report tests/golden/report.html. The golden HTML is always checked too (its op named
 # <script>... must stay text).
@@ -91,21 +93,18 @@ if [ "$what" = "markdown" ] || [ "$what" = "all" ]; then
   tally "$work/markdown.log" "check_markdown.mjs"
 fi
 if [ "$what" = "browser" ] || [ "$what" = "all" ]; then
-  # check_html.sh first: it installs Chromium when missing, which check_mermaid.sh then uses.
-  bash "$here/check_html.sh" "$work/html" "${html_files[@]}" > "$work/html.log" 2>&1
-  cat "$work/html.log"
-  tally "$work/html.log" "check_html.sh"
-  # The Markdown comment as GitHub renders it (GFM + github-markdown-css, 860 px, Chromium): every golden
-  # Markdown report in reports/, the 2,000-op golden and the reports just rendered; screenshots in WORK_DIR/gfm.
-  node "$here/check_gfm_layout.mjs" "$work/npm" "$work/gfm" "$source_dir"/reports/*.md \
-    "$source_dir/tests/golden/report-2000-ops.md" "$source_dir/tests/golden/report.md" "${markdown_files[@]}" \
-    > "$work/gfm.log" 2>&1
-  cat "$work/gfm.log"
-  tally "$work/gfm.log" "check_gfm_layout.mjs"
-  bash "$here/check_mermaid.sh" "$work/npm" "$work/mermaid" "${markdown_files[@]}" \
-    "$source_dir/tests/golden/report.md" > "$work/mermaid.log" 2>&1
-  cat "$work/mermaid.log"
-  tally "$work/mermaid.log" "check_mermaid.sh"
+  # One headless Chromium for every page (check_browser.mjs; it installs Chromium when missing): the HTML
+  # reports; the Markdown comment as GitHub renders it (GFM + github-markdown-css, 860 px) for every golden
+  # Markdown report in reports/, the 2,000-op golden and the reports just rendered; the Markdown's chart
+  # drawn by Mermaid.
+  node "$here/check_browser.mjs" "$work/npm" "$work" \
+    --html "${html_files[@]}" \
+    --gfm "$source_dir"/reports/*.md "$source_dir/tests/golden/report-2000-ops.md" "$source_dir/tests/golden/report.md" \
+      "${markdown_files[@]}" \
+    --mermaid "${markdown_files[@]}" "$source_dir/tests/golden/report.md" \
+    > "$work/browser.log" 2>&1
+  cat "$work/browser.log"
+  tally "$work/browser.log" "check_browser.mjs"
 fi
 
 echo "$passed passed, $failed failed"
