@@ -121,7 +121,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
                           "write GitHub annotations (::error/::warning workflow commands) to FILE")
       ->type_name("FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
-  compare_cmd->add_flag("--strict", compare.strict, "exit 4 when a gating metric is undecided");
+  compare_cmd->add_flag("--strict", compare.strict, "exit 4 on NO DECISION (a likely regression the evidence cannot decide)");
   compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)")
       ->type_name("COND")
       ->expected(1)

@@ -24,14 +24,14 @@ cat "$out_dir/stdout"
 check "exit code 1 (a regression), got $code" '[ "$code" -eq 1 ]'
 lines="$(wc -l < "$out_dir/stdout")"
 check "at most 20 lines on stdout ($lines)" '[ "$lines" -le 20 ]'
-check "first line is the verdict" 'head -n 1 "$out_dir/stdout" | grep -q "^❌ REGRESSION: \`latency\` +38.2%"'
+check "first line is the verdict" 'head -n 1 "$out_dir/stdout" | grep -q "^❌ REGRESSION: \`latency\` +38.4%"'
 check "no raw Markdown or hashes on stdout" '! grep -qE "^\|---|<details>|^#|<!-- neuron-gate|sha256" "$out_dir/stdout"'
-check "the summary's deciding row" 'grep -qE "^  \`latency\` +\+38\.2%  11\.8 µs → 16\.3 µs  regressed$" "$out_dir/stdout"'
+check "the summary's deciding row" 'grep -qE "^  \`latency\` +\+38\.4%  11\.8 µs → 16\.3 µs  regressed$" "$out_dir/stdout"'
 for kind in md html; do
   file="$out_dir/A-vs-Areg.$kind"
   check "$kind report written and its path printed ($file)" '[ -s "$file" ] && grep -qF "$file" "$out_dir/stdout"'
 done
-check "the Markdown report opens on the same verdict" 'head -n 1 "$out_dir/A-vs-Areg.md" | grep -q "^## ❌ REGRESSION: \`latency\` +38.2%"'
+check "the Markdown report opens on the same verdict" 'head -n 1 "$out_dir/A-vs-Areg.md" | grep -q "^## ❌ REGRESSION: \`latency\` +38.4%"'
 check "the HTML report is a report page" 'grep -q "<header class=\"verdict" "$out_dir/A-vs-Areg.html"'
 check "the exit code is printed" 'grep -q "^neuron-gate exit code: 1 " "$out_dir/stdout"'
 check "nothing on stderr" '[ ! -s "$out_dir/stderr" ]'

@@ -60,7 +60,7 @@ TEST_CASE("rank A B C: A and C cannot be told apart, both established better tha
   CHECK(report["metric"] == "latency");
   CHECK(report["unit"] == "ms");
   CHECK(report["family_size"] == 3);  // A-C, A-B, C-B
-  CHECK(report["run_allowance"] == 0.1);  // e2e.json of one process per variant
+  CHECK(report["run_allowance"] == 0.0);  // e2e.json of 10 runs (processes) per variant: per-run samples
   REQUIRE(report["profiles"].size() == 3);
   // Order by median latency: A 0.011785 ms, C 0.011797 ms, B 0.017253 ms (medians of the 200 samples of
   // each e2e.json, computed with Python's statistics.median).
@@ -71,30 +71,30 @@ TEST_CASE("rank A B C: A and C cannot be told apart, both established better tha
   CHECK(profile(report, example("C"))["median"].get<double>() == doctest::Approx(0.011797).epsilon(1e-9));
   CHECK(profile(report, example("B"))["median"].get<double>() == doctest::Approx(0.017253).epsilon(1e-9));
   CHECK(profile(report, example("A"))["base"] == true);
-  // A and C share rank 1: their latencies cannot be told apart (HL ratio 0.995, p 0.25).
+  // A and C share rank 1: their latencies cannot be told apart (HL ratio of the run medians 0.9997, p 1).
   CHECK(profile(report, example("A"))["rank"] == 1);
   CHECK(profile(report, example("C"))["rank"] == 1);
   CHECK(profile(report, example("C"))["versus_base"] != "established");
   const json& c = profile(report, example("C"));
-  CHECK(c["ratio_vs_base"].get<double>() == doctest::Approx(0.995).epsilon(0.002));
+  CHECK(c["ratio_vs_base"].get<double>() == doctest::Approx(0.99966).epsilon(1e-4));
   CHECK(c["ratio_vs_base_ci95"][0].get<double>() <= c["ratio_vs_base"].get<double>());
   CHECK(c["ratio_vs_base_ci95"][1].get<double>() >= c["ratio_vs_base"].get<double>());
   // B is established worse than both: ~1.47x A's latency.
   const json& b = profile(report, example("B"));
   CHECK(b["rank"] == 3);
   CHECK(b["versus_base"] == "established");
-  CHECK(b["ratio_vs_base"].get<double>() == doctest::Approx(1.4727).epsilon(1e-3));
+  CHECK(b["ratio_vs_base"].get<double>() == doctest::Approx(1.46848).epsilon(1e-4));
   CHECK(b["ratio_vs_base_ci95"][0].get<double>() > 1.4);
   CHECK(b["p_adjusted_vs_base"].get<double>() < 0.05);
   // Two-sided p of each pair as SciPy gives it (scipy.stats.mannwhitneyu(x, y, alternative="two-sided",
-  // method="asymptotic") on the e2e.json samples): A-C 2.490986e-01, A-B 1.473737e-47, C-B 1.879718e-49;
-  // Holm over the three: C-B x3 = 5.639154e-49, A-B x2 = 2.947474e-47, A-C x1.
+  // method="exact") on the medians of the e2e.json runs, 10 a side): A-C 1.0, A-B 1.082509e-05, C-B
+  // 1.082509e-05; Holm over the three: the two smallest x3 (the second's x2 raised to the first's), A-C x1.
   REQUIRE(report["pairs"].size() == 3);
-  CHECK(report["pairs"][0]["p"].get<double>() == doctest::Approx(2.490986e-01).epsilon(1e-6));
-  CHECK(report["pairs"][0]["p_adjusted"].get<double>() == doctest::Approx(2.490986e-01).epsilon(1e-6));
-  CHECK(report["pairs"][1]["p"].get<double>() == doctest::Approx(1.473737e-47).epsilon(1e-6));
-  CHECK(report["pairs"][1]["p_adjusted"].get<double>() == doctest::Approx(2.947474e-47).epsilon(1e-6));
-  CHECK(report["pairs"][2]["p_adjusted"].get<double>() == doctest::Approx(5.639154e-49).epsilon(1e-6));
+  CHECK(report["pairs"][0]["p"].get<double>() == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK(report["pairs"][0]["p_adjusted"].get<double>() == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK(report["pairs"][1]["p"].get<double>() == doctest::Approx(1.082509e-05).epsilon(1e-6));
+  CHECK(report["pairs"][1]["p_adjusted"].get<double>() == doctest::Approx(3.247526e-05).epsilon(1e-6));
+  CHECK(report["pairs"][2]["p_adjusted"].get<double>() == doctest::Approx(3.247526e-05).epsilon(1e-6));
   CHECK(report["pairs"][0]["evidence"] == "not significant");
   for (const json& pair : report["pairs"]) {
     CHECK(pair["p_adjusted"].get<double>() >= pair["p"].get<double>());  // Holm never lowers a p

@@ -111,4 +111,23 @@ TEST_CASE("bimodal step times are named as such, with each mode's steps and medi
   CHECK(warm.out.find("bimodal") == std::string::npos);
 }
 
+TEST_CASE("3 profiler cycles a run, a third of them warm-up: A -> Areg (+38% end to end) is never a pass, traces or tables") {
+  // The profiler's view of a real +38% lost in the warm-up's spread, 10 runs a side: estimates worse than
+  // the 5% threshold that nothing decided, so NO DECISION names the worst (docs/decision-rule.md), exit 0,
+  // and exit 4 under --strict.
+  for (const std::string kind : {"traces", "tables"}) {
+    CAPTURE(kind);
+    const std::string base = profile("rmsnorm-3cycle/" + kind + "-A"), head = profile("rmsnorm-3cycle/" + kind + "-Areg");
+    const CliResult result = run({"compare", base, head, "--no-git", "--format", "terminal"});
+    CHECK(result.exit_code == 0);
+    // Measured: traces name `all ops` +10.4% (the largest growth in µs), tables `rmsnorm_step` +18.7%.
+    CHECK(result.out.rfind(kind == "traces" ? "⚠️ NO DECISION · `all ops` (self CPU) +10.4%"
+                                            : "⚠️ NO DECISION · `rmsnorm_step` (self CPU) +18.7%",
+                           0) == 0);
+    CHECK(result.out.find("worse than the 5% threshold but not established") != std::string::npos);
+    CHECK(result.out.find("✅") == std::string::npos);
+    CHECK(run({"compare", base, head, "--no-git", "--strict", "--quiet"}).exit_code == 4);
+  }
+}
+
 TEST_SUITE_END();

@@ -12,10 +12,14 @@ namespace ng = neuron_gate;
 
 namespace {
 
-// An end-to-end metric (ms, lower is better) with `n` samples a side and the statistics given.
-ng::MetricMeasurement e2e(const std::string& name, std::size_t n, double ratio, double low, double high, double p_worse) {
+// An end-to-end metric (ms, lower is better) with `n` samples a side from `processes` runs a side and the
+// statistics given.
+ng::MetricMeasurement e2e(const std::string& name, std::size_t n, double ratio, double low, double high, double p_worse,
+                          std::size_t processes = ng::k_min_runs_for_e2e_run_unit) {
   ng::MetricMeasurement m;
   m.metric_class = ng::MetricClass::end_to_end;
+  m.base_processes = processes;
+  m.head_processes = processes;
   m.name = name;
   m.unit = "ms";
   for (std::size_t i = 0; i < n; ++i) {
@@ -89,7 +93,7 @@ TEST_CASE("a CI wholly beyond the threshold whose adjusted p fails is INCONCLUSI
   // NO DECISION names it, whatever the other metrics say: exit 0, 4 under --strict.
   CHECK(j.decision.outcome == ng::Outcome::no_decision);
   REQUIRE(j.decision.no_decision.has_value());
-  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::adjusted_p_not_reached);
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::undecided_regression);
   CHECK(j.decision.no_decision->metric == 0);
   CHECK(j.decision.no_decision->samples_needed > 10);
   CHECK(j.decision.exit_code == 0);
@@ -99,15 +103,20 @@ TEST_CASE("a CI wholly beyond the threshold whose adjusted p fails is INCONCLUSI
             .decision.exit_code == 4);
 }
 
-TEST_CASE("a CI straddling the threshold with adjusted p failing is threshold_straddled and does not stop a pass") {
+TEST_CASE("a straddling CI passes when the estimate is within the threshold, and is NO DECISION beyond it") {
   const ng::Judgement j = judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)});
   CHECK(j.metrics[0].verdict == ng::Verdict::inconclusive);
   CHECK(j.metrics[0].why == ng::VerdictReason::threshold_straddled);
   CHECK(j.decision.outcome == ng::Outcome::pass);
   CHECK(j.decision.exit_code == 0);
-  const ng::Judgement strict = judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}, true);
-  CHECK(strict.decision.outcome == ng::Outcome::inconclusive);
-  CHECK(strict.decision.exit_code == 4);
+  // --strict fails NO DECISION only: an undecided metric within its threshold still passes.
+  CHECK(judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}, true).decision.exit_code == 0);
+  // The same interval around +8%: a likely regression the evidence cannot decide.
+  const ng::Judgement beyond = judge_all({e2e("latency", 10, 1.08, 0.98, 1.15, 0.2)});
+  CHECK(beyond.metrics[0].why == ng::VerdictReason::threshold_straddled);
+  CHECK(beyond.decision.outcome == ng::Outcome::no_decision);
+  CHECK(beyond.decision.no_decision->cause == ng::NoDecisionCause::undecided_regression);
+  CHECK(judge_all({e2e("latency", 10, 1.08, 0.98, 1.15, 0.2)}, true).decision.exit_code == 4);
 }
 
 TEST_CASE("a significant change whose CI straddles the threshold says so") {
@@ -125,9 +134,12 @@ TEST_CASE("no gating metric decided and one lacking samples is NO DECISION, neve
   CHECK(j.decision.no_decision->samples_needed == 3);  // 1/C(6,3) = 0.05
   CHECK(j.decision.exit_code == 0);
   CHECK(judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)}, true).decision.exit_code == 4);
-  // One decided gating metric beside it: the gate decided something, so it is not NO DECISION.
-  const ng::Judgement decided = judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2), e2e("b", 10, 1.0, 0.99, 1.01, 0.5)});
+  // One decided gating metric beside it: a lacking metric whose estimate is within the threshold does not
+  // stop the pass; one whose estimate is worse than the threshold does.
+  const ng::Judgement decided = judge_all({e2e("latency", 2, 1.02, 0.9, 1.5, 0.2), e2e("b", 10, 1.0, 0.99, 1.01, 0.5)});
   CHECK(decided.decision.outcome == ng::Outcome::pass);
+  const ng::Judgement worse = judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2), e2e("b", 10, 1.0, 0.99, 1.01, 0.5)});
+  CHECK(worse.decision.outcome == ng::Outcome::no_decision);
 }
 
 TEST_CASE("a regression wins over NO DECISION") {

@@ -118,7 +118,7 @@ TEST_CASE("annotations: a differing condition is an error naming it — an accep
   CHECK(lines[1].find("condition manifest.model␊::error::x differs: base v1,2; head v2:3%25") != std::string::npos);
 }
 
-TEST_CASE("annotations: waived regressions warn — --strict makes undecided gating metrics errors") {
+TEST_CASE("annotations: waived regressions warn — --strict makes NO DECISION, not each undecided metric, an error") {
   Report r = empty_report();
   MetricComparison waived = regressed("aten::mm", true);
   waived.waiver = "known, tracked in #12";
@@ -131,11 +131,12 @@ TEST_CASE("annotations: waived regressions warn — --strict makes undecided gat
   CHECK(lines[0].rfind("::warning title=neuron-gate%3A aten%3A%3Amm regressed (waived)::", 0) == 0);
   CHECK(lines[0].find("; waived: known, tracked in #12") != std::string::npos);
 
-  r.outcome = Outcome::inconclusive;
+  r.outcome = Outcome::no_decision;
+  r.verdict_line = "⚠️ NO DECISION · `latency` (end-to-end) +20.0%";
   r.decision.exit_code = 4;
   lines = lines_of(render_annotations(r));
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0].rfind("::error title=neuron-gate%3A latency INCONCLUSIVE (--strict)::latency (end-to-end): +20.0%", 0) == 0);
+  CHECK(lines[0] == "::error title=neuron-gate%3A no decision (--strict)::⚠️ NO DECISION · `latency` (end-to-end) +20.0%25");
   CHECK(count_kind(lines, "warning") == 1);
 }
 

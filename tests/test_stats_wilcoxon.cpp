@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,9 @@ TEST_CASE("signed-rank p values and the Walsh Hodges-Lehmann interval equal the 
     const std::string name = c["name"].get<std::string>();
     INFO("case: ", name);
     const std::vector<double> d = c["d"].get<std::vector<double>>();
-    for (const auto& [alternative, expected] : c["p"].items()) {
+    for (const auto& item : c["p"].items()) {
+      const std::string alternative = item.key();  // a named copy: INFO captures it (not a structured binding)
+      const nlohmann::json& expected = item.value();
       INFO("alternative ", alternative);
       const SignedRankResult result = wilcoxon_signed_rank(d, alternative_named(alternative));
       CHECK(result.exact == c["exact"].get<bool>());
@@ -75,9 +78,9 @@ TEST_CASE("signed-rank p values and the Walsh Hodges-Lehmann interval equal the 
 TEST_CASE("signed-rank: no non-zero difference, or a value that is not finite, has no p") {
   CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{0.0, 0.0}, Alternative::greater).p.has_value());
   CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{}, Alternative::two_sided).p.has_value());
-  CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{0.1, NAN}, Alternative::less).p.has_value());
+  CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{0.1, std::numeric_limits<double>::quiet_NaN()}, Alternative::less).p.has_value());
   CHECK_FALSE(walsh_hodges_lehmann(std::vector<double>{}).has_value());
-  CHECK_FALSE(walsh_hodges_lehmann(std::vector<double>{0.2, INFINITY}).has_value());
+  CHECK_FALSE(walsh_hodges_lehmann(std::vector<double>{0.2, std::numeric_limits<double>::infinity()}).has_value());
   // All eight pairs slower: the smallest exact one-sided p of 8 pairs, 1/256.
   const std::vector<double> slower{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8};
   CHECK(wilcoxon_signed_rank(slower, Alternative::greater).p == doctest::Approx(1.0 / 256).epsilon(1e-12));

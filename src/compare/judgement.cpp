@@ -96,14 +96,6 @@ void adjust_families(std::vector<MetricComparison>& metrics, Correction correcti
   }
 }
 
-// The ratio with > 1 meaning worse, whatever the metric's direction.
-std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio) {
-  if (!ratio || *ratio <= 0) {
-    return std::nullopt;
-  }
-  return m.better == Better::lower ? *ratio : 1.0 / *ratio;
-}
-
 // The ratio CI lies wholly beyond the threshold on the worse side (for_worse) or the better side.
 bool ci_beyond(const MetricComparison& m, bool for_worse) {
   const auto a = worse_ratio(m, m.ratio_low);
@@ -112,7 +104,8 @@ bool ci_beyond(const MetricComparison& m, bool for_worse) {
     return false;
   }
   const double low = std::min(*a, *b), high = std::max(*a, *b);
-  return for_worse ? low >= 1.0 + m.threshold : high <= 1.0 - m.threshold;
+  return for_worse ? low > (1.0 + m.threshold) * (1.0 + k_bound_tolerance)
+                   : high < (1.0 - m.threshold) * (1.0 - k_bound_tolerance);
 }
 
 // The ratio CI's end nearest to no change, as a worse ratio (> 1 worse), in the direction of the change.
@@ -134,13 +127,15 @@ bool clears_noise(const MetricComparison& m, bool for_worse) {
   }
   const auto end = near_end(m, for_worse);
   const double noise = m.base_noise.value_or(0.0);
-  return end && (for_worse ? *end > 1.0 + noise : *end < 1.0 - noise);
+  return end && (for_worse ? *end > (1.0 + noise) * (1.0 + k_bound_tolerance)
+                           : *end < (1.0 - noise) * (1.0 - k_bound_tolerance));
 }
 
-// Self CPU time of one process per side: its steps share the process's state, so a difference is not
-// established across runs (issue 14 item 4). Device time is measured on the device and keeps deciding.
+// Self CPU time of fewer than k_processes_to_establish processes a side: the steps of one process share its
+// state, so a difference is not established across runs (docs/decision-rule.md). Device time is measured
+// on the device and keeps deciding.
 bool one_process(const MetricComparison& m) {
-  return m.metric_class == MetricClass::self_cpu && (m.base_processes == 1 || m.head_processes == 1);
+  return m.metric_class == MetricClass::self_cpu && !across_runs(m);
 }
 
 // Why a significant change beyond the threshold and floor was not called a change; nullopt when it was.
@@ -204,6 +199,16 @@ bool shift_within_floor(const MetricComparison& m) {
   return *m.shift_low >= -m.floor_us && *m.shift_high <= m.floor_us;
 }
 
+// EQUIVALENT's interval test: the ratio CI, widened by the between-run allowance where the samples do not
+// span enough processes (m.run_allowance), inside [1 - t, 1 + t].
+bool ci_within_threshold(const MetricComparison& m) {
+  if (!m.ratio_low || !m.ratio_high) {
+    return false;
+  }
+  const double widen = 1.0 + m.run_allowance;
+  return *m.ratio_low / widen >= 1.0 - m.threshold && *m.ratio_high * widen <= 1.0 + m.threshold;
+}
+
 // The verdict rules of judge() (judgement.hpp), in order.
 void give_verdict(MetricComparison& m) {
   if ((m.base_screened && m.base_excluded_share > m.max_excluded_share) ||
@@ -242,7 +247,7 @@ void give_verdict(MetricComparison& m) {
   } else if (m.significant_better && worse && *worse <= 1.0 - t && above_floor && decidable) {
     m.verdict = Verdict::improved;
     m.why = VerdictReason::better_beyond_threshold;
-  } else if (m.ratio_low && m.ratio_high && *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t) {
+  } else if (ci_within_threshold(m)) {
     m.verdict = Verdict::equivalent;
     m.why = VerdictReason::ci_within_threshold;
   } else if (shift_within_floor(m)) {
@@ -275,16 +280,19 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
       }
     }
   }
-  if (m.metric_class == MetricClass::end_to_end &&
-      (m.base_processes < k_min_runs_for_e2e_run_unit || m.head_processes < k_min_runs_for_e2e_run_unit)) {
+  if ((m.metric_class == MetricClass::end_to_end &&
+       (m.base_processes < k_min_runs_for_e2e_run_unit || m.head_processes < k_min_runs_for_e2e_run_unit)) ||
+      one_process(m)) {
     m.run_allowance = rules.between_run_allowance;
   }
   m.max_excluded_share = rules.max_excluded_share;
   m.significant_worse = m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha;
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
-  m.gating = std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end() &&
-             (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
-             m.family != Family::replaced && m.family != Family::unattributed;
+  const bool can_gate = (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
+                        m.family != Family::replaced && m.family != Family::unattributed;
+  m.gating = can_gate && std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end();
+  m.gates_under_undecided_end_to_end = can_gate && !m.gating && per_op(m) &&
+                                       rules.rule_for(m.metric_class).gate == GateMode::automatic;
   give_verdict(m);
   cap_unattributed(m);
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
@@ -306,106 +314,19 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   }
 }
 
-bool undecided(Verdict verdict) {
-  return verdict == Verdict::inconclusive || verdict == Verdict::insufficient;
-}
-
-// |ln ratio|: the size of a change in either direction (0 without a ratio).
-double log_change(const MetricComparison& m) {
-  return m.ratio && *m.ratio > 0 ? std::fabs(std::log(*m.ratio)) : 0.0;
-}
-
-// Samples per side that would let `m` be decided: enough for its needed p to be attainable at all and,
-// for an effect the CI puts beyond the threshold, enough power (0.8) to detect the observed ratio at the
-// observed noise (stats/power.hpp), and always more than it has.
-std::size_t samples_to_decide(const MetricComparison& m, NoDecisionCause cause) {
-  std::size_t needed = samples_needed_per_side(m.needed_p);
-  if (cause == NoDecisionCause::adjusted_p_not_reached) {
-    if (m.ratio) {
-      if (auto n = samples_to_detect(m.base_samples, m.head_samples, *m.ratio, m.needed_p)) {
-        needed = std::max(needed, *n);
-      }
-    }
-    needed = std::max(needed, std::min(m.base_samples.size(), m.head_samples.size()) + 1);
-  }
-  return needed;
-}
-
-// NO DECISION (issue 11, 22): a gating metric's ratio CI wholly beyond its threshold on the worse side
-// while its adjusted p cannot pass; or no gating metric decided and one undecided for lack of samples.
-std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    if (metrics[i].gating && metrics[i].why == VerdictReason::data_incomplete) {
-      return NoDecision{NoDecisionCause::data_incomplete, i, 0};  // issue 13 item 2: never a pass
-    }
-  }
-  std::optional<std::size_t> beyond, lacking, one_run_change;
-  bool any_decided = false;
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    const MetricComparison& m = metrics[i];
-    if (!m.gating) {
-      continue;
-    }
-    any_decided = any_decided || m.verdict == Verdict::regressed || m.verdict == Verdict::improved ||
-                  m.verdict == Verdict::equivalent;
-    if (undecided(m.verdict) && !m.significant_worse && ci_beyond(m, true) && !beyond) {
-      beyond = i;
-    }
-    // Of the metrics lacking samples, the headline names the one that changed most.
-    const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
-    if (lack && (!lacking || log_change(m) > log_change(metrics[*lacking]))) {
-      lacking = i;
-    }
-    const bool one_run = m.why == VerdictReason::not_across_runs || m.why == VerdictReason::within_run_allowance;
-    if (one_run && worse_ratio(m, m.ratio).value_or(0.0) > 1.0 && (!one_run_change || log_change(m) > log_change(metrics[*one_run_change]))) {
-      one_run_change = i;
-    }
-  }
-  if (one_run_change && !beyond) {
-    // A significant change beyond the threshold that one process per side cannot establish: never a pass.
-    const bool e2e = metrics[*one_run_change].metric_class == MetricClass::end_to_end;
-    return NoDecision{NoDecisionCause::one_process, *one_run_change,
-                      e2e ? k_min_runs_for_e2e_run_unit : k_runs_to_establish};
-  }
-  if (beyond) {
-    const NoDecisionCause cause = NoDecisionCause::adjusted_p_not_reached;
-    return NoDecision{cause, *beyond, samples_to_decide(metrics[*beyond], cause)};
-  }
-  if (!any_decided && lacking) {
-    const NoDecisionCause cause = NoDecisionCause::too_few_samples;
-    return NoDecision{cause, *lacking, samples_to_decide(metrics[*lacking], cause)};
-  }
-  return std::nullopt;
-}
-
-void count_and_decide(Judgement& result, const ConditionsDiff& conditions, const DecideOptions& options) {
-  Decision& decision = result.decision;
-  bool any_undecided = false;
-  for (const MetricComparison& m : result.metrics) {
-    ++decision.counts[m.verdict];
-    if (m.gating) {
-      ++decision.gating_counts[m.verdict];
-      any_undecided = any_undecided || undecided(m.verdict);
-      if (m.verdict == Verdict::regressed && !m.waiver) {
-        decision.regressed.push_back(m.name);
-      }
-    }
-  }
-  if (!conditions.comparable()) {
-    decision.outcome = Outcome::not_comparable;
-  } else if (!decision.regressed.empty()) {
-    decision.outcome = Outcome::regression;
-  } else if ((decision.no_decision = no_decision(result.metrics))) {
-    decision.outcome = Outcome::no_decision;
-  } else if (options.strict && any_undecided) {
-    decision.outcome = Outcome::inconclusive;
-  } else {
-    decision.outcome = Outcome::pass;
-  }
-  decision.exit_code = exit_code(decision.outcome, options.strict);
-}
 
 } // namespace
+
+std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio) {
+  if (!ratio || *ratio <= 0) {
+    return std::nullopt;
+  }
+  return m.better == Better::lower ? *ratio : 1.0 / *ratio;
+}
+
+bool across_runs(const MetricComparison& m) {
+  return std::min(m.base_processes, m.head_processes) >= k_processes_to_establish;
+}
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -445,24 +366,12 @@ const char* family_name(Family family) {
   return "per-op";
 }
 
-double family_alpha(double alpha, std::size_t family_size) {
-  return alpha / static_cast<double>(std::max<std::size_t>(1, family_size));
+bool undecided(Verdict verdict) {
+  return verdict == Verdict::inconclusive || verdict == Verdict::insufficient;
 }
 
-int exit_code(Outcome outcome, bool strict) {
-  switch (outcome) {
-  case Outcome::pass:
-    return 0;
-  case Outcome::regression:
-    return 1;
-  case Outcome::not_comparable:
-    return 3;
-  case Outcome::inconclusive:
-    return 4;
-  case Outcome::no_decision:
-    return strict ? 4 : 0;
-  }
-  return 2;
+double family_alpha(double alpha, std::size_t family_size) {
+  return alpha / static_cast<double>(std::max<std::size_t>(1, family_size));
 }
 
 Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
@@ -486,12 +395,8 @@ Judgement judge_in_place(std::vector<MetricComparison> measured, const Condition
   for (MetricComparison& m : result.metrics) {
     judge_metric(m, rules, result.decision.gating_classes, options);
   }
-  count_and_decide(result, conditions, options);
+  decide(result, conditions, options);
   return result;
-}
-
-void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options) {
-  count_and_decide(judgement, conditions, options);
 }
 
 } // namespace neuron_gate

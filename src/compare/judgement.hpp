@@ -23,6 +23,9 @@ enum class Verdict { regressed, improved, equivalent, inconclusive, insufficient
 // "REGRESSED", "IMPROVED", "EQUIVALENT", "INCONCLUSIVE", "INSUFFICIENT", "STRUCTURAL".
 const char* verdict_name(Verdict verdict);
 
+// INCONCLUSIVE or INSUFFICIENT: the evidence decided neither a change nor its absence.
+bool undecided(Verdict verdict);
+
 // The families corrected for multiple comparisons on their own.
 enum class Family {
   end_to_end,      // application end-to-end metrics (and device total_time where it decides)
@@ -86,9 +89,15 @@ double family_alpha(double alpha, std::size_t family_size);
 struct MetricJudgement {
   std::size_t family_size = 0;   // members of its family (below) with both sides present
   bool gating = false;           // the metric's class decides pass/fail, and (per op) it is material
-  // Per op: base's median per step >= rules.material_share x its reference (base's median step time for
-  // self CPU, base's device time per step for device time; same rank). Chosen from base's data alone,
-  // before any test. Always true for other metrics, and for every op when no reference exists.
+  // Per op, gate "auto", with end-to-end metrics present: gates as well when a gating end-to-end metric is
+  // undecided (docs/decision-rule.md "Who gates"); decide() sets `gating` from it.
+  bool gates_under_undecided_end_to_end = false;
+  // Self CPU op REGRESSED by less than the opposite change of its class's replacement group (same point and
+  // rank): shown REGRESSED, never gating (time moved out of the group's ops lands partly here).
+  bool offset_by_replacement = false;
+  // Per op: base's or head's median per step >= rules.material_share x base's reference (median step time for
+  // self CPU, base's device time per step for device time; same rank), chosen before any test. Always
+  // true for other metrics, and for every op when no reference exists.
   bool material = true;
   // Device time no op accounts for (unattributed.hpp): an unattributed row, or a device replacement group
   // holding such time. In Family::unattributed; never gating; its verdict is capped (never REGRESSED or
@@ -136,13 +145,12 @@ enum class Outcome {
   pass,            // no gating metric regressed, and the gate could decide
   regression,      // a gating metric regressed (not waived)
   not_comparable,  // the conditions held fixed differ
-  inconclusive,    // --strict and a gating metric is undecided (INCONCLUSIVE, INSUFFICIENT)
-  no_decision,     // see no_decision() in judgement.cpp: too few samples, or a change beyond the threshold
-                   // that the adjusted p cannot confirm
+  no_decision,     // see no_decision() in judgement.cpp: a likely regression the evidence cannot decide, or
+                   // too few samples to decide anything
 };
 
-// The process exit code of an outcome: pass 0, regression 1, not_comparable 3, inconclusive 4,
-// no_decision 0 (4 under --strict).
+// The process exit code of an outcome: pass 0, regression 1, not_comparable 3, no_decision 0 (4 under
+// --strict).
 int exit_code(Outcome outcome, bool strict);
 
 // Base's A/A noise of one metric (calibration.hpp NoiseFloor::noise_floor), by class and name.
@@ -155,7 +163,7 @@ struct BaseNoise {
 
 // Options of judge() that come from the command line.
 struct DecideOptions {
-  bool strict = false;  // an undecided gating metric (INCONCLUSIVE, INSUFFICIENT) gives exit code 4
+  bool strict = false;  // NO DECISION gives exit code 4
   std::string today;    // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
   std::vector<BaseNoise> base_noise;  // per-op noise of base, when estimated (empty: none)
 };
@@ -163,17 +171,18 @@ struct DecideOptions {
 // Why NO DECISION, and the metric a headline names.
 enum class NoDecisionCause {
   too_few_samples,        // no gating metric decided; at least one is INSUFFICIENT (or a single run)
-  adjusted_p_not_reached, // a gating metric's ratio CI lies wholly beyond its threshold (worse side),
-                          // but its adjusted p does not reach alpha
-  one_process,            // a gating metric changed significantly beyond its threshold, but a side's samples
-                          // come from one process (not_across_runs, within_run_allowance); samples_needed
-                          // is then runs per side (k_runs_to_establish; k_min_runs_for_e2e_run_unit end to end)
+  undecided_regression,   // an undecided gating metric (samples from >= k_processes_to_establish processes a
+                          // side) whose estimate is worse than its threshold
+  one_process,            // an undecided gating metric whose samples come from fewer processes a side, with an
+                          // estimate worse than (1 + threshold)(1 + between-run allowance); samples_needed is
+                          // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
   data_incomplete,        // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
                           // time (VerdictReason::data_incomplete); samples_needed is 0
 };
 
-// Runs (processes) per side the report asks for when one process cannot establish a change.
-inline constexpr std::size_t k_runs_to_establish = 3;
+// Relative tolerance of every comparison of a CI end against a bound (noise, threshold): an end must clear
+// the bound by more than this, so no decision hinges on rounding (1.0000000000000002 does not clear 1).
+inline constexpr double k_bound_tolerance = 1e-9;
 
 struct NoDecision {
   NoDecisionCause cause = NoDecisionCause::too_few_samples;
@@ -254,8 +263,17 @@ std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, con
 Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
                          const DecideOptions& options);
 
-// The decision over metrics already judged (judge() ends with it): the counts, the regressed gating
-// metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and
+// `ratio` (or one of its CI ends) as a worse ratio: > 1 means worse, whatever the metric's direction
+// (Better); nullopt without a positive ratio.
+std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio);
+
+// The metric's samples come from at least k_processes_to_establish processes (runs) a side
+// (docs/decision-rule.md): below that, steps of one process are not independent samples.
+bool across_runs(const MetricComparison& m);
+
+// The decision over metrics already judged (judge() ends with it; decision.cpp, docs/decision-rule.md):
+// the replacement-group exception, who gates (the per-op family too when a gating end-to-end metric is
+// undecided), the counts, the regressed gating metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and
 // .material; `judgement.decision` must not hold counts yet. Used per operating point
 // (operating_points.hpp), whose metrics were judged with every other point's.
 void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options);

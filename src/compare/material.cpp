@@ -79,7 +79,11 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
     if (reference && m.base_median) {
       m.base_share = *m.base_median / *reference;
     }
-    m.material = !m.present_in_base ? false : !reference || share <= 0 || (m.base_share && *m.base_share >= share);
+    // Material by either side (docs/decision-rule.md): base's or head's median per step against base's
+    // reference, so an op that grows from a small share gates.
+    const bool head_material = reference && m.head_median && *m.head_median / *reference >= share;
+    m.material = !m.present_in_base ? false
+                                    : !reference || share <= 0 || (m.base_share && *m.base_share >= share) || head_material;
     const bool replaced = members.count({m.point, m.metric_class, m.rank, unranked_name(m)}) > 0;
     if (replaced) {
       m.family = Family::replaced;

@@ -13,7 +13,7 @@ namespace neuron_gate {
 // moves the non-material ones to Family::per_op_minor. References, per rank (a rank-less comparison is
 // one rank): self CPU against base's median step time (or, without a step-time metric, the sum of the
 // self CPU ops' base medians); device time against the sum of the device ops' base medians (or, without
-// device time, the step time). An op is material when its base median >= share x reference; an op
+// device time, the step time). An op is material when its base or head median >= share x base's reference; an op
 // absent from base is not; without a positive reference every op is. share 0 makes every op material.
 // Replacement groups and class totals (MetricScope) are always material, stay in Family::per_op and
 // do not count toward the references. Ops that are members of a replacement group of their class and

@@ -73,6 +73,7 @@ struct RankSteps {
   std::vector<std::size_t> run_of_step;
   std::size_t runs = 0;  // runs of the whole side: the range of run_of_step
   std::size_t traces = 0;
+  std::size_t processes = 0;  // runs the steps come from (a rank's steps may come from fewer than `runs`)
 };
 
 // Steps grouped by trace rank when `per_rank`, else all under nullopt; the first `drop_first` of each trace dropped.
@@ -94,6 +95,15 @@ std::map<std::optional<unsigned>, RankSteps> group_steps(const SideView& view, s
       group.steps.push_back(SampleStep{&trace, &trace.steps[i]});
       group.run_of_step.push_back(run_of_trace[t]);
     }
+  }
+  for (auto& [rank, group] : groups) {
+    std::vector<bool> seen(runs.size(), false);
+    for (const std::size_t t : view.traces) {
+      if (!per_rank || view.side->traces[t].rank == rank) {
+        seen[run_of_trace[t]] = true;
+      }
+    }
+    group.processes = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
   }
   return groups;
 }
@@ -156,8 +166,8 @@ MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class
   metric.unit = "us";
   metric.base_samples = unit_samples(base_values, pair.base, pair.rules.unit);
   metric.head_samples = unit_samples(head_values, pair.head, pair.rules.unit);
-  metric.base_processes = pair.base.runs;
-  metric.head_processes = pair.head.runs;
+  metric.base_processes = pair.base.processes;
+  metric.head_processes = pair.head.processes;
   return metric;
 }
 

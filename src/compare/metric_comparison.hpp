@@ -149,6 +149,11 @@ inline constexpr std::size_t k_min_runs_for_run_unit = 3;
 // between-run allowance (README "Statistics and verdicts", issue 14 item 4).
 inline constexpr std::size_t k_min_runs_for_e2e_run_unit = 5;
 
+// Processes (runs) a side needs before self CPU time can be REGRESSED or IMPROVED and before an undecided
+// metric is held to its threshold rather than to the threshold widened by the between-run allowance
+// (docs/decision-rule.md): steps of one process share its state and are not independent samples.
+inline constexpr std::size_t k_processes_to_establish = 3;
+
 // Checks that `side` can be sampled per `unit`: under SampleUnit::run a side with traces needs at
 // least k_min_runs_for_run_unit runs. Throws UsageError naming the side, its profile and its run count.
 void check_sample_unit(const SideSamples& side, SampleUnit unit);

@@ -80,8 +80,21 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
       all_options.base_noise.push_back(noise);
     }
   }
-  // The gate's conditions: comparable when some point was compared (each point's own are in its row).
+  // The gate's conditions (docs/decision-rule.md, fail closed): every base point compared in head. A base
+  // point head lacks (dropped or relabelled) or whose conditions differ makes the whole comparison NOT
+  // COMPARABLE, named here; a point only in head is new and does not block. Each point's own rows are in
+  // its PointComparison.
   ConditionsDiff conditions;
+  for (const PointComparison& point : points) {
+    if (point.status == PointStatus::base_only) {
+      conditions.rows.push_back(ConditionRow{"operating_point", point.label, "missing", false, false,
+                                             "a base operating point absent in head (dropped or relabelled) is not "
+                                             "compared, so head cannot pass on the others"});
+    } else if (point.status == PointStatus::conditions_differ) {
+      conditions.rows.push_back(ConditionRow{"operating_point", point.label, point.label, false, false,
+                                             "its conditions differ (see the point's own table)"});
+    }
+  }
   if (!any_compared) {
     conditions.rows.push_back(ConditionRow{"operating_points", "", "", false, false, "no point compared"});
   }

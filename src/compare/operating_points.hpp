@@ -3,7 +3,7 @@
 // finds them): points are matched by label, each point's conditions are checked on their own, every
 // metric of every compared point is judged in one set of families (one Holm correction across all
 // points), and each point gets its own decision from its metrics. A point on one side only, or whose
-// conditions differ, is not compared and is NOT COMPARABLE alone.
+// conditions differ, is not compared; a base point so left out makes the whole comparison NOT COMPARABLE.
 
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
@@ -36,8 +36,9 @@ struct PointComparison {
 };
 
 // The outcome across points: every metric of every compared point (names with point_suffix) and the
-// gate's decision: regression when any point regressed; else decided by the compared points as one
-// comparison; not_comparable when no point was compared.
+// gate's decision: not_comparable when a base point is missing in head or its conditions differ, or when
+// no point was compared (fail closed: the PR controls which points head holds); else regression when any
+// point regressed; else decided by the compared points as one comparison.
 struct PointsJudgement {
   std::vector<PointComparison> points;  // ordered by label
   Judgement judgement;

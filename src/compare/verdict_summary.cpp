@@ -24,7 +24,6 @@ bool all_zero(const MetricComparison& m) {
   return m.base_median.value_or(0.0) == 0.0 && m.head_median.value_or(0.0) == 0.0;
 }
 
-bool undecided(Verdict v) { return v == Verdict::inconclusive || v == Verdict::insufficient; }
 
 std::vector<std::size_t> gating_where(const Judgement& j, bool (*keep)(const MetricComparison&)) {
   std::vector<std::size_t> found;
@@ -74,8 +73,6 @@ std::vector<std::size_t> deciding_metrics(const Judgement& j) {
     return gating_where(j, [](const MetricComparison& m) { return m.verdict == Verdict::regressed && !m.waiver; });
   case Outcome::no_decision:
     return j.decision.no_decision ? std::vector<std::size_t>{j.decision.no_decision->metric} : std::vector<std::size_t>{};
-  case Outcome::inconclusive:
-    return gating_where(j, [](const MetricComparison& m) { return undecided(m.verdict); });
   case Outcome::pass:
     break;
   }

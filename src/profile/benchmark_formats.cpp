@@ -284,6 +284,9 @@ std::vector<EndToEndMetric> parse_hyperfine_json(std::string_view text, const st
     if (metric.samples.empty()) {
       throw InputError(path, "command \"" + command + "\" has no finite time in \"times\"");
     }
+    // hyperfine starts the command anew for every time: each sample is a process (run) of its own.
+    metric.runs = metric.samples.size();
+    metric.run_sizes.assign(metric.samples.size(), 1);
     metrics.push_back(std::move(metric));
   }
   if (metrics.empty()) {

@@ -42,10 +42,6 @@ std::string describe(const MetricComparison& m) {
   return text;
 }
 
-bool undecided(const MetricComparison& m) {
-  return m.verdict == Verdict::inconclusive || m.verdict == Verdict::insufficient;
-}
-
 std::vector<Annotation> errors(const Report& report, const std::string& where) {
   std::vector<Annotation> found;
   if (report.outcome == Outcome::not_comparable) {
@@ -62,15 +58,8 @@ std::vector<Annotation> errors(const Report& report, const std::string& where) {
       found.push_back({"neuron-gate: " + m.name + where + " regressed", describe(m)});
     }
   }
-  if (report.decision.exit_code == 4) {  // --strict: what is undecided failed the gate
-    if (report.outcome == Outcome::no_decision) {
-      found.push_back({"neuron-gate: no decision (--strict)" + where, prose_plain(report.verdict_line)});
-    }
-    for (const MetricComparison& m : report.metrics) {
-      if (m.gating && undecided(m)) {
-        found.push_back({"neuron-gate: " + m.name + where + " " + verdict_name(m.verdict) + " (--strict)", describe(m)});
-      }
-    }
+  if (report.decision.exit_code == 4) {  // --strict: NO DECISION failed the gate
+    found.push_back({"neuron-gate: no decision (--strict)" + where, prose_plain(report.verdict_line)});
   }
   return found;
 }
@@ -114,8 +103,8 @@ std::string render_annotations(const Report& report, std::size_t max_per_kind, c
   return text;
 }
 
-std::string point_warning_annotation(const std::string& point, const std::string& verdict) {
-  return command("warning", {"neuron-gate: operating point " + point + " not compared", verdict});
+std::string point_not_compared_annotation(const std::string& point, const std::string& verdict, bool blocks) {
+  return command(blocks ? "error" : "warning", {"neuron-gate: operating point " + point + " not compared", verdict});
 }
 
 std::string error_annotation(std::string_view message) {

@@ -30,9 +30,10 @@ constexpr std::size_t k_annotations_per_kind = 10;
 std::string render_annotations(const Report& report, std::size_t max_per_kind = k_annotations_per_kind,
                                const std::string& point = "");
 
-// The warning for an operating point that was not compared: `verdict` says why ("not comparable: in
-// base only"; plain text). Both strings are escaped here.
-std::string point_warning_annotation(const std::string& point, const std::string& verdict);
+// The annotation for an operating point that was not compared: `verdict` says why ("not comparable: in
+// base only"; plain text); an error when it `blocks` the gate (a base point missing in head or whose
+// conditions differ: NOT COMPARABLE), else a warning (a point only in head). Both strings are escaped here.
+std::string point_not_compared_annotation(const std::string& point, const std::string& verdict, bool blocks);
 
 // The one annotation for a run that ended in a usage or input error (exit code 2): `message` (the
 // error's text, hostile: it may quote a file name) as `::error title=neuron-gate: error (exit code 2)::…`.

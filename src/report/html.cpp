@@ -326,7 +326,6 @@ std::string outcome_icon(Outcome outcome) {
   case Outcome::not_comparable:
     mark = "<path d=\"M6.5 11h9\" stroke=\"currentColor\" stroke-width=\"2.4\" stroke-linecap=\"round\"/>";
     break;
-  case Outcome::inconclusive:
   case Outcome::no_decision:
     mark = "<path d=\"M11 6.5v6\" stroke=\"currentColor\" stroke-width=\"2.4\" stroke-linecap=\"round\"/>"
            "<circle cx=\"11\" cy=\"15.5\" r=\"1.4\" fill=\"currentColor\"/>";

@@ -51,7 +51,6 @@ Case metric_case(const Report& report, const MetricComparison& m) {
   c.name = m.name + label;
   c.classname = std::string("neuron-gate.") + metric_class_key(m.metric_class);
   c.details = metric_details(m);
-  const bool undecided = m.verdict == Verdict::insufficient || m.verdict == Verdict::inconclusive;
   if (m.verdict == Verdict::regressed) {
     c.type = verdict_name(m.verdict);
     c.message = "REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
@@ -64,11 +63,13 @@ Case metric_case(const Report& report, const MetricComparison& m) {
     } else {
       c.kind = Case::Kind::failure;
     }
-  } else if (undecided) {
+  } else if (undecided(m.verdict)) {
     c.type = verdict_name(m.verdict);
     c.message = std::string(verdict_name(m.verdict)) + ": " + m.reason;
-    // Under --strict an undecided gating metric fails the gate (exit 4), so the case fails too.
-    c.kind = report.decision.exit_code == 4 ? Case::Kind::failure : Case::Kind::skipped;
+    // Under --strict NO DECISION fails the gate (exit 4), and with it the case of the metric it names.
+    const auto& nd = report.decision.no_decision;
+    const bool named = nd && nd->metric < report.metrics.size() && &report.metrics[nd->metric] == &m;
+    c.kind = report.decision.exit_code == 4 && named ? Case::Kind::failure : Case::Kind::skipped;
   }
   return c;
 }

@@ -121,7 +121,7 @@ std::string render_points_annotations(const PointsReport& report) {
     const PointRow& row = report.rows[i];
     text += row.status == PointStatus::compared && report.details[i]
                 ? render_annotations(*report.details[i], k_annotations_per_kind, row.label)
-                : point_warning_annotation(row.label, prose_plain(row.verdict));
+                : point_not_compared_annotation(row.label, prose_plain(row.verdict), row.status != PointStatus::head_only);
   }
   return text;
 }

@@ -62,8 +62,9 @@ std::string inconclusive_text(const MetricComparison& m) {
                 ? "; the 95% CI, widened by one quantum each side, is " + format_change_interval(m.ratio_low, m.ratio_high)
                 : std::string());
   case VerdictReason::not_across_runs:
-    return "significant and beyond the threshold, but a side's steps come from one process: not established across "
-           "runs (capture 3 or more runs per side)";
+    return "significant and beyond the threshold, but a side's steps come from fewer than " +
+           std::to_string(k_processes_to_establish) + " processes: not established across runs (capture " +
+           std::to_string(k_processes_to_establish) + " or more runs per side)";
   case VerdictReason::data_incomplete: {
     // The side whose screened events this metric holds and whose share is beyond the limit (head first).
     const bool head = m.head_screened && m.head_excluded_share > m.max_excluded_share;
@@ -100,8 +101,6 @@ const char* outcome_name(Outcome outcome) {
     return "REGRESSION";
   case Outcome::not_comparable:
     return "NOT COMPARABLE";
-  case Outcome::inconclusive:
-    return "INCONCLUSIVE";
   case Outcome::no_decision:
     return "NO DECISION";
   }
@@ -116,8 +115,6 @@ const char* outcome_key(Outcome outcome) {
     return "regression";
   case Outcome::not_comparable:
     return "not-comparable";
-  case Outcome::inconclusive:
-    return "inconclusive";
   case Outcome::no_decision:
     return "no-decision";
   }
@@ -132,7 +129,6 @@ const char* outcome_emoji(Outcome outcome) {
     return "❌";
   case Outcome::not_comparable:
     return "⛔";
-  case Outcome::inconclusive:
   case Outcome::no_decision:
     return "⚠️";
   }
@@ -233,8 +229,8 @@ std::string verdict_reason_text(const MetricComparison& m) {
 
 namespace {
 
-// "`latency` (end-to-end) +7.0% (95% CI [1.02, 1.12]) beyond the +5.0% threshold, but adjusted p 0.09
-// does not reach alpha 0.05; needs 14 samples per side (has 6 / 6)".
+// "`latency` (end-to-end) +7.0% (95% CI +2.0…+12.0%): worse than the 5% threshold but not established
+// (<the metric's reason>); needs 14 samples per side (has 6 / 6)".
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
   const MetricComparison& m = judgement.metrics[nd.metric];
@@ -248,17 +244,16 @@ std::string no_decision_text(const Judgement& judgement) {
     text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
   }
   if (nd.cause == NoDecisionCause::one_process) {
-    return text + ": significant and beyond the " + format_percent(m.threshold) +
-           " threshold, but " + (m.metric_class == MetricClass::end_to_end
-                                     ? "within the between-run allowance (±" + format_number(m.run_allowance * 100.0) +
-                                           "%) for samples of " + std::to_string(m.base_processes) + " / " +
-                                           std::to_string(m.head_processes) + " processes"
-                                     : std::string("a side's samples come from one process")) +
-           "; capture at least " + std::to_string(nd.samples_needed) + " runs per side (separate processes)";
+    const double bound = (1.0 + m.threshold) * (1.0 + m.run_allowance) - 1.0;
+    return text + ": worse than the " + format_percent(bound) + " that samples of " +
+           std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
+           " processes can pass (the " + format_percent(m.threshold) + " threshold widened by the ±" +
+           format_number(m.run_allowance * 100.0) + "% between-run allowance), and not established across runs; " +
+           "capture at least " + std::to_string(nd.samples_needed) + " runs per side (separate processes)";
   }
-  if (nd.cause == NoDecisionCause::adjusted_p_not_reached) {
-    text += " lies beyond the " + format_percent(m.threshold) + " threshold, but adjusted p " +
-            format_p(m.p_worse_adjusted) + " cannot pass alpha " + format_number(m.alpha);
+  if (nd.cause == NoDecisionCause::undecided_regression) {
+    text += ": worse than the " + format_percent(m.threshold) + " threshold but not established (" +
+            verdict_reason_text(m) + ")";
   } else {
     text += ": too few samples to decide";
   }

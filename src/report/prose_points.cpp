@@ -76,7 +76,13 @@ std::string points_headline_text(const PointsReport& report) {
   const Outcome outcome = report.decision.outcome;
   const std::string start = std::string(outcome_emoji(outcome)) + " " + outcome_name(outcome);
   if (outcome == Outcome::not_comparable) {
-    return start + ": no operating point is on both sides with the same conditions" + not_compared_text(report);
+    const bool any_compared = std::any_of(report.rows.begin(), report.rows.end(),
+                                          [](const PointRow& row) { return row.status == PointStatus::compared; });
+    // Fail closed (docs/decision-rule.md): head must hold every base point, under the same conditions.
+    return start +
+           (any_compared ? ": every operating point of base must be compared in head"
+                         : ": no operating point is on both sides with the same conditions") +
+           not_compared_text(report);
   }
   const std::vector<std::string> here = labels_with(report, outcome);
   if (outcome == Outcome::regression && !here.empty()) {

@@ -25,7 +25,6 @@ const char* outcome_colour(Outcome outcome) {
   case Outcome::regression:
   case Outcome::not_comparable:
     return "\x1b[1;31m";
-  case Outcome::inconclusive:
   case Outcome::no_decision:
     return "\x1b[1;33m";
   }

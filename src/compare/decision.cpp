@@ -1,0 +1,204 @@
+#include "compare/judgement.hpp"
+
+#include "stats/power.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+// The decision rule (docs/decision-rule.md): who gates, and the outcome and exit code from the judged
+// metrics. Verdicts per metric are judgement.cpp's.
+
+namespace neuron_gate {
+namespace {
+
+bool per_op(const MetricComparison& m) {
+  return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
+}
+
+// Samples per side that would let `m` be decided: enough for its needed p to be attainable at all and,
+// for an effect the CI puts beyond the threshold, enough power (0.8) to detect the observed ratio at the
+// observed noise (stats/power.hpp), and always more than it has.
+std::size_t samples_to_decide(const MetricComparison& m, NoDecisionCause cause) {
+  std::size_t needed = samples_needed_per_side(m.needed_p);
+  if (cause == NoDecisionCause::undecided_regression) {
+    if (m.ratio) {
+      if (auto n = samples_to_detect(m.base_samples, m.head_samples, *m.ratio, m.needed_p)) {
+        needed = std::max(needed, *n);
+      }
+    }
+    needed = std::max(needed, std::min(m.base_samples.size(), m.head_samples.size()) + 1);
+  }
+  return needed;
+}
+
+// The largest worse ratio an undecided gating metric may show and still pass (docs/decision-rule.md): its
+// threshold when its samples span enough processes a side, else the threshold widened by the between-run
+// allowance it carries, (1 + t)(1 + allowance).
+double undecided_bound(const MetricComparison& m) {
+  const double bound = 1.0 + m.threshold;
+  return across_runs(m) ? bound : bound * (1.0 + m.run_allowance);
+}
+
+// An undecided gating metric whose estimate is worse than undecided_bound() and could still be REGRESSED
+// with more evidence: per op, its shift reaches the floor and the change is not within one timer quantum
+// (within_resolution: more samples cannot show it). Its log worse ratio (> 0); nullopt when it may pass.
+// A metric without a ratio (base median 0: ops that appear) is left to its class total `all ops`, which
+// holds the same time and has a ratio.
+std::optional<double> undecided_regression(const MetricComparison& m) {
+  if (!m.gating || !undecided(m.verdict) || m.why == VerdictReason::within_resolution) {
+    return std::nullopt;
+  }
+  if (per_op(m) && (m.shift ? std::fabs(*m.shift) : 0.0) < m.floor_us) {
+    return std::nullopt;
+  }
+  const auto worse = worse_ratio(m, m.ratio);
+  return worse && *worse >= undecided_bound(m) ? std::optional<double>(std::log(*worse)) : std::nullopt;
+}
+
+// The NO DECISION for the worst undecided regression `m`: runs per side when its samples do not span enough
+// processes, else samples per side.
+NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t index) {
+  if (!across_runs(m)) {
+    const bool e2e = m.metric_class == MetricClass::end_to_end;
+    return NoDecision{NoDecisionCause::one_process, index, e2e ? k_min_runs_for_e2e_run_unit : k_processes_to_establish};
+  }
+  const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
+  const NoDecisionCause cause = lack ? NoDecisionCause::too_few_samples : NoDecisionCause::undecided_regression;
+  return NoDecision{cause, index, samples_to_decide(m, cause)};
+}
+
+// NO DECISION (docs/decision-rule.md): a gating metric with incomplete data; else the worst undecided
+// gating metric whose estimate is worse than its bound (undecided_regression); else, when no gating
+// metric decided, the one lacking samples that changed most.
+std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i].gating && metrics[i].why == VerdictReason::data_incomplete) {
+      return NoDecision{NoDecisionCause::data_incomplete, i, 0};  // issue 13 item 2: never a pass
+    }
+  }
+  std::optional<std::size_t> worst, lacking;
+  std::optional<double> worst_change;
+  double worst_size = 0;
+  bool any_decided = false;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const MetricComparison& m = metrics[i];
+    if (!m.gating) {
+      continue;
+    }
+    any_decided = any_decided || m.verdict == Verdict::regressed || m.verdict == Verdict::improved ||
+                  m.verdict == Verdict::equivalent;
+    if (const auto change = undecided_regression(m)) {
+      // The worst: end to end before per op; per op the largest growth in µs per step (a 1 µs op that
+      // doubles is a smaller regression than a 100 µs op +20%); then the largest relative change.
+      const double size = m.metric_class == MetricClass::end_to_end ? HUGE_VAL : std::fabs(m.shift.value_or(0.0));
+      if (!worst || size > worst_size || (size == worst_size && *change > *worst_change)) {
+        worst = i;
+        worst_change = change;
+        worst_size = size;
+      }
+    }
+    // Of the metrics lacking samples, the headline names the one that changed most for the worse (an
+    // improvement only when nothing got worse).
+    const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
+    if (lack && (!lacking || worse_ratio(m, m.ratio).value_or(0.0) > worse_ratio(metrics[*lacking], metrics[*lacking].ratio).value_or(0.0))) {
+      lacking = i;
+    }
+  }
+  if (worst) {
+    return undecided_regression_decision(metrics[*worst], *worst);
+  }
+  if (!any_decided && lacking) {
+    const NoDecisionCause cause = NoDecisionCause::too_few_samples;
+    return NoDecision{cause, *lacking, samples_to_decide(metrics[*lacking], cause)};
+  }
+  return std::nullopt;
+}
+
+// Who gates (docs/decision-rule.md): end-to-end metrics gate when present; the per-op family
+// (MetricJudgement::gates_under_undecided_end_to_end) gates too when a gating end-to-end metric is undecided.
+void escalate_to_per_op(Judgement& result) {
+  const bool end_to_end_undecided = std::any_of(result.metrics.begin(), result.metrics.end(), [](const MetricComparison& m) {
+    return m.gating && m.metric_class == MetricClass::end_to_end && undecided(m.verdict);
+  });
+  std::vector<MetricClass>& classes = result.decision.gating_classes;
+  for (MetricComparison& m : result.metrics) {
+    if (!m.gates_under_undecided_end_to_end) {
+      continue;
+    }
+    m.gating = end_to_end_undecided;
+    if (end_to_end_undecided && std::find(classes.begin(), classes.end(), m.metric_class) == classes.end()) {
+      classes.push_back(m.metric_class);
+    }
+  }
+}
+
+// The replacement-group exception (docs/decision-rule.md): a REGRESSED self CPU op whose growth per step is
+// smaller than its replacement group's shrinkage (same class, point and rank) does not gate.
+void offset_by_replacement(std::vector<MetricComparison>& metrics) {
+  std::vector<const MetricComparison*> groups;  // a few: one per class, point and rank at most
+  for (const MetricComparison& m : metrics) {
+    if (m.scope == MetricScope::replacement_group && m.metric_class == MetricClass::self_cpu && m.shift && *m.shift < 0) {
+      groups.push_back(&m);
+    }
+  }
+  for (MetricComparison& m : metrics) {
+    if (groups.empty() || m.verdict != Verdict::regressed || m.metric_class != MetricClass::self_cpu ||
+        m.scope != MetricScope::op || !m.shift || *m.shift <= 0) {
+      continue;
+    }
+    for (const MetricComparison* group : groups) {
+      if (group->point == m.point && group->rank == m.rank && -*group->shift > *m.shift) {
+        m.offset_by_replacement = true;
+        m.gating = false;
+        m.gates_under_undecided_end_to_end = false;
+      }
+    }
+  }
+}
+
+void count_and_decide_impl(Judgement& result, const ConditionsDiff& conditions, const DecideOptions& options) {
+  offset_by_replacement(result.metrics);
+  escalate_to_per_op(result);
+  Decision& decision = result.decision;
+  for (const MetricComparison& m : result.metrics) {
+    ++decision.counts[m.verdict];
+    if (m.gating) {
+      ++decision.gating_counts[m.verdict];
+      if (m.verdict == Verdict::regressed && !m.waiver) {
+        decision.regressed.push_back(m.name);
+      }
+    }
+  }
+  if (!conditions.comparable()) {
+    decision.outcome = Outcome::not_comparable;
+  } else if (!decision.regressed.empty()) {
+    decision.outcome = Outcome::regression;
+  } else if ((decision.no_decision = no_decision(result.metrics))) {
+    decision.outcome = Outcome::no_decision;
+  } else {
+    decision.outcome = Outcome::pass;
+  }
+  decision.exit_code = exit_code(decision.outcome, options.strict);
+}
+
+} // namespace
+
+int exit_code(Outcome outcome, bool strict) {
+  switch (outcome) {
+  case Outcome::pass:
+    return 0;
+  case Outcome::regression:
+    return 1;
+  case Outcome::not_comparable:
+    return 3;
+  case Outcome::no_decision:
+    return strict ? 4 : 0;
+  }
+  return 2;
+}
+
+void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options) {
+  count_and_decide_impl(judgement, conditions, options);
+}
+
+} // namespace neuron_gate
