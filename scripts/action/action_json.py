@@ -7,9 +7,9 @@ everywhere. Standard library only. Each subcommand prints plain text for the she
 NUL-separated where said), or writes the file it is given.
 
   split-args STRING                  shell-like split of the `args` input, NUL-separated (no shell evaluation)
-  verdict EXIT_CODE [REPORT_JSON]    pass | regression | error | not-comparable | inconclusive | no-decision:
+  verdict EXIT_CODE [REPORT_JSON]    pass | regression | error | not-comparable | no-decision:
                                      the report's `verdict` when it has one (exit code 0 is pass or no
-                                     decision, 4 inconclusive or no decision under --strict), else by code
+                                     decision, 4 no decision under --strict), else by code
   regressions REPORT_JSON            gating metrics REGRESSED without a waiver (0 when there is no report)
   fallback-markdown STDERR_FILE EXIT_CODE OUT
                                      a short Markdown report when neuron-gate wrote none (usage/input error)
@@ -54,9 +54,9 @@ def is_marker_line(line):
     line = line.strip()
     return line == MARKER or (line.startswith("<!-- neuron-gate key=") and line.endswith(" -->"))
 COMMENT_LIMIT = 65536
-VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "inconclusive"}
-# Every verdict the Action reports; "no-decision" only comes from the JSON report's `verdict`.
-KNOWN_VERDICTS = set(VERDICTS.values()) | {"no-decision"}
+# neuron-gate's exit codes (docs/decision-rule.md); exit 0 is a pass or, per the JSON report, no decision.
+VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "no-decision"}
+KNOWN_VERDICTS = set(VERDICTS.values())
 
 
 def load_json(path):

@@ -20,13 +20,13 @@
 #                  folder (report.md, report.json, comment.json) is what post-comment/action.yml needs
 #   GH_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY: as on a runner
 #
-# Outputs: verdict (pass | regression | error | not-comparable | inconclusive | no-decision, the last read
+# Outputs: verdict (pass | regression | error | not-comparable | no-decision, the last read
 #   from report.json: exit code 0, or 4 under --strict), exit-code (neuron-gate's),
 #   regressions (gating metrics that regressed, waivers excepted), report-markdown, report-json (paths;
 #   report-json is empty when neuron-gate wrote none), report-dir; comment-id and comment-url when posted.
 #
 # Exit status (the step's result): with NG_FAIL_ON=regression, neuron-gate's exit code, so every non-zero
-# code fails the step: 1 regression, 2 usage or input error, 3 not comparable, 4 inconclusive under
+# code fails the step: 1 regression, 2 usage or input error, 3 not comparable, 4 no decision under
 # --strict (and anything else, e.g. a crash). With NG_FAIL_ON=never, 0 whatever neuron-gate said.
 # A bad value for NG_COMMENT / NG_FAIL_ON, or a missing binary/base/head setting, is a configuration
 # error: exit 2 in either mode. A comment that cannot be posted is a warning, not a failure.

@@ -100,9 +100,13 @@ def mapping(names, hostile):
 
 
 def file_name(run, index, hostile):
-    """Some runs get hostile folder and file names (bytes: Linux file names are bytes)."""
-    if not hostile or index != 0:
+    """Some runs get hostile folder and file names (bytes: Linux file names are bytes). The clean side gets
+    plain folders in the same places (sorted the same), so both sides hold the same runs: base's A/A noise
+    check halves them alike."""
+    if index != 0 or run not in ("run-01", "run-02"):
         return run.encode(), None
+    if not hostile:
+        return (run + "-first").encode(), None
     if run == "run-01":
         return "run-01\r## ✅ PASS <!--".encode(), "trace\n::stop-commands::tok`|<!--.pt.trace.json".encode()
     if run == "run-02":
