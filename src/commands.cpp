@@ -95,9 +95,10 @@ namespace {
 // (`calibration`, when estimated) must be cleared (issue 14 item 3).
 Judgement judge_comparison(std::vector<MetricComparison> measurements, const ConditionsDiff& conditions,
                            const RuleSet& rules, bool strict, const std::string& today_date,
-                           const std::optional<Calibration>& calibration) {
+                           const std::optional<Calibration>& calibration, const std::string& device_time_missing) {
   DecideOptions decide_options;
   decide_options.strict = strict;
+  decide_options.device_time_missing = device_time_missing;
   decide_options.today = today_date;
   decide_options.base_noise = base_noise(calibration);
   Judgement judgement = judge_in_place(std::move(measurements), conditions, rules, decide_options);
@@ -250,7 +251,8 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   release_op_samples(base);
   release_op_samples(head);
   Judgement judgement =
-      judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date, calibration);
+      judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date, calibration,
+                       device_time_missing(base, head));
   Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
     add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);

@@ -208,6 +208,19 @@ TEST_CASE("screen: kernel launches without any device event lose device time") {
   CHECK(s.markdown.find("kernel launches with no device event in the trace") != std::string::npos);
 }
 
+TEST_CASE("screen: device work launched but no device time on either side is NO DECISION, never a pass") {
+  // Both sides are the device-time-lost capture: the conditions match, self CPU is equivalent, and no
+  // device metric is left to judge (docs/decision-rule.md).
+  const std::string side = data("bad/screen/device-time-lost");
+  const CliResult result = run({"compare", side, side, "--no-git", "--format", "terminal"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.rfind("⚠️ NO DECISION · device time missing: device work was launched but no device time was "
+                         "captured; synchronize the device before the profiler exports",
+                         0) == 0);
+  CHECK(result.out.find("✅") == std::string::npos);
+  CHECK(run({"compare", side, side, "--no-git", "--quiet", "--strict"}).exit_code == 4);
+}
+
 TEST_CASE("screen: only the metrics holding screened events are undecided — a clean op beside them still fails") {
   // head: every gemm (aten::mm) written twice, and add_k (aten::add) really twice as long
   const Screened s = compare_screen("duplicate-one-op");

@@ -175,6 +175,11 @@ void count_and_decide_impl(Judgement& result, const ConditionsDiff& conditions, 
     decision.outcome = Outcome::regression;
   } else if ((decision.no_decision = no_decision(result.metrics))) {
     decision.outcome = Outcome::no_decision;
+  } else if (!options.device_time_missing.empty() &&
+             std::none_of(result.metrics.begin(), result.metrics.end(),
+                          [](const MetricComparison& m) { return m.metric_class == MetricClass::device; })) {
+    decision.outcome = Outcome::no_decision;  // the device's time is unknown: never a pass
+    decision.no_decision = NoDecision{NoDecisionCause::device_time_missing, 0, 0};
   } else {
     decision.outcome = Outcome::pass;
   }
@@ -195,6 +200,11 @@ int exit_code(Outcome outcome, bool strict) {
     return strict ? 4 : 0;
   }
   return 2;
+}
+
+std::string device_time_missing(const SideSamples& base, const SideSamples& head) {
+  const bool in_base = base.screened.device_time_lost, in_head = head.screened.device_time_lost;
+  return in_base && in_head ? "base and head" : in_base ? "base" : in_head ? "head" : "";
 }
 
 void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options) {

@@ -166,6 +166,10 @@ struct DecideOptions {
   bool strict = false;  // NO DECISION gives exit code 4
   std::string today;    // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
   std::vector<BaseNoise> base_noise;  // per-op noise of base, when estimated (empty: none)
+  // The sides whose traces launched device work but hold no device event ("base", "head", "base and
+  // head"; "" for none: ScreenedTime::device_time_lost). With no device metric left to judge, the outcome
+  // is at best NO DECISION (NoDecisionCause::device_time_missing), never a pass.
+  std::string device_time_missing;
 };
 
 // Why NO DECISION, and the metric a headline names.
@@ -178,6 +182,8 @@ enum class NoDecisionCause {
                           // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
   data_incomplete,        // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
                           // time (VerdictReason::data_incomplete); samples_needed is 0
+  device_time_missing,    // device work was launched but no device time was captured on a side, and no device
+                          // metric is left to judge (DecideOptions::device_time_missing); `metric` is unused
 };
 
 // Relative tolerance of every comparison of a CI end against a bound (noise, threshold): an end must clear
@@ -262,6 +268,10 @@ std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, con
 // Their judgement fields must be unset (as compare_metrics_in_place leaves them).
 Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
                          const DecideOptions& options);
+
+// DecideOptions::device_time_missing for two sides: "base", "head", "base and head" or "" (from each
+// side's ScreenedTime::device_time_lost).
+std::string device_time_missing(const SideSamples& base, const SideSamples& head);
 
 // `ratio` (or one of its CI ends) as a worse ratio: > 1 means worse, whatever the metric's direction
 // (Better); nullopt without a positive ratio.

@@ -72,7 +72,9 @@ std::vector<std::size_t> deciding_metrics(const Judgement& j) {
   case Outcome::regression:
     return gating_where(j, [](const MetricComparison& m) { return m.verdict == Verdict::regressed && !m.waiver; });
   case Outcome::no_decision:
-    return j.decision.no_decision ? std::vector<std::size_t>{j.decision.no_decision->metric} : std::vector<std::size_t>{};
+    return j.decision.no_decision && j.decision.no_decision->cause != NoDecisionCause::device_time_missing
+               ? std::vector<std::size_t>{j.decision.no_decision->metric}
+               : std::vector<std::size_t>{};
   case Outcome::pass:
     break;
   }

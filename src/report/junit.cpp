@@ -68,7 +68,8 @@ Case metric_case(const Report& report, const MetricComparison& m) {
     c.message = std::string(verdict_name(m.verdict)) + ": " + m.reason;
     // Under --strict NO DECISION fails the gate (exit 4), and with it the case of the metric it names.
     const auto& nd = report.decision.no_decision;
-    const bool named = nd && nd->metric < report.metrics.size() && &report.metrics[nd->metric] == &m;
+    const bool named = nd && nd->cause != NoDecisionCause::device_time_missing && nd->metric < report.metrics.size() &&
+                       &report.metrics[nd->metric] == &m;
     c.kind = report.decision.exit_code == 4 && named ? Case::Kind::failure : Case::Kind::skipped;
   }
   return c;

@@ -233,6 +233,11 @@ namespace {
 // (<the metric's reason>); needs 14 samples per side (has 6 / 6)".
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
+  if (nd.cause == NoDecisionCause::device_time_missing) {
+    return "device time missing: device work was launched but no device time was captured; synchronize the "
+           "device before the profiler exports (e.g. torch.cuda.synchronize(), xm.mark_step() + "
+           "xm.wait_device_ops()) and profile again";
+  }
   const MetricComparison& m = judgement.metrics[nd.metric];
   if (nd.cause == NoDecisionCause::data_incomplete) {
     return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " +
