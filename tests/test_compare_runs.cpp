@@ -176,4 +176,45 @@ TEST_CASE("a ratio's confidence bounds are never negative, also when a zero samp
   CHECK(*m.ratio_high >= *m.ratio_low);
 }
 
+// Two sides of 8 runs each whose run medians drift between runs (base 8-15 ms), head run i `factor[i]`
+// times base run i, one sample per run; both manifests name `session` (empty: none).
+std::pair<ng::SideSamples, ng::SideSamples> paired_sides(const std::string& base_session, const std::string& head_session) {
+  const std::vector<double> base_runs{10, 13, 9, 14, 8, 12, 11, 15};
+  const std::vector<double> factor{1.19, 1.69, 1.25, 1.31, 1.45, 1.22, 1.38, 1.27};
+  auto sides = latency_sides(8, 1, 1.0);
+  for (std::size_t i = 0; i < base_runs.size(); ++i) {
+    sides.first.end_to_end[0].samples[i] = base_runs[i];
+    sides.second.end_to_end[0].samples[i] = base_runs[i] * factor[i];
+  }
+  for (auto [side, session] : {std::pair{&sides.first, base_session}, std::pair{&sides.second, head_session}}) {
+    side->manifest = ng::RunManifest{};
+    side->manifest->pairing_session = session;
+  }
+  return sides;
+}
+
+TEST_CASE("paired runs of one capture session: the Wilcoxon signed-rank test of the per-run ratios decides") {
+  // Every pair slower (x1.19-x1.69) while the runs drift 8-15 ms: unpaired, base's and head's run medians
+  // overlap; paired, all 8 log ratios are positive: exact one-sided p 1/2^8 = 0.00390625 (SciPy:
+  // wilcoxon(d, alternative="greater").pvalue), REGRESSED.
+  const ng::Judgement paired = judge_sides(paired_sides("s-1", "s-1"));
+  const ng::MetricComparison& m = paired.metrics[0];
+  CHECK(m.paired);
+  CHECK(std::string(m.test_method) == "Wilcoxon signed-rank, paired runs (exact)");
+  CHECK(*m.p_worse == doctest::Approx(0.00390625).epsilon(1e-12));
+  CHECK(*m.ratio > 1.25);
+  CHECK(*m.ratio_low > 1.0);
+  CHECK(m.verdict == ng::Verdict::regressed);
+  CHECK(paired.decision.exit_code == 1);
+  // Different sessions (or none on one side): unpaired, and the reason says so.
+  const ng::Judgement unpaired = judge_sides(paired_sides("s-1", "s-2"));
+  CHECK_FALSE(unpaired.metrics[0].paired);
+  CHECK(std::string(unpaired.metrics[0].pairing) == "unpaired: the sides were captured in different sessions");
+  CHECK(*unpaired.metrics[0].p_worse > 0.00390625);
+  CHECK(std::string(judge_sides(paired_sides("s-1", "")).metrics[0].pairing) ==
+        "unpaired: only one side's manifest names a capture session");
+  // No session on either side: nothing is said about pairing.
+  CHECK(std::string(judge_sides(paired_sides("", "")).metrics[0].pairing).empty());
+}
+
 TEST_SUITE_END();

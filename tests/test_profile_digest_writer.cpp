@@ -181,6 +181,9 @@ ojson side_to_json(const SideSamples& side) {
                                           {"fields", side.manifest->fields},
                                           {"commit", side.manifest->commit}}
                                   : ojson(nullptr);
+  if (side.manifest && !side.manifest->pairing_session.empty()) {
+    out["manifest"]["pairing_session"] = side.manifest->pairing_session;
+  }
   out["table_warnings"] = side.table_warnings;
   out["file_details"] = side.file_details;
   out["read_warnings"] = side.read_warnings;
@@ -324,7 +327,7 @@ SideSamples hostile_side() {
                     std::nan(""), std::numeric_limits<double>::infinity()};
   metric.run_sizes = {11};
   side.end_to_end = {metric};
-  side.manifest = RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc"};
+  side.manifest = RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc", strings[9]};
   side.data_problems = side.traces[0].problems.listed;
   side.digested_from = RecordedRepository{SideRepository{"", "abcdef0", strings[12], true, strings[9], strings[10], true, ""}};
   return side;

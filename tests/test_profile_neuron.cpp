@@ -330,6 +330,22 @@ TEST_CASE("a manifest becomes a flat map of canonical field values") {
   CHECK_FALSE(looks_like_manifest(R"({"schema": "neuron-gate.e2e/1"})"));
 }
 
+TEST_CASE("a manifest's pairing session is kept apart from the conditions; a bad one names the file") {
+  const RunManifest paired = parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
+                                                   "\"schema\": \"neuron-gate.manifest/1\", \"pairing\": {\"session\": \"ci-4242-1\"},"),
+                                            "base/neuron-gate.json");
+  CHECK(paired.pairing_session == "ci-4242-1");
+  CHECK(paired.fields == parse_manifest(k_manifest, "base/neuron-gate.json").fields);  // not a condition
+  for (const char* bad : {R"({"session": "a b"})", R"({"session": ""})", R"({"id": "x"})", R"("x")"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
+                                               std::string("\"schema\": \"neuron-gate.manifest/1\", \"pairing\": ") +
+                                                   bad + ","),
+                                        "h/neuron-gate.json"),
+                         doctest::Contains("h/neuron-gate.json"), InputError);
+  }
+}
+
 TEST_CASE("two manifests differing only in compilation_path give one difference") {
   const RunManifest base = parse_manifest(k_manifest, "base/neuron-gate.json");
   const RunManifest head = parse_manifest(edited("\"eager\"", "\"torch.compile\""), "head/neuron-gate.json");

@@ -416,13 +416,20 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
     metric.explanatory = b.origin == EndToEndOrigin::device_summary &&
                          (application_numbers || b.name != k_device_total_time_metric);
-    const bool by_run = e2e_runs_known(b) && e2e_runs_known(*h) && b.runs >= k_min_runs_for_e2e_run_unit &&
-                        h->runs >= k_min_runs_for_e2e_run_unit;
-    metric.base_samples = by_run ? e2e_run_medians(b) : b.samples;
-    metric.head_samples = by_run ? e2e_run_medians(*h) : h->samples;
+    const bool runs_known = e2e_runs_known(b) && e2e_runs_known(*h);
+    const bool by_run = runs_known && b.runs >= k_min_runs_for_e2e_run_unit && h->runs >= k_min_runs_for_e2e_run_unit;
+    const Pairing pairing = pairing_of(base_view, head_view);
+    const bool paired = pairing == Pairing::same_session && runs_known && b.runs == h->runs && b.runs >= 2;
+    metric.base_samples = by_run || paired ? e2e_run_medians(b) : b.samples;
+    metric.head_samples = by_run || paired ? e2e_run_medians(*h) : h->samples;
     metric.base_processes = std::max<std::size_t>(1, b.runs);
     metric.head_processes = std::max<std::size_t>(1, h->runs);
-    run_statistics(metric);
+    if (paired) {
+      run_paired_statistics(metric);
+    } else {
+      run_statistics(metric);
+      metric.pairing = pairing_note(pairing, runs_known);
+    }
     push_metric(metrics, std::move(metric));
   }
 }

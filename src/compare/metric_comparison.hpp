@@ -66,6 +66,10 @@ struct MetricMeasurement {
   // Mann–Whitney U, one-sided in the direction that hurts (p_worse) and the other (p_better).
   std::optional<double> p_worse, p_better, p_two_sided;
   const char* test_method = "";  // "exact", "exact conditional (ties)", "normal approximation" (static text)
+  // End-to-end: the per-run pairs of one capture session were tested (run_paired_statistics), and why or
+  // why not (static text, "" where pairing does not apply: both sides without a pairing session).
+  bool paired = false;
+  const char* pairing = "";
   // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
 

@@ -4,8 +4,10 @@
 #include "stats/hodges_lehmann.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/welch_log.hpp"
+#include "stats/wilcoxon.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace neuron_gate {
@@ -76,6 +78,71 @@ void run_statistics(MetricMeasurement& metric) {
       metric.ratio_low = std::max(0.0, (b + *metric.shift_low) / b);  // a duration ratio is never negative
       metric.ratio_high = (b + *metric.shift_high) / b;
     }
+  }
+}
+
+Pairing pairing_of(const SideView& base, const SideView& head) {
+  const std::string b = base.side->manifest ? base.side->manifest->pairing_session : "";
+  const std::string h = head.side->manifest ? head.side->manifest->pairing_session : "";
+  if (b.empty() && h.empty()) {
+    return Pairing::none;
+  }
+  return b.empty() || h.empty() ? Pairing::one_side : b == h ? Pairing::same_session : Pairing::different_sessions;
+}
+
+const char* pairing_note(Pairing pairing, bool runs_known) {
+  switch (pairing) {
+  case Pairing::none:
+    return "";
+  case Pairing::one_side:
+    return "unpaired: only one side's manifest names a capture session";
+  case Pairing::different_sessions:
+    return "unpaired: the sides were captured in different sessions";
+  case Pairing::same_session:
+    break;
+  }
+  return runs_known ? "unpaired: one capture session, but the sides' run counts differ (or under 2 runs)"
+                    : "unpaired: one capture session, but the runs of the samples are not known";
+}
+
+void run_paired_statistics(MetricMeasurement& metric) {
+  const std::vector<double>& base = metric.base_samples;
+  const std::vector<double>& head = metric.head_samples;
+  const auto positive = [](double v) { return v > 0; };
+  if (base.size() != head.size() || base.size() < 2 || !std::all_of(base.begin(), base.end(), positive) ||
+      !std::all_of(head.begin(), head.end(), positive)) {
+    run_statistics(metric);
+    metric.pairing = base.size() != head.size() ? "unpaired: one capture session, but the sides' run counts differ"
+                                                : "unpaired: too few runs, or a run median not above 0";
+    return;
+  }
+  metric.base_median = median(std::span<const double>(base));
+  metric.head_median = median(std::span<const double>(head));
+  std::vector<double> log_ratios, differences;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    log_ratios.push_back(std::log(head[i] / base[i]));
+    differences.push_back(head[i] - base[i]);
+  }
+  const bool lower_is_better = metric.better == Better::lower;
+  const SignedRankResult head_larger = wilcoxon_signed_rank(log_ratios, Alternative::greater);
+  const SignedRankResult head_smaller = wilcoxon_signed_rank(log_ratios, Alternative::less);
+  metric.p_worse = lower_is_better ? head_larger.p : head_smaller.p;
+  metric.p_better = lower_is_better ? head_smaller.p : head_larger.p;
+  metric.p_two_sided = wilcoxon_signed_rank(log_ratios, Alternative::two_sided).p;
+  metric.test_method = head_larger.exact ? "Wilcoxon signed-rank, paired runs (exact)"
+                                         : "Wilcoxon signed-rank, paired runs (normal approximation)";
+  metric.paired = true;
+  metric.pairing = "paired: base and head runs captured alternately in one session";
+  if (const auto ratio = walsh_hodges_lehmann(log_ratios)) {
+    metric.ratio = std::exp(ratio->estimate);
+    metric.ratio_low = ratio->ci_low ? std::optional<double>(std::exp(*ratio->ci_low)) : std::nullopt;
+    metric.ratio_high = ratio->ci_high ? std::optional<double>(std::exp(*ratio->ci_high)) : std::nullopt;
+    metric.ratio_from_logs = true;
+  }
+  if (const auto shift = walsh_hodges_lehmann(differences)) {
+    metric.shift = shift->estimate;
+    metric.shift_low = shift->ci_low;
+    metric.shift_high = shift->ci_high;
   }
 }
 

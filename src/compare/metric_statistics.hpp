@@ -11,4 +11,21 @@ namespace neuron_gate {
 // medians are set. The ratio is from logs where every sample is > 0, else the shift over the base median.
 void run_statistics(MetricMeasurement& metric);
 
+// Whether two sides' manifests name a capture `pairing` session (RunManifest::pairing_session), and the same.
+enum class Pairing { none, same_session, different_sessions, one_side };
+Pairing pairing_of(const SideView& base, const SideView& head);
+
+// Why an end-to-end metric was tested unpaired (MetricMeasurement::pairing, static text); "" for
+// Pairing::none. `runs_known`: the samples' runs are known on both sides (e2e.json `runs`).
+const char* pairing_note(Pairing pairing, bool runs_known);
+
+// The paired design (docs/decision-rule.md "Paired runs"): base_samples[i] and head_samples[i] are the
+// medians of run i of each side, captured in one session, base and head alternating. Tests the per-run
+// log ratios log(head_i / base_i) with the Wilcoxon signed-rank test (worse, better, two-sided; exact for
+// up to 50 pairs without zeros or ties, stats/wilcoxon.hpp) and takes the ratio as exp of their
+// Walsh-average Hodges–Lehmann estimate with its 95% CI; the shift from the per-run differences. Sets
+// `paired`. Falls back to run_statistics (unpaired) when the sizes differ, a side has under 2 runs, or a
+// sample is not > 0; `pairing` then says why.
+void run_paired_statistics(MetricMeasurement& metric);
+
 } // namespace neuron_gate

@@ -245,7 +245,12 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   side.table_input_shapes = f.string_set_map(value, "table_input_shapes", where);
   const json& manifest = f.at(value, "manifest", where);
   if (!manifest.is_null()) {
-    f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit"});
+    // "pairing_session" only where the manifest names one (digests written before it have none).
+    if (manifest.is_object() && manifest.contains("pairing_session")) {
+      f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit", "pairing_session"});
+    } else {
+      f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit"});
+    }
     RunManifest read;
     read.source_path = f.str(manifest, "source_path", where + ".manifest");
     read.fields = f.string_map(manifest, "fields", where + ".manifest");
@@ -255,6 +260,9 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
                                  read.commit.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)) {
       f.fail("\"" + where + ".manifest.commit\" must be a git commit id (7 to 64 hex digits), not " +
              DigestFields::shown(manifest["commit"]));
+    }
+    if (manifest.contains("pairing_session")) {  // written only when the manifest names a session
+      read.pairing_session = f.str(manifest, "pairing_session", where + ".manifest");
     }
     side.manifest = std::move(read);
   }

@@ -294,6 +294,10 @@ void write_manifest(JsonWriter& out, const std::optional<RunManifest>& manifest)
   write_json(out, manifest->fields);
   out.key("commit");
   out.string(manifest->commit);
+  if (!manifest->pairing_session.empty()) {
+    out.key("pairing_session");
+    out.string(manifest->pairing_session);
+  }
   out.end_object();
 }
 

@@ -68,7 +68,7 @@ public:
     }
     check_keys(doc, "", {"schema", "workload", "operating_point", "model_version", "compilation_path", "device",
                          "versions", "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs",
-                         "notes", "price_per_hour", "commit"});
+                         "notes", "price_per_hour", "commit", "pairing"});
     for (const char* key : {"workload", "operating_point", "model_version", "compilation_path", "device",
                             "instance_type"}) {
       if (doc.contains(key)) {
@@ -109,6 +109,17 @@ public:
         fail("\"commit\" must be a git commit id (7 to 64 hex digits), not " + shown(doc["commit"]));
       }
       m_manifest.commit = commit;
+    }
+    if (doc.contains("pairing")) {
+      const json& pairing = object(doc["pairing"], "pairing");
+      check_keys(pairing, "pairing.", {"session"});
+      const std::string session = pairing.contains("session") ? string(pairing["session"], "pairing.session") : "";
+      if (session.empty() || session.size() > 128 ||
+          !std::all_of(session.begin(), session.end(), [](char c) { return c >= 0x21 && c <= 0x7e; })) {
+        fail("\"pairing.session\" must be 1 to 128 printable ASCII characters without spaces, not " +
+             shown(pairing.contains("session") ? pairing["session"] : json()));
+      }
+      m_manifest.pairing_session = session;
     }
     if (doc.contains("price_per_hour")) {
       const json& price = doc["price_per_hour"];

@@ -21,6 +21,8 @@
 //    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work (compare/cost.hpp)
 //    "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits): provenance
 //                                                   // and the ancestry check (repository_state.hpp), no condition
+//    "pairing": {"session": "2026-12-04T20:00Z-7f3a"},  // 1-128 printable ASCII: base and head captured
+//                                                   // alternately in one session (paired runs), no condition
 //    "notes": "free text, ignored"}
 // This is what python/neuron_gate_capture writes. A top-level key outside this list is an error (a typo
 // must not pass silently), and so are unknown keys inside "profiler", "schedule", "timing" and an
@@ -55,6 +57,9 @@ struct RunManifest {
   std::string source_path;
   std::map<std::string, std::string> fields;
   std::string commit;  // "commit" as written, "" when absent; kept out of `fields`, which are conditions
+  // "pairing": {"session": "..."} as written, "" when absent: base and head captured alternately in one
+  // session share it, and their end-to-end runs are then tested in pairs. Not a condition.
+  std::string pairing_session;
   bool operator==(const RunManifest&) const = default;
 };
 

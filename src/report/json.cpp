@@ -65,8 +65,11 @@ ordered metric_json(const MetricComparison& m) {
   j["shift"] = optional_number(m.shift);
   j["shift_ci95"] = {optional_number(m.shift_low), optional_number(m.shift_high)};
   ordered test;
-  test["name"] = "mann-whitney-u";
+  test["name"] = m.paired ? "wilcoxon-signed-rank" : "mann-whitney-u";
   test["method"] = m.test_method;
+  if (*m.pairing != '\0') {
+    test["pairing"] = m.pairing;  // why paired or not (docs/decision-rule.md "Paired runs")
+  }
   test["p_worse"] = optional_number(m.p_worse);
   test["p_better"] = optional_number(m.p_better);
   test["p_two_sided"] = optional_number(m.p_two_sided);

@@ -224,6 +224,9 @@ std::string verdict_reason_text(const MetricComparison& m) {
   if (ratio_against_medians(m)) {
     reason += "; " + medians_note(m);
   }
+  if (*m.pairing != '\0') {
+    reason += std::string("; ") + m.pairing;
+  }
   return reason;
 }
 
