@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer stage of scripts/test.sh (docs/testing.md):
 #  1. clang with ASan+UBSan (-fno-sanitize-recover: any UB finding fails), libFuzzer coverage and -Werror
-#     in build-sanitize/ (or $FUZZ_BUILD_DIR), at -O0 without debug info (a finding names the functions;
+#     in build-sanitize/ (or $FUZZ_BUILD_DIR), libraries at -O1 and tests at -O0, without debug info (a finding names the functions;
 #     rebuild with -g to get lines). This is also the clang check: it builds the libraries, the binary,
 #     the tests and the fuzz targets warning-free. It runs the unit tests (label unit), the fuzz replay and
 #     the scenario tests labelled `sanitize` (one per distinct code path: see tests/CMakeLists.txt), then

@@ -121,7 +121,7 @@ Judgement judge_comparison(std::vector<MetricComparison> measurements, const Con
 // holds the variation between runs, not only between steps (issue 14 items 3-4). Bounded: at most
 // k_noise_check_value_budget sample values compared, by fewer splits, never below k_noise_check_min_splits.
 std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules) {
-  const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
+  const std::size_t needed = rules.unit == SampleUnit::run ? sampling_plan().noise_check_run_unit : sampling_plan().noise_check;
   if (side_runs(base).size() < needed) {
     return std::nullopt;
   }
@@ -159,7 +159,7 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
   }
   if (!calibration) {
     if (base.traces.size() == 1 || head.traces.size() == 1) {
-      const std::size_t needed = rules.unit == SampleUnit::run ? 2 * k_min_runs_for_run_unit : 4;
+      const std::size_t needed = rules.unit == SampleUnit::run ? sampling_plan().noise_check_run_unit : sampling_plan().noise_check;
       found.noise_not_estimated = NoiseNotEstimated{side_runs(base).size(), needed};
     }
     return;

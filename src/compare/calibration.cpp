@@ -73,7 +73,7 @@ bool splits_by_run(const EndToEndMetric& metric) {
   for (std::size_t n : metric.run_sizes) {
     total += n;
   }
-  return metric.run_sizes.size() >= 4 && total == metric.samples.size();
+  return metric.run_sizes.size() >= sampling_plan().noise_check && total == metric.samples.size();
 }
 
 // The halves of one end-to-end metric given the drawn order of its runs (when it splits by run) or of
@@ -120,22 +120,23 @@ namespace {
 // that the side can be split at all; fills result's split_by, half sizes and e2e sample count.
 std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, const RuleSet& rules, Calibration& result) {
   const std::string& spec = side.inventory.spec;
+  const std::size_t needed = sampling_plan().noise_check;
   const std::vector<Run> runs = side_runs(side);
   result.runs = runs.size();
   std::vector<std::vector<std::size_t>> groups;
-  if (runs.size() >= 4) {
+  if (runs.size() >= needed) {
     result.split_by = SplitBy::runs;
     for (const Run& run : runs) {
       groups.push_back(run.traces);
     }
-  } else if (side.traces.size() >= 4) {
+  } else if (side.traces.size() >= needed) {
     result.split_by = SplitBy::traces;
     for (std::size_t t = 0; t < side.traces.size(); ++t) {
       groups.push_back({t});
     }
   } else if (!side.traces.empty()) {
-    throw UsageError(spec + ": calibration needs at least 4 runs (folders of traces) or 4 traces to split into two "
-                            "halves; found " + plural(runs.size(), "run") + " of " + plural(side.traces.size(), "trace"));
+    throw UsageError(spec + ": calibration needs at least " + std::to_string(needed) + " runs (folders of traces) or " +
+                     std::to_string(needed) + " traces to split into two halves; found " + plural(runs.size(), "run") + " of " + plural(side.traces.size(), "trace"));
   }
   std::size_t fewest_e2e = 0;
   for (std::size_t i = 0; i < side.end_to_end.size(); ++i) {
@@ -143,14 +144,14 @@ std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, cons
     fewest_e2e = i == 0 ? n : std::min(fewest_e2e, n);
     result.end_to_end_samples = std::max(result.end_to_end_samples, n);
   }
-  if (side.traces.empty() && fewest_e2e < 4) {
-    throw UsageError(spec + ": calibration needs traces or at least 4 end-to-end samples per metric to split into "
-                            "two halves; found " + (side.end_to_end.empty() ? std::string("neither") :
+  if (side.traces.empty() && fewest_e2e < needed) {
+    throw UsageError(spec + ": calibration needs traces or at least " + std::to_string(needed) +
+                     " end-to-end samples per metric to split into two halves; found " + (side.end_to_end.empty() ? std::string("neither") :
                                                     plural(fewest_e2e, "sample")));
   }
   if (rules.unit == SampleUnit::run && !side.traces.empty() &&
-      (result.split_by != SplitBy::runs || runs.size() < 2 * k_min_runs_for_run_unit)) {
-    throw UsageError(spec + ": unit \"run\" needs at least " + std::to_string(2 * k_min_runs_for_run_unit) +
+      (result.split_by != SplitBy::runs || runs.size() < sampling_plan().noise_check_run_unit)) {
+    throw UsageError(spec + ": unit \"run\" needs at least " + std::to_string(sampling_plan().noise_check_run_unit) +
                      " runs (folders of traces) to calibrate, " + std::to_string(k_min_runs_for_run_unit) +
                      " per half; found " + plural(runs.size(), "run") + " (use --unit step)");
   }

@@ -6,6 +6,7 @@
 
 #include "compare/replacement_groups.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/sampling_plan.hpp"
 #include "compare/side_view.hpp"
 #include "profile/e2e_metrics.hpp"
 #include "profile/read_side.hpp"
@@ -144,19 +145,17 @@ std::vector<SampleStep> sample_steps(const SideSamples& side, std::size_t drop_f
 // the name itself when the metric is neither per point nor per rank. Rules patterns (waivers) match either.
 std::string unranked_name(const MetricMeasurement& metric);
 
-// Smallest number of runs a side needs for SampleUnit::run: 3 vs 3 runs reach a one-sided p of 1/20 =
-// 0.05 at best, so fewer can never pass alpha (see README "Statistics and verdicts").
-inline constexpr std::size_t k_min_runs_for_run_unit = 3;
+// Smallest number of runs a side needs for SampleUnit::run (SamplingPlan::run_unit).
+inline constexpr std::size_t k_min_runs_for_run_unit = sampling_plan().run_unit;
 
 // End-to-end samples are taken per run (the median of each run's samples) when both sides have at least
 // this many runs (EndToEndMetric::runs); with fewer they are pooled and the judgement applies the rules'
-// between-run allowance (README "Statistics and verdicts", issue 14 item 4).
-inline constexpr std::size_t k_min_runs_for_e2e_run_unit = 5;
+// between-run allowance (SamplingPlan::e2e_run_unit).
+inline constexpr std::size_t k_min_runs_for_e2e_run_unit = sampling_plan().e2e_run_unit;
 
 // Processes (runs) a side needs before self CPU time can be REGRESSED or IMPROVED and before an undecided
-// metric is held to its threshold rather than to the threshold widened by the between-run allowance
-// (docs/decision-rule.md): steps of one process share its state and are not independent samples.
-inline constexpr std::size_t k_processes_to_establish = 3;
+// metric is held to its threshold (SamplingPlan::to_establish).
+inline constexpr std::size_t k_processes_to_establish = sampling_plan().to_establish;
 
 // Checks that `side` can be sampled per `unit`: under SampleUnit::run a side with traces needs at
 // least k_min_runs_for_run_unit runs. Throws UsageError naming the side, its profile and its run count.
