@@ -49,16 +49,25 @@ def traces_of(folder):
     return sorted(found)
 
 
-def compare(binary, base, head, work):
+def run_compare(binary, base, head, work, extra=()):
+    """Runs `compare BASE HEAD --quiet --no-git --json` in work: (exit code, JSON report or None, stderr)."""
     out = os.path.join(work, "report.json")
     if os.path.exists(out):
         os.remove(out)
-    run = subprocess.run([binary, "compare", base, head, "--quiet", "--no-git", "--json", out],
+    run = subprocess.run([binary, "compare", base, head, "--quiet", "--no-git", "--json", out, *extra],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if run.returncode not in (0, 1, 4) or not os.path.exists(out):
-        raise SystemExit(f"power.py: compare exited {run.returncode}: {run.stderr.strip()}")
-    with open(out, encoding="utf-8") as f:
-        return run.returncode, json.load(f)
+    report = None
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as f:
+            report = json.load(f)
+    return run.returncode, report, run.stderr.strip()
+
+
+def compare(binary, base, head, work):
+    code, report, err = run_compare(binary, base, head, work)
+    if code not in (0, 1, 4) or report is None:
+        raise SystemExit(f"power.py: compare exited {code}: {err}")
+    return code, report
 
 
 def op_metric(report, op, metric_class):

@@ -330,7 +330,7 @@ TEST_CASE("a manifest becomes a flat map of canonical field values") {
   CHECK_FALSE(looks_like_manifest(R"({"schema": "neuron-gate.e2e/1"})"));
 }
 
-TEST_CASE("a manifest's pairing session is kept apart from the conditions; a bad one names the file") {
+TEST_CASE("a manifest's pairing session is kept apart from the conditions - a bad one names the file") {
   const RunManifest paired = parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
                                                    "\"schema\": \"neuron-gate.manifest/1\", \"pairing\": {\"session\": \"ci-4242-1\"},"),
                                             "base/neuron-gate.json");
