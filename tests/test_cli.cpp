@@ -1022,8 +1022,8 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   CHECK(c.report["exit_code"] == 0);
   const std::string headline = c.report["verdict_line"].get<std::string>();
   CHECK(headline.rfind("⚠️ NO DECISION · `", 0) == 0);
-  // One process a side and an estimate beyond (1.05)(1.10): NO DECISION asks for runs, not samples.
-  CHECK(has_text(headline, "not established across runs; capture at least 3 runs per side (separate processes)"));
+  // Every change is one timer quantum (1 µs): nothing is a likely regression, and nothing is decided.
+  CHECK(has_text(headline, "too few samples to decide; needs 5 samples per side (has 1 / 1)"));
   CHECK_FALSE(has_text(headline, "✅"));
   const CliResult markdown = run({"compare", base, head, "--no-git"});
   CHECK(markdown.exit_code == 0);

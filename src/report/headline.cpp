@@ -100,6 +100,12 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
   const MetricComparison& m = judgement.metrics[summary.deciding.front()];
   const char* joint = outcome == Outcome::regression ? ": " : (summary.pass_per_op ? " · no gating op regressed; largest change " : " · ");
   std::string line = start + joint + metric_label(m) + " " + change_with_ci(m);
+  if (outcome == Outcome::pass && undecided(m.verdict)) {
+    // A pass on an undecided estimate within its bound (docs/decision-rule.md): say how little it shows.
+    line += across_runs(m) ? std::string(" · undecided, estimate within the threshold")
+                           : " · not established across runs (" + std::to_string(m.base_processes) + " / " +
+                                 std::to_string(m.head_processes) + " processes)";
+  }
   const std::size_t more = outcome == Outcome::regression ? summary.deciding.size() - 1 : 0;
   return more > 0 ? line + " and " + std::to_string(more) + " more" : line;
 }
