@@ -351,16 +351,16 @@ void check_sample_unit(const SideSamples& side, SampleUnit unit) {
   check_view_unit(whole_side(side), unit);
 }
 
-const char* metric_class_label(MetricClass metric_class) {
+const char* metric_class_label(MetricClass metric_class, ClassLabel style) {
   switch (metric_class) {
   case MetricClass::end_to_end:
     return "end-to-end";
   case MetricClass::device:
-    return "device time";
+    return style == ClassLabel::junit ? "device" : "device time";
   case MetricClass::self_cpu:
-    return "self CPU";
+    return style == ClassLabel::heading ? "self CPU time" : "self CPU";
   case MetricClass::step_time:
-    return "step time";
+    return style == ClassLabel::heading ? "profiled step time" : "step time";
   }
   return "";
 }

@@ -19,8 +19,12 @@
 
 namespace neuron_gate {
 
-// A metric class as report prose names it: "end-to-end", "device time", "self CPU", "step time".
-const char* metric_class_label(MetricClass metric_class);
+// How a metric class is named: in prose ("end-to-end", "device time", "self CPU", "step time"), in a JUnit
+// test name ("device" for device time), or as a table's heading ("self CPU time", "profiled step time").
+enum class ClassLabel { prose, junit, heading };
+
+// The one name of a metric class for each use (ClassLabel).
+const char* metric_class_label(MetricClass metric_class, ClassLabel style = ClassLabel::prose);
 
 // Base vs head of one metric with every statistic the report shows. Op and step-time values are in
 // µs per step; end-to-end values in the metric's own unit. Ratios are head/base. No p value here is

@@ -140,19 +140,7 @@ std::string conditions_section(const Report& report) {
   return html + "</tbody>\n</table></div>\n</section>\n";
 }
 
-std::string class_label(MetricClass c) {
-  switch (c) {
-  case MetricClass::end_to_end:
-    return "end-to-end";
-  case MetricClass::device:
-    return "device time";
-  case MetricClass::self_cpu:
-    return "self CPU time";
-  case MetricClass::step_time:
-    return "profiled step time";
-  }
-  return "";
-}
+std::string class_label(MetricClass metric_class) { return metric_class_label(metric_class, ClassLabel::heading); }
 
 double absolute_change(const MetricComparison& m) {
   const double base = m.base_median.value_or(0), head = m.head_median.value_or(0);

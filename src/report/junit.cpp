@@ -10,19 +10,7 @@
 namespace neuron_gate {
 namespace {
 
-std::string class_label(MetricClass metric_class) {
-  switch (metric_class) {
-  case MetricClass::end_to_end:
-    return "end-to-end";
-  case MetricClass::device:
-    return "device";
-  case MetricClass::self_cpu:
-    return "self CPU";
-  case MetricClass::step_time:
-    return "step time";
-  }
-  return "";
-}
+std::string class_label(MetricClass metric_class) { return metric_class_label(metric_class, ClassLabel::junit); }
 
 struct Case {
   std::string name, classname;
