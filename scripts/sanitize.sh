@@ -22,14 +22,14 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/scripts/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=ON >/dev/null
+      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 built=$(date +%s)
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -L '^(unit|sanitize)$'
 tested=$(date +%s)
 tsan_build="${TSAN_BUILD_DIR:-build-tsan}"
 cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=ON >/dev/null
+      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON >/dev/null
 cmake --build "$tsan_build" -j "$(nproc)" --target neuron-gate tests_util
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan_build/tests/tests_util" -tc='parallel_for*'
 bash tests/tsan_checks.sh "$tsan_build/src/neuron-gate"
