@@ -92,7 +92,9 @@ void device_metrics_incomplete(const Screened& s, const std::vector<std::string>
     ++device;
     const bool hit = name == "all ops" || std::find(affected.begin(), affected.end(), name) != affected.end();
     CHECK(is_incomplete == hit);
-    CHECK(m["verdict"] == (hit ? "INCONCLUSIVE" : "EQUIVALENT"));
+    // the others as on a clean head: same code, so EQUIVALENT, or INCONCLUSIVE where the runs' medians
+    // spread beyond the threshold (never for incomplete data: is_incomplete above)
+    CHECK((m["verdict"] == "INCONCLUSIVE" || (!hit && m["verdict"] == "EQUIVALENT")));
     if (hit) {
       CHECK(m["screened_events"]["head"] == true);
       CHECK(m["screened_events"]["base"] == false);

@@ -119,6 +119,37 @@ TEST_CASE("5 runs a side: samples are the runs' medians, no allowance, +8% regre
   CHECK(pooled.metrics[0].why == ng::VerdictReason::within_run_allowance);
 }
 
+TEST_CASE("pooled from 3 runs a side: a change the runs' medians do not establish is not REGRESSED") {
+  // Runs at 8, 10 and 12 ms on base and 9.6, 12, 14.4 on head: the 120 pooled samples a side put head
+  // +20% and significant, beyond the 10% allowance and beyond (1 + t)(1 + allowance), but the runs spread
+  // so widely that their medians do not establish it (between-run 90% interval from Welch on the runs'
+  // medians reaches below 1).
+  auto sides = latency_sides(3, 40, 1.0);
+  const std::vector<double> base_levels{8.0, 10.0, 12.0}, head_levels{9.6, 12.0, 14.4};
+  for (std::size_t i = 0; i < 120; ++i) {
+    sides.first.end_to_end[0].samples[i] *= base_levels[i / 40] / 10.0;
+    sides.second.end_to_end[0].samples[i] *= head_levels[i / 40] / 10.0;
+  }
+  const ng::Judgement j = judge_sides(sides);
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(m.significant_worse);
+  REQUIRE(m.ratio);
+  CHECK(*m.ratio > 1.155);
+  REQUIRE(m.runs_ratio_low);
+  CHECK(*m.runs_ratio_low < 1.0);
+  CHECK(m.verdict == ng::Verdict::inconclusive);
+  CHECK(m.why == ng::VerdictReason::runs_disagree);
+  // Undecided beyond (1 + t)(1 + allowance): NO DECISION, never a pass.
+  CHECK(j.decision.outcome == ng::Outcome::no_decision);
+  // The same +14% in every run: the runs agree, REGRESSED.
+  const ng::Judgement agree = judge_sides(latency_sides(3, 40, 1.14));
+  REQUIRE(agree.metrics[0].runs_ratio_low);
+  CHECK(*agree.metrics[0].runs_ratio_low > 1.0);
+  CHECK(agree.metrics[0].verdict == ng::Verdict::regressed);
+  // One run a side: no between-run interval (the allowance stands for it).
+  CHECK(!judge_sides(latency_sides(1, 200, 1.14)).metrics[0].runs_ratio_low);
+}
+
 TEST_CASE("self CPU of one process a side is not established across runs — device time still decides") {
   ng::MetricMeasurement cpu;
   cpu.metric_class = ng::MetricClass::self_cpu;

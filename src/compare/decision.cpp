@@ -40,17 +40,22 @@ double undecided_bound(const MetricComparison& m) {
 }
 
 // An undecided gating metric whose estimate is worse than undecided_bound() and could still be REGRESSED
-// with more evidence: per op, its shift reaches the floor and exceeds one timer quantum, and the change is
-// not within one quantum (within_resolution: more samples cannot show it). Its log worse ratio (> 0); nullopt when it may pass.
-// A metric without a ratio (base median 0: ops that appear) is left to its class total `all ops`, which
-// holds the same time and has a ratio.
+// with more evidence: per op, its shift reaches the floor. An insignificant change must also exceed one
+// timer quantum and not lie within one (within_resolution: more samples cannot show it); a significant one
+// never passes for being small in quanta (monotone in evidence: docs/decision-rule.md). Its log worse
+// ratio (> 0); nullopt when it may pass. A metric without a ratio (base median 0: ops that appear) is left
+// to its class total `all ops`, which holds the same time and has a ratio.
 std::optional<double> undecided_regression(const MetricComparison& m) {
-  if (!m.gating || !undecided(m.verdict) || m.why == VerdictReason::within_resolution) {
+  if (!m.gating || !undecided(m.verdict)) {
     return std::nullopt;
   }
   const double shift = m.shift ? std::fabs(*m.shift) : 0.0;
-  if (per_op(m) && (shift < m.floor_us || (m.resolution && shift <= *m.resolution))) {
-    return std::nullopt;  // below the floor, or one timer quantum: no sample count can show it
+  if (per_op(m) && shift < m.floor_us) {
+    return std::nullopt;
+  }
+  if (!m.significant_worse &&
+      (m.why == VerdictReason::within_resolution || (per_op(m) && m.resolution && shift <= *m.resolution))) {
+    return std::nullopt;  // one timer quantum without significance: no sample count can show it
   }
   const auto worse = worse_ratio(m, m.ratio);
   return worse && *worse >= undecided_bound(m) ? std::optional<double>(std::log(*worse)) : std::nullopt;

@@ -138,6 +138,17 @@ bool one_process(const MetricComparison& m) {
   return m.metric_class == MetricClass::self_cpu && !across_runs(m);
 }
 
+// The change holds across runs: no between-run interval (MetricMeasurement::runs_ratio_low/high), or its
+// end nearest to no change lies beyond 1 in the direction of the change.
+bool runs_agree(const MetricComparison& m, bool for_worse) {
+  const auto a = worse_ratio(m, m.runs_ratio_low);
+  const auto b = worse_ratio(m, m.runs_ratio_high);
+  if (!a || !b) {
+    return !m.runs_ratio_low && !m.runs_ratio_high;
+  }
+  return for_worse ? std::min(*a, *b) > 1.0 + k_bound_tolerance : std::max(*a, *b) < 1.0 - k_bound_tolerance;
+}
+
 // Why a significant change beyond the threshold and floor was not called a change; nullopt when it was.
 std::optional<VerdictReason> change_blocked(const MetricComparison& m, double worse) {
   const bool for_worse = worse >= 1.0;
@@ -149,6 +160,9 @@ std::optional<VerdictReason> change_blocked(const MetricComparison& m, double wo
   }
   if (!clears_noise(m, for_worse)) {
     return m.base_noise ? VerdictReason::within_noise : VerdictReason::within_resolution;
+  }
+  if (!runs_agree(m, for_worse)) {
+    return VerdictReason::runs_disagree;
   }
   return std::nullopt;
 }
@@ -200,13 +214,16 @@ bool shift_within_floor(const MetricComparison& m) {
 }
 
 // EQUIVALENT's interval test: the ratio CI, widened by the between-run allowance where the samples do not
-// span enough processes (m.run_allowance), inside [1 - t, 1 + t].
+// span enough processes (m.run_allowance), inside [1 - t, 1 + t]; and the between-run interval, where
+// there is one, inside it too.
 bool ci_within_threshold(const MetricComparison& m) {
   if (!m.ratio_low || !m.ratio_high) {
     return false;
   }
   const double widen = 1.0 + m.run_allowance;
-  return *m.ratio_low / widen >= 1.0 - m.threshold && *m.ratio_high * widen <= 1.0 + m.threshold;
+  const bool runs_within = !m.runs_ratio_low || !m.runs_ratio_high ||
+                           (*m.runs_ratio_low >= 1.0 - m.threshold && *m.runs_ratio_high <= 1.0 + m.threshold);
+  return runs_within && *m.ratio_low / widen >= 1.0 - m.threshold && *m.ratio_high * widen <= 1.0 + m.threshold;
 }
 
 // The verdict rules of judge() (judgement.hpp), in order.

@@ -71,6 +71,9 @@ enum class VerdictReason {
                            // from one process, so the change is not established across runs
   within_run_allowance,    // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
                            // from too few processes and the change is within the between-run allowance
+  runs_disagree,           // INCONCLUSIVE: significant and beyond the threshold over the pooled samples, but the
+                           // runs' medians do not establish it: the between-run interval (runs_ratio_low/high)
+                           // does not clear no change
   data_incomplete,         // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
                            // and they carry more than max_excluded_share of that side's time of the metric's kind
                            // (MetricMeasurement::base/head_excluded_share), whatever the numbers say

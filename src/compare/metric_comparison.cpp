@@ -32,28 +32,6 @@ std::optional<double> trace_resolution(const SideView& base, const SideView& hea
   return integer_microsecond_data(base) || integer_microsecond_data(head) ? std::optional<double>(1.0) : std::nullopt;
 }
 
-// The sample count of every run of an end-to-end metric is known (files that list runs, or one run each).
-bool e2e_runs_known(const EndToEndMetric& m) {
-  std::size_t total = 0;
-  for (std::size_t n : m.run_sizes) {
-    total += n;
-  }
-  return m.run_sizes.size() == m.runs && total == m.samples.size();
-}
-
-// One sample per run: the median of that run's samples.
-std::vector<double> e2e_run_medians(const EndToEndMetric& m) {
-  std::vector<double> result;
-  std::size_t start = 0;
-  for (std::size_t n : m.run_sizes) {
-    const std::vector<double> run(m.samples.begin() + static_cast<std::ptrdiff_t>(start),
-                                  m.samples.begin() + static_cast<std::ptrdiff_t>(start + n));
-    result.push_back(median(run).value_or(0.0));
-    start += n;
-  }
-  return result;
-}
-
 // Moves `from` to the end of `to`, stably sorted by `less`, and frees it (sorts indexes: no copy buffer).
 template <typename Metric, typename Less>
 void append_sorted(std::vector<Metric>& to, std::vector<Metric>& from, Less less) {
@@ -168,6 +146,10 @@ MetricMeasurement per_step_metric(const RankPair& pair, MetricClass metric_class
   metric.head_samples = unit_samples(head_values, pair.head, pair.rules.unit);
   metric.base_processes = pair.base.processes;
   metric.head_processes = pair.head.processes;
+  if (pair.rules.unit == SampleUnit::step && metric.base_processes >= k_processes_to_establish &&
+      metric.head_processes >= k_processes_to_establish) {
+    set_between_runs_interval(metric, per_run(base_values, pair.base), per_run(head_values, pair.head));
+  }
   return metric;
 }
 
@@ -428,6 +410,9 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
       run_paired_statistics(metric);
     } else {
       run_statistics(metric);
+      if (runs_known && !by_run) {
+        set_between_runs_interval(metric, e2e_run_medians(b), e2e_run_medians(*h));
+      }
       metric.pairing = pairing_note(pairing, runs_known);
     }
     push_metric(metrics, std::move(metric));

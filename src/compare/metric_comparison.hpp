@@ -77,6 +77,11 @@ struct MetricMeasurement {
   const char* pairing = "";
   // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
+  // Between runs: the 90% Welch interval (the one-sided 5% test) of the ratio of the runs' medians, head
+  // over base, where samples pooled from several processes a side stand for the runs (per-step op and
+  // step-time samples from k_processes_to_establish or more processes a side; end-to-end measurements
+  // pooled from 2 to 4 runs a side). A change must hold across runs too (judgement.hpp); nullopt otherwise.
+  std::optional<double> runs_ratio_low, runs_ratio_high;
 
   // Structure: median calls per step on each side (ops only); an op on one side only has nullopt on the other.
   std::optional<double> base_calls, head_calls;

@@ -81,6 +81,37 @@ void run_statistics(MetricMeasurement& metric) {
   }
 }
 
+bool e2e_runs_known(const EndToEndMetric& m) {
+  std::size_t total = 0;
+  for (std::size_t n : m.run_sizes) {
+    total += n;
+  }
+  return m.run_sizes.size() == m.runs && total == m.samples.size();
+}
+
+std::vector<double> e2e_run_medians(const EndToEndMetric& m) {
+  std::vector<double> result;
+  std::size_t start = 0;
+  for (std::size_t n : m.run_sizes) {
+    const std::vector<double> run(m.samples.begin() + static_cast<std::ptrdiff_t>(start),
+                                  m.samples.begin() + static_cast<std::ptrdiff_t>(start + n));
+    result.push_back(median(run).value_or(0.0));
+    start += n;
+  }
+  return result;
+}
+
+void set_between_runs_interval(MetricMeasurement& metric, std::span<const double> base_run_medians,
+                               std::span<const double> head_run_medians) {
+  if (base_run_medians.size() < 2 || head_run_medians.size() < 2) {
+    return;
+  }
+  if (auto welch = welch_t_log(base_run_medians, head_run_medians, 0.90)) {
+    metric.runs_ratio_low = welch->ratio_low.value_or(welch->ratio_of_geometric_means);
+    metric.runs_ratio_high = welch->ratio_high.value_or(welch->ratio_of_geometric_means);
+  }
+}
+
 Pairing pairing_of(const SideView& base, const SideView& head) {
   const std::string b = base.side->manifest ? base.side->manifest->pairing_session : "";
   const std::string h = head.side->manifest ? head.side->manifest->pairing_session : "";

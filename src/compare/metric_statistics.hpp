@@ -4,12 +4,26 @@
 
 #include "compare/metric_comparison.hpp"
 
+#include <span>
+
 namespace neuron_gate {
 
 // Fills the medians, p values, test method, shift, ratio and Welch fields of `metric` from its
 // base_samples and head_samples (the rest are left as they are). Without samples on a side only the
 // medians are set. The ratio is from logs where every sample is > 0, else the shift over the base median.
 void run_statistics(MetricMeasurement& metric);
+
+// The sample count of every run of an end-to-end metric is known (files that list runs, or one run each).
+bool e2e_runs_known(const EndToEndMetric& m);
+
+// One sample per run of an end-to-end metric: the median of that run's samples (0 for an empty run).
+std::vector<double> e2e_run_medians(const EndToEndMetric& m);
+
+// MetricMeasurement::runs_ratio_low/high: the 90% Welch interval of log head run medians over log base
+// run medians (stats/welch_log.hpp; both sides equal within a side give the point ratio). Left unset
+// with fewer than 2 runs a side or a median <= 0.
+void set_between_runs_interval(MetricMeasurement& metric, std::span<const double> base_run_medians,
+                               std::span<const double> head_run_medians);
 
 // Whether two sides' manifests name a capture `pairing` session (RunManifest::pairing_session), and the same.
 enum class Pairing { none, same_session, different_sessions, one_side };

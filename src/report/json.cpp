@@ -82,6 +82,9 @@ ordered metric_json(const MetricComparison& m) {
   welch["ci95"] = {optional_number(m.welch_low), optional_number(m.welch_high)};
   welch["p_two_sided"] = optional_number(m.welch_p);
   j["welch_t_log"] = welch;
+  if (m.runs_ratio_low || m.runs_ratio_high) {  // a change must hold across runs too (docs/decision-rule.md)
+    j["between_runs_ratio_ci90"] = {optional_number(m.runs_ratio_low), optional_number(m.runs_ratio_high)};
+  }
   j["minimum_detectable_ratio"] = optional_number(m.minimum_detectable_ratio);
   j["samples_needed_per_side"] = m.samples_needed ? ordered(*m.samples_needed) : ordered(nullptr);
   j["calls_per_step"] = {{"base", optional_number(m.base_calls)}, {"head", optional_number(m.head_calls)}};

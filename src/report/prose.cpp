@@ -77,6 +77,10 @@ std::string inconclusive_text(const MetricComparison& m) {
            kind + " time (more than the " + format_number(m.max_excluded_share * 100.0) +
            "% allowed, rules `max_excluded_share`); see Data problems";
   }
+  case VerdictReason::runs_disagree:
+    return "significant and beyond the threshold over the pooled samples, but the runs' medians do not establish it: "
+           "their 90% interval (Welch, " + std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
+           " runs) is " + format_change_interval(m.runs_ratio_low, m.runs_ratio_high);
   case VerdictReason::within_run_allowance:
     return "significant and beyond the threshold, but the samples come from too few processes (" +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
