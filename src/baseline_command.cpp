@@ -22,9 +22,10 @@ namespace {
 // The digest of one profile (as `digest` writes it) and the spec it was read from.
 std::string profile_digest(const BaselineSaveOptions& options, std::string& spec) {
   const ProfileInventory inventory = discover_profile(options.profile, is_git_spec(options.profile) ? options.repository : "");
-  const SideSamples side = side_to_digest(options.profile, options.repository, options.by_shape, true, inventory);
+  std::optional<SideRepository> recorded;
+  const SideSamples side = side_to_digest(options.profile, options.repository, options.by_shape, true, inventory, recorded);
   spec = side.inventory.spec;
-  return digest_bytes(side, options.by_shape);
+  return digest_bytes(side, options.by_shape, recorded);
 }
 
 // The repository to save in: --repo, else the one at or above the profile (the current directory's for

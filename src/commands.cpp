@@ -167,12 +167,6 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
   found.noise = noise_finding(*calibration, metrics);
 }
 
-void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
-                   Provenance& provenance, OpenHypotheses& found) {
-  add_git_state(options, {base.inventory, base.manifest, base.digested_from}, {head.inventory, head.manifest, head.digested_from},
-                provenance, found);
-}
-
 void add_git_state(const CompareOptions& options, const GitStateInputs& base_side, const GitStateInputs& head_side,
                    Provenance& provenance, OpenHypotheses& found) {
   const auto& [base, base_manifest, base_recorded] = base_side;
@@ -231,7 +225,8 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   TraceReadOptions read_options;
   read_options.by_shape = options.by_shape;
   const SideToRead to_read[] = {{"base", &base_inventory}, {"head", &head_inventory}};
-  std::vector<SideSamples> sides = load_sides(to_read, read_options);  // both sides in parallel
+  std::vector<std::optional<RecordedRepository>> recorded;  // a digest's git state, beside its samples
+  std::vector<SideSamples> sides = load_sides(to_read, read_options, {}, &recorded);  // both sides in parallel
   SideSamples& base = sides[0];
   SideSamples& head = sides[1];
   require_samples(base);
@@ -265,15 +260,16 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   if (calibration) {
     provenance.noise_check = noise_check_of(*calibration);
   }
-  // The sides' git state: a digest's as recorded when it was made (SideSamples::digested_from); a stored
+  // The sides' git state: a digest's as recorded when it was made (load_sides' `recorded`); a stored
   // baseline's commit is the one it profiles, not the baseline ref's nor the one it was saved from.
   if (stored) {
     ProfileInventory base_git = base_inventory;
     base_git.git_commit = stored->commit;
-    add_git_state(options, {base_git, base.manifest, std::nullopt}, {head.inventory, head.manifest, head.digested_from},
+    add_git_state(options, {base_git, base.manifest, std::nullopt}, {head.inventory, head.manifest, recorded[1]},
                   provenance, findings.open_hypotheses);
   } else {
-    add_git_state(options, base, head, provenance, findings.open_hypotheses);
+    add_git_state(options, {base.inventory, base.manifest, recorded[0]}, {head.inventory, head.manifest, recorded[1]},
+                  provenance, findings.open_hypotheses);
   }
   const Report report =
       build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions), std::move(judgement),

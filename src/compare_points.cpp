@@ -74,12 +74,15 @@ void read_point(const PointFiles& files, const TraceReadOptions& options, PointC
       to_read.push_back({label, &side->inventory});
     }
   }
-  std::vector<SideSamples> sides = load_sides(to_read, options, require_samples);
+  std::vector<std::optional<RecordedRepository>> recorded;
+  std::vector<SideSamples> sides = load_sides(to_read, options, require_samples, &recorded);
   std::size_t next = 0;
   if (files.base != nullptr) {
+    point.base_recorded = recorded[next];
     point.base = std::move(sides[next++]);
   }
   if (files.head != nullptr) {
+    point.head_recorded = recorded[next];
     point.head = std::move(sides[next++]);
   }
 }
@@ -123,7 +126,8 @@ Report point_report(const CompareOptions& options, const RuleSet& rules, const P
   if (calibration) {
     provenance.noise_check = noise_check_of(*calibration);
   }
-  add_git_state(options, *point.base, *point.head, provenance, findings.open_hypotheses);
+  add_git_state(options, {point.base->inventory, point.base->manifest, point.base_recorded},
+                {point.head->inventory, point.head->manifest, point.head_recorded}, provenance, findings.open_hypotheses);
   return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules, std::move(provenance));
 }
 

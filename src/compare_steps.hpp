@@ -8,6 +8,7 @@
 #include "compare/judgement.hpp"
 #include "profile/operating_points.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 #include "report/provenance.hpp"
 #include "report/report.hpp"
 
@@ -23,11 +24,12 @@ namespace neuron_gate {
 RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> unit);
 
 // The side `digest` and `baseline save` write for `profile` (discovered as `inventory`): read with load_side,
-// the Neuron binaries' hashes filled in, and the git state of the profile's repository recorded (unless
-// `git` is false; a side read from digests keeps theirs). Throws UsageError for a profile of several
-// operating points, InputError as load_side() and require_samples() do.
+// the Neuron binaries' hashes filled in; `recorded` receives the git state of the profile's repository to
+// write beside it (nullopt when `git` is false or it lies in none; a side read from digests keeps theirs).
+// Throws UsageError for a profile of several operating points, InputError as load_side() and
+// require_samples() do.
 SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
-                           const ProfileInventory& inventory);
+                           const ProfileInventory& inventory, std::optional<SideRepository>& recorded);
 
 // Refuses (UsageError) an output path that is one of `inputs`' files or the rules file: reports never
 // overwrite a profile. An empty `output` passes.
@@ -59,10 +61,6 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
                         const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
                         OpenHypotheses& found);
 
-// The sides' git state (profile/repository_state.hpp) into the provenance's commits, and the open
-// hypothesis when base's commit is not an ancestor of head's; nothing under --no-git (options.git false).
-void add_git_state(const CompareOptions& options, const SideSamples& base, const SideSamples& head,
-                   Provenance& provenance, OpenHypotheses& found);
 // What the git state of one side is gathered from: its inventory (its git_commit is the commit the side
 // profiled), its run manifest, and for a side read from digests the state recorded when it was made.
 struct GitStateInputs {
@@ -70,8 +68,10 @@ struct GitStateInputs {
   const std::optional<RunManifest>& manifest;
   const std::optional<RecordedRepository>& recorded;
 };
-// The same from each side's GitStateInputs (a stored baseline's base: its discovered inventory with the
-// profiled commit, nothing recorded).
+// The sides' git state (profile/repository_state.hpp), gathered from each side's GitStateInputs, into the
+// provenance's commits, and the open hypothesis when base's commit is not an ancestor of head's; nothing
+// under --no-git (options.git false). A stored baseline's base: its discovered inventory with the profiled
+// commit, nothing recorded.
 void add_git_state(const CompareOptions& options, const GitStateInputs& base, const GitStateInputs& head,
                    Provenance& provenance, OpenHypotheses& found);
 

@@ -46,7 +46,7 @@ std::string digest_summary(const SideSamples& side) {
 } // namespace
 
 SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
-                           const ProfileInventory& inventory) {
+                           const ProfileInventory& inventory, std::optional<SideRepository>& recorded) {
   const std::vector<OperatingPointFiles> points = split_operating_points(inventory);
   if (points.size() > 1) {
     throw UsageError(escape_terminal(profile) + " holds " + std::to_string(points.size()) +
@@ -55,7 +55,8 @@ SideSamples side_to_digest(const std::string& profile, const std::string& reposi
   }
   TraceReadOptions read_options;
   read_options.by_shape = by_shape;
-  SideSamples side = load_side("profile", inventory, read_options);
+  std::optional<RecordedRepository> digested_from;
+  SideSamples side = load_side("profile", inventory, read_options, &digested_from);
   require_samples(side);
   // The report's Provenance hashes the Neuron binaries, which read_side never reads: the digest carries
   // their hashes, since the files will not be there when it is compared.
@@ -66,16 +67,16 @@ SideSamples side_to_digest(const std::string& profile, const std::string& reposi
   }
   // The git state of the profile's repository, now: where the digest is compared, its paths mean nothing.
   // A side read from digests keeps the state they recorded.
-  if (!side.digested_from) {
-    side.digested_from = RecordedRepository{};
-    if (git) {
-      const RepositoryStates states =
-          gather_repository_states(side.inventory, side.inventory, side.manifest, side.manifest, repository);
-      if (!states.sides.empty()) {
-        side.digested_from->state = states.sides.front();
-        side.digested_from->state->side.clear();
-        side.digested_from->state->manifest_commit.clear();
-      }
+  recorded.reset();
+  if (digested_from) {
+    recorded = digested_from->state;
+  } else if (git) {
+    const RepositoryStates states =
+        gather_repository_states(side.inventory, side.inventory, side.manifest, side.manifest, repository);
+    if (!states.sides.empty()) {
+      recorded = states.sides.front();
+      recorded->side.clear();
+      recorded->manifest_commit.clear();
     }
   }
   return side;
@@ -89,8 +90,10 @@ int run_digest(const DigestOptions& options, std::ostream& out) {
       throw UsageError("refusing to write a digest over an input file: \"" + options.output + "\"");
     }
   }
-  const SideSamples side = side_to_digest(options.profile, options.repository, options.by_shape, options.git, inventory);
-  const std::string bytes = digest_bytes(side, options.by_shape);
+  std::optional<SideRepository> recorded;
+  const SideSamples side =
+      side_to_digest(options.profile, options.repository, options.by_shape, options.git, inventory, recorded);
+  const std::string bytes = digest_bytes(side, options.by_shape, recorded);
   write_file_atomically(options.output, bytes);
   write_stream(out,
                "wrote " + escape_terminal(options.output) + ": " + std::to_string(bytes.size()) + " bytes, the digest of " +

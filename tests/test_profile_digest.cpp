@@ -51,9 +51,8 @@ SideSamples round_trip(const SideSamples& side, bool by_shape = false) {
   DigestInfo info;
   SideSamples back = read_digest(source, &info);
   CHECK(info.by_shape == by_shape);
-  // Read from a digest: the side says so (its git state comes from the digest, here none).
-  CHECK(back.digested_from == RecordedRepository{side.digested_from ? side.digested_from->state : std::nullopt});
-  back.digested_from = side.digested_from;
+  // Read from a digest: its git state comes beside the side (here none).
+  CHECK(!info.repository.has_value());
   CHECK(info.version == k_digest_version);
   back.label = side.label;
   return back;
@@ -166,14 +165,15 @@ TEST_CASE("digest: recognised by content and read by load_side, alone or beside 
   REQUIRE(single.files.size() == 1);
   CHECK(single.files[0].kind == FileKind::digest);
   CHECK(is_digest_side(single));
-  const auto origin_cleared = [](SideSamples loaded) {
-    CHECK(loaded.digested_from.has_value());
-    loaded.digested_from.reset();
+  const auto origin_recorded = [](const ProfileInventory& inventory) {
+    std::optional<RecordedRepository> recorded;
+    SideSamples loaded = load_side("base", inventory, {}, &recorded);
+    CHECK(recorded.has_value());
     return loaded;
   };
-  CHECK(origin_cleared(load_side("base", single, {})) == side);
+  CHECK(origin_recorded(single) == side);
   { std::ofstream((dir / "notes.txt").string()) << "notes"; }
-  CHECK(origin_cleared(load_side("base", discover_profile(dir.string()), {})) == side);
+  CHECK(origin_recorded(discover_profile(dir.string())) == side);
   // A folder holding a digest and a profile file is refused, naming both.
   fs::copy_file(k_source + "/examples/rmsnorm-4x512/A2/e2e.json", dir / "e2e.json");
   try {
@@ -292,8 +292,6 @@ TEST_CASE("digest: four ranks digested one by one combine into the side the whol
       sources.push_back(source.path());
     }
     SideSamples combined = combine_digest_sides(ranks, infos, sources, "digests");
-    REQUIRE(combined.digested_from.has_value());
-    combined.digested_from.reset();
     combined.label = whole.label;
     CHECK(combined.inventory == whole.inventory);
     CHECK(combined.traces == whole.traces);

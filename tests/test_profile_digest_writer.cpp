@@ -164,7 +164,7 @@ ojson inventory_to_json(const ProfileInventory& inventory) {
                {"git_commit", inventory.git_commit}};
 }
 
-ojson side_to_json(const SideSamples& side) {
+ojson side_to_json(const SideSamples& side, const std::optional<SideRepository>& state) {
   ojson traces = ojson::array();
   for (const TraceSamples& trace : side.traces) {
     traces.push_back(trace_to_json(trace));
@@ -188,7 +188,6 @@ ojson side_to_json(const SideSamples& side) {
   out["file_details"] = side.file_details;
   out["read_warnings"] = side.read_warnings;
   out["data_problems"] = problems_to_json(side.data_problems);
-  const std::optional<SideRepository>& state = side.digested_from ? side.digested_from->state : std::nullopt;
   out["repository"] = state ? ojson{{"commit", state->commit},
                                     {"summary", state->summary},
                                     {"dirty", state->dirty},
@@ -199,12 +198,12 @@ ojson side_to_json(const SideSamples& side) {
   return out;
 }
 
-std::string reference_text(const SideSamples& side, bool by_shape) {
+std::string reference_text(const SideSamples& side, bool by_shape, const std::optional<SideRepository>& repository) {
   ojson document{{"format", k_digest_format},
                  {"version", k_digest_version},
                  {"tool_version", NEURON_GATE_VERSION},
                  {"by_shape", by_shape}};
-  document["side"] = side_to_json(side);
+  document["side"] = side_to_json(side, repository);
   return document.dump(-1, ' ', false, ojson::error_handler_t::replace);
 }
 
@@ -234,9 +233,10 @@ std::string gunzip_text(const std::string& bytes) {
 }
 
 // The streamed digest's text and bytes equal the reference's.
-void check_same_digest(const SideSamples& side, bool by_shape = false) {
-  const std::string bytes = digest_bytes(side, by_shape);
-  const std::string reference = reference_text(side, by_shape);
+void check_same_digest(const SideSamples& side, bool by_shape = false,
+                       const std::optional<SideRepository>& repository = std::nullopt) {
+  const std::string bytes = digest_bytes(side, by_shape, repository);
+  const std::string reference = reference_text(side, by_shape, repository);
   CHECK(gunzip_text(bytes) == reference);
   CHECK(bytes == reference_gzip(reference));
 }
@@ -329,8 +329,13 @@ SideSamples hostile_side() {
   side.end_to_end = {metric};
   side.manifest = RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc", strings[9]};
   side.data_problems = side.traces[0].problems.listed;
-  side.digested_from = RecordedRepository{SideRepository{"", "abcdef0", strings[12], true, strings[9], strings[10], true, ""}};
   return side;
+}
+
+// The git state written beside hostile_side(): hostile strings in every field.
+std::optional<SideRepository> hostile_repository() {
+  const std::vector<std::string> strings = hostile_strings();
+  return SideRepository{"", "abcdef0", strings[12], true, strings[9], strings[10], true, ""};
 }
 
 // A Kineto trace of two steps whose ops and kernel are named with quotes, backslashes, escaped control
@@ -508,8 +513,8 @@ TEST_CASE("a streamed digest is byte-identical to the document's dump with hosti
   }
   SUBCASE("every string field and key holding escapes and invalid UTF-8, and extreme numbers") {
     const SideSamples side = hostile_side();
-    check_same_digest(side);
-    check_same_digest(side, true);
+    check_same_digest(side, false, hostile_repository());
+    check_same_digest(side, true, hostile_repository());
     const std::string text = gunzip_text(digest_bytes(side));
     CHECK(text.find("stray \xef\xbf\xbd continuation") != std::string::npos);  // U+FFFD, as nlohmann replaces
     CHECK(text.find("[0.1,1.0,1e+300,5e-324,123456789.125,1e-07,2.5e+16,-0.0,0.3333333333333333,null,null]") !=

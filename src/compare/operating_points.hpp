@@ -8,6 +8,7 @@
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ enum class PointStatus {
 struct PointComparison {
   std::string label;
   std::optional<SideSamples> base, head;  // nullopt on a side that lacks the point
+  // What a side read from digests recorded of its repository (load_sides), kept beside its samples.
+  std::optional<RecordedRepository> base_recorded, head_recorded;
   ConditionsDiff conditions;              // the point's own (empty when a side lacks it)
   PointStatus status = PointStatus::compared;
   // The point's metrics, names without the point suffix, adjusted p values from the whole family; its

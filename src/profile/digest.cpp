@@ -52,7 +52,7 @@ DigestInfo read_envelope(const nlohmann::json& document, const std::string& path
 
 } // namespace
 
-std::string digest_bytes(const SideSamples& side, bool by_shape) {
+std::string digest_bytes(const SideSamples& side, bool by_shape, const std::optional<SideRepository>& repository) {
   // Written as it goes, a step at a time, and compressed as written: neither the JSON document nor its
   // text is ever held whole (issue 21 item 4). Names are valid UTF-8 once read (invalid bytes become
   // U+FFFD); a stray byte elsewhere is replaced as nlohmann's dump with error_handler_t::replace does.
@@ -68,14 +68,15 @@ std::string digest_bytes(const SideSamples& side, bool by_shape) {
   out.key("by_shape");
   out.boolean(by_shape);
   out.key("side");
-  write_side_json(side, out);
+  write_side_json(side, repository, out);
   out.end_object();
   out.flush();
   return gzip.finish();
 }
 
-void write_digest(const SideSamples& side, const std::string& path, bool by_shape) {
-  write_file_atomically(path, digest_bytes(side, by_shape));
+void write_digest(const SideSamples& side, const std::string& path, bool by_shape,
+                  const std::optional<SideRepository>& repository) {
+  write_file_atomically(path, digest_bytes(side, by_shape, repository));
 }
 
 SideSamples read_digest(ByteSource& source, DigestInfo* info) {
@@ -85,7 +86,7 @@ SideSamples read_digest(ByteSource& source, DigestInfo* info) {
     const JsonDocument document = parse_json_input(text, path);
     DigestInfo envelope = read_envelope(document.value, path);
     envelope.sha256 = source.raw_sha256();
-    SideSamples side = side_from_json(document.value["side"], path);
+    SideSamples side = side_from_json(document.value["side"], path, &envelope.repository);
     if (info != nullptr) {
       *info = envelope;
     }

@@ -14,8 +14,10 @@
 
 #include "profile/byte_source.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,22 +36,29 @@ struct DigestInfo {
   std::string tool_version;  // the neuron-gate that wrote it
   bool by_shape = false;     // ops keyed by name and input shapes (compare --by-shape)
   std::string sha256;        // of the digest file's bytes (compressed) as read; "" for one written
+  // The git state of the profile's repository when it was digested (the side's "repository"), nullopt
+  // when it lay in none. Kept beside the samples, never in them: the command gathers a side's git state.
+  std::optional<SideRepository> repository;
   bool operator==(const DigestInfo&) const = default;
 };
 
-// The digest of `side` (read with by_shape): gzip bytes. Every file of side.inventory that is read or
+// The digest of `side` (read with by_shape) and the git state of its repository (`repository`, written as
+// the side's "repository"; null when nullopt): gzip bytes. Every file of side.inventory that is read or
 // hashed must carry its sha256 (read_side() sets them; Neuron binaries are hashed by the caller).
-std::string digest_bytes(const SideSamples& side, bool by_shape = false);
+std::string digest_bytes(const SideSamples& side, bool by_shape = false,
+                         const std::optional<SideRepository>& repository = std::nullopt);
 
-// Writes digest_bytes(side, by_shape) to `path` whole or not at all (temp file + rename). Throws
+// Writes digest_bytes(side, by_shape, repository) to `path` whole or not at all (temp file + rename). Throws
 // InputError naming the path when it cannot be written. Callers refuse a path that is one of the inputs.
-void write_digest(const SideSamples& side, const std::string& path, bool by_shape = false);
+void write_digest(const SideSamples& side, const std::string& path, bool by_shape = false,
+                  const std::optional<SideRepository>& repository = std::nullopt);
 
 // Reads one digest from `source` (a file, a git blob, bytes in memory). Throws InputError naming
 // source.path(): gzip that is corrupt or ends early (with the compressed byte offset), more than
 // k_max_digest_bytes, JSON that does not parse (with the byte offset), not a neuron-gate digest, a newer
 // version ("written by a newer neuron-gate"), or any value of the wrong type or out of range
-// (digest_fields.hpp). The side's label is ""; `info`, when given, receives the envelope.
+// (digest_fields.hpp). The side's label is ""; `info`, when given, receives the envelope and the recorded
+// git state.
 SideSamples read_digest(ByteSource& source, DigestInfo* info = nullptr);
 
 // True when `head` (a file's first bytes, decompressed) starts a digest: a JSON object whose first key is

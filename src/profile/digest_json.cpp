@@ -230,7 +230,8 @@ ProfileInventory inventory_from_json(const DigestFields& f, const json& value, c
   return inventory;
 }
 
-void side_lists_from_json(const DigestFields& f, const json& value, SideSamples& side) {
+void side_lists_from_json(const DigestFields& f, const json& value, SideSamples& side,
+                          std::optional<SideRepository>& recorded) {
   const std::string where = "side";
   side.samples_from_tables = f.boolean(value, "samples_from_tables", where);
   const json& metrics = f.array(f.at(value, "end_to_end", where), where + ".end_to_end");
@@ -270,7 +271,7 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   side.file_details = f.string_map(value, "file_details", where);
   side.read_warnings = f.string_list(value, "read_warnings", where);
   side.data_problems = problems_from_json(f, f.at(value, "data_problems", where), where + ".data_problems");
-  side.digested_from = RecordedRepository{};
+  recorded.reset();
   const json& repository = f.at(value, "repository", where);
   if (!repository.is_null()) {
     const std::string at = where + ".repository";
@@ -287,13 +288,13 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
     state.branch = f.str(repository, "branch", at);
     state.repository = f.str(repository, "repository", at);
     state.object_database = f.boolean(repository, "object_database", at);
-    side.digested_from->state = std::move(state);
+    recorded = std::move(state);
   }
 }
 
 } // namespace
 
-SideSamples side_from_json(const json& value, const std::string& path) {
+SideSamples side_from_json(const json& value, const std::string& path, std::optional<SideRepository>* repository) {
   const DigestFields f(path);
   const std::string where = "side";
   f.keys(value, where,
@@ -305,7 +306,11 @@ SideSamples side_from_json(const json& value, const std::string& path) {
   for (std::size_t i = 0; i < traces.size(); ++i) {
     side.traces.push_back(trace_from_json(f, traces[i], where + ".traces[" + std::to_string(i) + "]"));
   }
-  side_lists_from_json(f, value, side);
+  std::optional<SideRepository> recorded;
+  side_lists_from_json(f, value, side, recorded);
+  if (repository != nullptr) {
+    *repository = std::move(recorded);
+  }
   f.check_side_limits(side);
   recompute_side_totals(side);
   return side;

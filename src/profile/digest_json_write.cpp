@@ -324,7 +324,7 @@ void write_repository(JsonWriter& out, const std::optional<SideRepository>& stat
 
 } // namespace
 
-void write_side_json(const SideSamples& side, JsonWriter& out) {
+void write_side_json(const SideSamples& side, const std::optional<SideRepository>& repository, JsonWriter& out) {
   out.begin_object();
   out.key("inventory");
   write_inventory(out, side.inventory);
@@ -355,7 +355,7 @@ void write_side_json(const SideSamples& side, JsonWriter& out) {
   out.key("data_problems");
   write_problems(out, side.data_problems);
   out.key("repository");
-  write_repository(out, side.digested_from ? side.digested_from->state : std::nullopt);
+  write_repository(out, repository);
   out.end_object();
 }
 

@@ -183,12 +183,8 @@ void order_problems(SideSamples& combined) {
 
 // The git state of the first digest that has one; a digest recording another commit is named in a warning
 // (the ranks of one job are expected to profile one commit).
-void merge_repository(SideSamples& combined, const SideSamples& side, const std::string& source) {
-  const std::optional<SideRepository> state = side.digested_from ? side.digested_from->state : std::nullopt;
-  if (!combined.digested_from) {
-    combined.digested_from = RecordedRepository{};
-  }
-  std::optional<SideRepository>& first = combined.digested_from->state;
+void merge_repository(SideSamples& combined, std::optional<SideRepository>& first,
+                      const std::optional<SideRepository>& state, const std::string& source) {
   if (!first && state) {
     first = state;
   } else if (first && state && state->commit != first->commit) {
@@ -218,7 +214,8 @@ bool is_digest_side(const ProfileInventory& inventory) {
 }
 
 SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vector<DigestInfo>& infos,
-                                 const std::vector<std::string>& sources, const std::string& spec) {
+                                 const std::vector<std::string>& sources, const std::string& spec,
+                                 std::optional<SideRepository>* repository) {
   for (std::size_t i = 0; i < sides.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (!infos[i].sha256.empty() && infos[i].sha256 == infos[j].sha256) {
@@ -249,12 +246,15 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first_path(a) < first_path(b); });
   std::vector<SideSamples> sorted;
   std::vector<std::string> named;
+  std::vector<const DigestInfo*> sorted_infos;
   for (std::size_t i : order) {
     sorted.push_back(std::move(sides[i]));
     named.push_back(sources[i]);
+    sorted_infos.push_back(&infos[i]);
   }
   const std::string root = common == 0 ? spec : joined(roots.front(), 0, common);
   SideSamples combined;
+  std::optional<SideRepository> first_state;
   combined.inventory = merged_inventory(sorted, named, common == 1 && root.empty() ? "/" : root);
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const SideSamples& side = sorted[i];
@@ -273,17 +273,21 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
     combined.read_warnings.insert(combined.read_warnings.end(), side.read_warnings.begin(), side.read_warnings.end());
     combined.file_details.insert(side.file_details.begin(), side.file_details.end());
     combined.data_problems.insert(combined.data_problems.end(), side.data_problems.begin(), side.data_problems.end());
-    merge_repository(combined, side, named[i]);
+    merge_repository(combined, first_state, sorted_infos[i]->repository, named[i]);
   }
   merge_traces(combined, sorted, named);
   order_problems(combined);
   DigestFields(combined.inventory.spec).check_side_limits(combined);
   recompute_side_totals(combined);
+  if (repository != nullptr) {
+    *repository = std::move(first_state);
+  }
   return combined;
 }
 
 std::vector<SideSamples> load_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
-                                    const std::function<void(const SideSamples&)>& after_each) {
+                                    const std::function<void(const SideSamples&)>& after_each,
+                                    std::vector<std::optional<RecordedRepository>>* recorded) {
   std::vector<SideToRead> profiles;
   std::vector<bool> digest;
   for (const SideToRead& side : sides) {
@@ -296,7 +300,12 @@ std::vector<SideSamples> load_sides(std::span<const SideToRead> sides, const Tra
   std::vector<SideSamples> result;
   std::size_t next = 0;
   for (std::size_t i = 0; i < sides.size(); ++i) {
-    result.push_back(digest[i] ? load_side(sides[i].label, *sides[i].inventory, options) : std::move(read[next++]));
+    std::optional<RecordedRepository> side_recorded;
+    result.push_back(digest[i] ? load_side(sides[i].label, *sides[i].inventory, options, &side_recorded)
+                               : std::move(read[next++]));
+    if (recorded != nullptr) {
+      recorded->push_back(std::move(side_recorded));
+    }
     if (after_each) {
       after_each(result.back());
     }
@@ -304,7 +313,11 @@ std::vector<SideSamples> load_sides(std::span<const SideToRead> sides, const Tra
   return result;
 }
 
-SideSamples load_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options) {
+SideSamples load_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options,
+                      std::optional<RecordedRepository>* recorded) {
+  if (recorded != nullptr) {
+    recorded->reset();
+  }
   if (!is_digest_side(inventory)) {
     return read_side(label, inventory, options);
   }
@@ -325,9 +338,13 @@ SideSamples load_side(const std::string& label, const ProfileInventory& inventor
     infos.push_back(info);
     sources.push_back(file.path);
   }
+  std::optional<SideRepository> state = infos.size() == 1 ? infos.front().repository : std::nullopt;
   SideSamples side = sides.size() == 1 ? std::move(sides.front())
-                                       : combine_digest_sides(std::move(sides), infos, sources, inventory.spec);
+                                       : combine_digest_sides(std::move(sides), infos, sources, inventory.spec, &state);
   side.label = label;
+  if (recorded != nullptr) {
+    *recorded = RecordedRepository{std::move(state)};
+  }
   return side;
 }
 

@@ -4,8 +4,10 @@
 
 #include "profile/digest.hpp"
 #include "profile/read_side.hpp"
+#include "profile/repository_state.hpp"
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,12 +21,17 @@ bool is_digest_side(const ProfileInventory& inventory);
 // The side's samples: read_side() for a profile; for digests, each read (read_digest) and, when there are
 // several, combined (combine_digest_sides). Throws InputError naming the digest that was made with
 // another --by-shape setting than `options` asks for, and as read_side / read_digest / combine do.
-SideSamples load_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options);
+// `recorded`, when given, receives what the digests recorded of their repository (nullopt for a profile):
+// the git state is kept beside the samples, for the command to gather the side's state from.
+SideSamples load_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options,
+                      std::optional<RecordedRepository>* recorded = nullptr);
 
 // load_side for several sides: the profiles among them through read_sides (their traces read in parallel),
 // the digests read after them; the result in the order given, `after_each` called on each in that order.
+// `recorded`, when given, receives each side's recorded repository (load_side's), in the same order.
 std::vector<SideSamples> load_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
-                                    const std::function<void(const SideSamples&)>& after_each = {});
+                                    const std::function<void(const SideSamples&)>& after_each = {},
+                                    std::vector<std::optional<RecordedRepository>>* recorded = nullptr);
 
 // One side made of the digests' sides (each one rank, or a set of ranks, of one profile), as read_side()
 // would have read all their files at once:
@@ -36,8 +43,10 @@ std::vector<SideSamples> load_sides(std::span<const SideToRead> sides, const Tra
 //    by name (samples appended, runs summed), data problems in file order, derived totals recomputed.
 // `sources` names each digest (parallel to `sides`) in errors. Throws InputError(spec or a digest, ...)
 // when two digests hold the same file, the same rank, are the same digest, or hold a run manifest each,
-// when a metric's unit or direction differs between them, or past the distinct-op limit.
+// when a metric's unit or direction differs between them, or past the distinct-op limit. `repository`, when
+// given, receives the git state of the first digest (in that order) that recorded one (infos[i].repository).
 SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vector<DigestInfo>& infos,
-                                 const std::vector<std::string>& sources, const std::string& spec);
+                                 const std::vector<std::string>& sources, const std::string& spec,
+                                 std::optional<SideRepository>* repository = nullptr);
 
 } // namespace neuron_gate

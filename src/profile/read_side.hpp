@@ -7,7 +7,6 @@
 #include "profile/e2e_metrics.hpp"
 #include "profile/manifest.hpp"
 #include "profile/neuron_artifacts.hpp"
-#include "profile/repository_state.hpp"
 #include "profile/trace_samples.hpp"
 
 #include <functional>
@@ -54,9 +53,6 @@ struct SideSamples {
   // Self CPU and device time of the side's traces kept in the samples and excluded by the event screen;
   // the screened problems' cpu_share / device_share are their time over this side's (kept + excluded).
   ScreenedTime screened{};
-  // Set only for a side read from digests (digest_side.hpp): the git state its profile's repository had
-  // when it was digested. The side's paths are the digest maker's; its repository is never looked up here.
-  std::optional<RecordedRepository> digested_from;
   bool operator==(const SideSamples&) const = default;
 };
 

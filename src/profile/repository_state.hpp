@@ -50,7 +50,7 @@ struct RepositoryStates {
   bool operator==(const RepositoryStates&) const = default;
 };
 
-// What a side read from digests says of its repository (SideSamples::digested_from, digest_side.hpp): the
+// What a side read from digests says of its repository (load_side's `recorded`, digest_side.hpp): the
 // state of the profile's repository when it was digested, nullopt when it lay in none. Such a side's paths
 // are the digest maker's: its state is taken from here, never looked up on this machine.
 struct RecordedRepository {
