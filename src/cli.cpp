@@ -1,7 +1,7 @@
 #include "cli.hpp"
 
 #include "build_info.hpp"
-#include "commands.hpp"
+#include "commands/commands.hpp"
 #include "compare/rule_set.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"

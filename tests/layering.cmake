@@ -1,18 +1,24 @@
-# Fails when a stage includes a header of a later stage. Order: util, stats, profile, compare, report,
-# then the commands (src/*.cpp, *.hpp), which may include any stage. Finer rules (issue 11):
+# Fails when a stage includes a header of a later stage. Order (docs/ARCHITECTURE.md):
+#   util -> stats;  util -> input -> formats -> profile -> store -> compare -> report -> commands
+# Each stage may include only the stages before it (stats only itself); the command line (src/cli.*,
+# src/main.cpp) comes last. Finer rules (issue 11):
 # - report/ renders and never decides: of stats/ it may include descriptive.hpp only (medians and
 #   summaries to show), never multiple_testing, power, mann_whitney, ... (alpha, p values and verdicts
 #   come from compare/judgement.hpp).
-# - the command line (src/cli.*) parses and validates options only: it may include commands.hpp,
+# - the command line (src/cli.*) parses and validates options only: it may include commands/commands.hpp,
 #   compare/rule_set.hpp (for the option types), util/ and build_info.hpp, no stage that reads or decides.
 # - every .cpp and .hpp in src/ lies in a stage folder or in src/ itself, so a new folder is not skipped.
 cmake_policy(SET CMP0057 NEW)
-set(stages util stats profile compare report)
+set(stages util stats input formats profile store compare report commands)
 set(allowed_util util)
 set(allowed_stats stats)
-set(allowed_profile util profile)
-set(allowed_compare util stats profile compare)
-set(allowed_report util stats profile compare report)
+set(allowed_input util input)
+set(allowed_formats util input formats)
+set(allowed_profile util input formats profile)
+set(allowed_store util input formats profile store)
+set(allowed_compare util stats input formats profile store compare)
+set(allowed_report util stats input formats profile store compare report)
+set(allowed_commands util stats input formats profile store compare report commands)
 set(failed FALSE)
 set(checked 0)
 
@@ -49,7 +55,7 @@ foreach(f IN LISTS cli_files)
   math(EXPR checked "${checked} + 1")
   file(STRINGS "${f}" includes REGEX "^#include \"")
   foreach(line IN LISTS includes)
-    if(NOT line MATCHES "^#include \"(cli.hpp|commands.hpp|build_info.hpp|compare/rule_set.hpp|util/[^\"]+)\"")
+    if(NOT line MATCHES "^#include \"(cli.hpp|commands/commands.hpp|build_info.hpp|compare/rule_set.hpp|util/[^\"]+)\"")
       message(SEND_ERROR "${f}: the command line parses options only and may not include: ${line}")
       set(failed TRUE)
     endif()
@@ -58,8 +64,8 @@ endforeach()
 
 file(GLOB_RECURSE all_sources RELATIVE "${SRC}" "${SRC}/*.cpp" "${SRC}/*.hpp")
 foreach(f IN LISTS all_sources)
-  if(NOT f MATCHES "^([^/]+|(util|stats|profile|compare|report)/[^/]+)$")
-    message(SEND_ERROR "src/${f}: not in a stage folder (util, stats, profile, compare, report) or src/ itself")
+  if(NOT f MATCHES "^([^/]+|(util|stats|input|formats|profile|store|compare|report|commands)/[^/]+)$")
+    message(SEND_ERROR "src/${f}: not in a stage folder (util, stats, input, formats, profile, store, compare, report, commands) or src/ itself")
     set(failed TRUE)
   endif()
 endforeach()

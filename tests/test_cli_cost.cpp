@@ -3,7 +3,7 @@
 #include "cli_helpers.hpp"
 #include "compare/cost.hpp"
 #include "compare/rule_set.hpp"
-#include "profile/manifest.hpp"
+#include "formats/manifest.hpp"
 
 #include <doctest/doctest.h>
 

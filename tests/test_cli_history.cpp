@@ -5,9 +5,9 @@
 // every latency sample 3% higher from the sixth baseline on: history marks that commit, and only it.
 #include "cli_helpers.hpp"
 #include "git_test_repo.hpp"
-#include "profile/baseline_history.hpp"
-#include "profile/digest.hpp"
-#include "profile/discover.hpp"
+#include "store/baseline_history.hpp"
+#include "store/digest.hpp"
+#include "formats/discover.hpp"
 #include "profile/read_side.hpp"
 
 #include <doctest/doctest.h>

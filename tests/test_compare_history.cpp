@@ -2,7 +2,7 @@
 // two processes) alternate as ten stored baselines, so each metric carries real run-to-run noise.
 #include "compare/history.hpp"
 #include "compare/rule_set.hpp"
-#include "profile/discover.hpp"
+#include "formats/discover.hpp"
 #include "profile/read_side.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // Tests for discovery by content (src/profile/discover) and for read_side() on benchmark-tool and Neuron
 // summary files: kinds from the fixtures in tests/data/formats/, merge rules, units, warnings, versions.
-#include "profile/discover.hpp"
+#include "formats/discover.hpp"
 #include "profile/read_side.hpp"
 
 #include "util/error.hpp"

@@ -1,13 +1,13 @@
 // Tests for the one input kit (profile/byte_source, profile/json_input, util/input_limits): every JSON
 // reader shares one wording with file and byte offset, gzip by magic bytes, BOM, type errors by key path,
 // regular files only, no allocation sized by a gzip trailer. Fixtures: tests/data/bad/ (README there).
-#include "profile/benchmark_formats.hpp"
-#include "profile/byte_source.hpp"
-#include "profile/discover.hpp"
-#include "profile/e2e_metrics.hpp"
-#include "profile/json_input.hpp"
-#include "profile/manifest.hpp"
-#include "profile/neuron_summary.hpp"
+#include "formats/benchmark_formats.hpp"
+#include "input/byte_source.hpp"
+#include "formats/discover.hpp"
+#include "formats/e2e_metrics.hpp"
+#include "input/json_input.hpp"
+#include "formats/manifest.hpp"
+#include "formats/neuron_summary.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
 

@@ -2,11 +2,11 @@
 // turn into input errors naming the file and the limit; long names are cut and counted; malformed events
 // are counted per kind with an example and refused past 1% of an op's events. Fixtures: tests/data/bad/
 // and inputs made here.
-#include "profile/byte_source.hpp"
-#include "profile/discover.hpp"
-#include "profile/gzip_writer.hpp"
-#include "profile/json_input.hpp"
-#include "profile/kineto_trace.hpp"
+#include "input/byte_source.hpp"
+#include "formats/discover.hpp"
+#include "store/gzip_writer.hpp"
+#include "input/json_input.hpp"
+#include "formats/kineto_trace.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
 

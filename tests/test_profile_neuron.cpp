@@ -1,7 +1,7 @@
 // Tests for profile/neuron_artifacts, profile/manifest (and the README's example) and profile/ranks on
 // hand-made TorchNeuron-layout folders (NEURON-FORMATS.md 1.2, 1.3) and manifests written in the test.
-#include "profile/manifest.hpp"
-#include "profile/neuron_artifacts.hpp"
+#include "formats/manifest.hpp"
+#include "formats/neuron_artifacts.hpp"
 #include "profile/ranks.hpp"
 
 #include "util/error.hpp"

@@ -1,6 +1,6 @@
 // key_averages tables as samples: device time counted once when a table lists a kernel both in its
 // launching op's Self <DEV> and as a row of its own (issue 13 item 4).
-#include "profile/key_averages_table.hpp"
+#include "formats/key_averages_table.hpp"
 #include "profile/table_samples.hpp"
 #include "profile/op_keys.hpp"
 

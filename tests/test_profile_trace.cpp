@@ -1,7 +1,7 @@
 // Tests for profile/byte_source and profile/kineto_trace at the reader level: what is a trace, what
 // is an input error (with its byte offset), gzip, and the files of tests/data/bad-inputs.
-#include "profile/byte_source.hpp"
-#include "profile/kineto_trace.hpp"
+#include "input/byte_source.hpp"
+#include "formats/kineto_trace.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
 #include "profile/op_keys.hpp"

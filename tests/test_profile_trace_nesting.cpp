@@ -1,7 +1,7 @@
 // Tests for profile/self_time, profile/device_attribution and profile/trace_samples on small
 // constructed traces: PyTorch's nesting rule, steps as process-wide windows, device time to the
 // launching op, op keys (by name, by shape), metadata and data problems.
-#include "profile/byte_source.hpp"
+#include "input/byte_source.hpp"
 #include "profile/trace_samples.hpp"
 #include "profile/op_keys.hpp"
 #include "keyed_step.hpp"

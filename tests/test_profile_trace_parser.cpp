@@ -1,9 +1,9 @@
-// Tests for the trace reader's two parsers (profile/trace_rapidjson.hpp): RapidJSON's streaming SAX pass
+// Tests for the trace reader's two parsers (formats/trace_rapidjson.hpp): RapidJSON's streaming SAX pass
 // reads strings across chunk boundaries whole, and every case where it hands the file to nlohmann's parser
 // (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
-#include "profile/byte_source.hpp"
-#include "profile/span_hash.hpp"
-#include "profile/trace_sax.hpp"
+#include "input/byte_source.hpp"
+#include "input/span_hash.hpp"
+#include "formats/trace_sax.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
 #include "profile/op_keys.hpp"

@@ -3,7 +3,7 @@
 # built with -DNEURON_GATE_SANITIZERS=thread: compare (both sides read in parallel, the noise check's
 # splits judged in parallel; of the corpus, 710 op metrics measured in blocks on the threads), calibrate, rank, inspect of the corpus (traces of many shapes, gzip), a side
 # with broken traces (errors from several threads), git: profiles (blobs read from worker threads) and one
-# multi-chunk trace alone (its SHA-256 on a hashing thread beside the reader, profile/byte_source.cpp),
+# multi-chunk trace alone (its SHA-256 on a hashing thread beside the reader, input/byte_source.cpp),
 # each with --threads 4. Any data race report fails (halt_on_error, exit 66).
 # usage: tsan_checks.sh BINARY
 set -euo pipefail

@@ -4,7 +4,7 @@
 // not, and a difference may come from them rather than from head's change. The data are gathered by
 // profile/repository_state; this decides that it is worth an open hypothesis; report/ words it.
 
-#include "profile/repository_state.hpp"
+#include "store/repository_state.hpp"
 
 #include <optional>
 

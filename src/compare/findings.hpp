@@ -132,7 +132,7 @@ struct DataProblemFinding {
   std::int64_t unfinished_events = 0;         // dur -1, excluded
   std::int64_t negative_duration_events = 0;  // excluded
   std::vector<DataProblem> listed;            // SideSamples::data_problems: malformed events by kind, cut
-                                              // names, invalid UTF-8 (profile/data_problems.hpp)
+                                              // names, invalid UTF-8 (formats/data_problems.hpp)
 };
 
 // Gating metrics whose threshold sits below base's own A/A noise (calibration.hpp).

@@ -1,6 +1,6 @@
 #pragma once
 // `history` (issue 20 item 5): the deciding metrics of stored baselines along first-parent history, and
-// where one shifted. Each baseline (a digest, profile/digest.hpp) is reduced to one median per metric, as
+// where one shifted. Each baseline (a digest, store/digest.hpp) is reduced to one median per metric, as
 // `compare` measures it; a shift is Pettitt's change point (stats/change_point.hpp) over those medians,
 // Holm-adjusted over the metrics tested, and reported only when its size reaches min_shift. One value per
 // baseline is the honest unit: steps of one profiled process are not independent (README "Statistics

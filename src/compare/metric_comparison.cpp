@@ -8,7 +8,7 @@
 
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
-#include "profile/neuron_summary.hpp"
+#include "formats/neuron_summary.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 

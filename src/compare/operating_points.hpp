@@ -8,7 +8,7 @@
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
 #include "profile/read_side.hpp"
-#include "profile/repository_state.hpp"
+#include "store/repository_state.hpp"
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #include "compare/rule_set.hpp"
 
-#include "profile/json_input.hpp"
+#include "input/json_input.hpp"
 #include "util/date.hpp"
 #include "util/error.hpp"
 #include "util/glob.hpp"

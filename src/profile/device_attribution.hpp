@@ -2,7 +2,7 @@
 // Device events (kernel, gpu_memcpy, gpu_memset) -> the CPU op that launched them
 // (DESIGN.md section 2, NEURON-FORMATS.md section 6.6).
 
-#include "profile/kineto_trace.hpp"
+#include "formats/kineto_trace.hpp"
 #include "profile/self_time.hpp"
 #include "util/units.hpp"
 

@@ -4,8 +4,8 @@
 // time it carried (data_problems.hpp). The profile stage only measures and counts; whether the excluded
 // time leaves a metric undecidable is decided in compare/judgement.cpp.
 
-#include "profile/data_problems.hpp"
-#include "profile/kineto_trace.hpp"
+#include "formats/data_problems.hpp"
+#include "formats/kineto_trace.hpp"
 #include "profile/step_windows.hpp"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "profile/operating_points.hpp"
 
-#include "profile/json_input.hpp"
-#include "profile/manifest.hpp"
+#include "input/json_input.hpp"
+#include "formats/manifest.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // marked by its run manifest. The folders are told apart by the manifest's `operating_point` label, or
 // by the folder's name where the manifest has none. A side with at most one manifest is one point.
 
-#include "profile/discover.hpp"
+#include "formats/discover.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "profile/ranks.hpp"
 
-#include "profile/neuron_artifacts.hpp"
+#include "formats/neuron_artifacts.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,11 +2,11 @@
 // Step 2 of the pipeline: read everything one side's inventory holds into samples. Base and head go
 // through this same code (after bloaty's ScanAndRollup), and are compared only afterwards.
 
-#include "profile/data_problems.hpp"
-#include "profile/discover.hpp"
-#include "profile/e2e_metrics.hpp"
-#include "profile/manifest.hpp"
-#include "profile/neuron_artifacts.hpp"
+#include "formats/data_problems.hpp"
+#include "formats/discover.hpp"
+#include "formats/e2e_metrics.hpp"
+#include "formats/manifest.hpp"
+#include "formats/neuron_artifacts.hpp"
 #include "profile/trace_samples.hpp"
 
 #include <functional>

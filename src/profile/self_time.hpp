@@ -2,7 +2,7 @@
 // Parent/child nesting of the CPU-side events of each thread and their self times, by PyTorch's own
 // rule (torch/autograd/profiler_util.py, EventList._populate_cpu_children; DESIGN.md section 2).
 
-#include "profile/kineto_trace.hpp"
+#include "formats/kineto_trace.hpp"
 #include "util/units.hpp"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // used to make per-step samples (trace_samples.cpp) and to screen events against their step
 // (event_screen.cpp).
 
-#include "profile/kineto_trace.hpp"
+#include "formats/kineto_trace.hpp"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // A printed key_averages() table as samples: one table is one run, and gives one sample per op
 // (DESIGN.md section 2), in the same TraceSamples shape a trace gives.
 
-#include "profile/key_averages_table.hpp"
+#include "formats/key_averages_table.hpp"
 #include "profile/trace_samples.hpp"
 
 #include <map>

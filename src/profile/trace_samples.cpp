@@ -1,9 +1,9 @@
 #include "profile/trace_samples.hpp"
 
-#include "profile/byte_source.hpp"
+#include "input/byte_source.hpp"
 #include "profile/device_attribution.hpp"
 #include "profile/event_screen.hpp"
-#include "profile/kineto_trace.hpp"
+#include "formats/kineto_trace.hpp"
 #include "profile/op_totals.hpp"
 #include "profile/self_time.hpp"
 #include "profile/step_windows.hpp"

@@ -4,7 +4,8 @@
 // follows ops, not events: op keys are interned once per trace (TraceSamples::op_keys) and each step
 // holds its ops as a sorted vector of (id, values), 32 bytes an op a step (op_keys.hpp looks them up).
 
-#include "profile/data_problems.hpp"
+#include "formats/data_problems.hpp"
+#include "formats/trace_format.hpp"
 #include "util/units.hpp"
 
 #include <cstdint>
@@ -48,12 +49,6 @@ struct StepSample {
   std::map<std::string, Nanoseconds> unattributed_by_category;  // the same by event category ("kernel",
                                                                 // "mtia_ccp_events", "no category")
   bool operator==(const StepSample&) const = default;
-};
-
-enum class TraceFormat {
-  kineto,        // {"traceEvents": [...]} with categories
-  legacy_array,  // top-level array (legacy autograd profiler, torch_npu)
-  key_averages_table,  // a printed key_averages() table: one run, one sample (table_samples.hpp)
 };
 
 // Faults in the data that are read around, never silently: each is counted and reported.

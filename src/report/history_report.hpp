@@ -3,7 +3,7 @@
 // metric names come from the repository and the profiles: every one goes through report/escape.hpp.
 
 #include "compare/history.hpp"
-#include "profile/baseline_history.hpp"
+#include "store/baseline_history.hpp"
 
 #include <string>
 #include <vector>

@@ -3,10 +3,10 @@
 // hash, every file read with size and SHA-256, and the git commits the profiles sit in.
 
 #include "compare/calibration.hpp"
-#include "profile/baseline_store.hpp"
-#include "profile/discover.hpp"
+#include "store/baseline_store.hpp"
+#include "formats/discover.hpp"
 #include "profile/read_side.hpp"
-#include "profile/repository_state.hpp"
+#include "store/repository_state.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -30,7 +30,7 @@ struct ProvenanceFile {
   bool operator==(const ProvenanceFile&) const = default;
 };
 
-// The git state of one side (profile/repository_state.hpp): commit, branch, dirty work tree, repository,
+// The git state of one side (store/repository_state.hpp): commit, branch, dirty work tree, repository,
 // the manifest's commit. Every string in it comes from a repository: renderers escape it.
 using GitCommit = SideRepository;
 
@@ -44,7 +44,7 @@ struct Provenance {
                            // e.g. the base commit's sha in CI; "" when not said
   std::vector<ProvenanceFile> files;
   std::vector<GitCommit> commits;  // set by the command from gather_repository_states() (none under --no-git)
-  // Base read from a stored baseline (`git:REF:@merge-base`, profile/baseline_store.hpp): which digest was
+  // Base read from a stored baseline (`git:REF:@merge-base`, store/baseline_store.hpp): which digest was
   // found for which head commit and how far back. The ref name is hostile text: renderers escape it.
   std::optional<FoundBaseline> stored_baseline;
   // compare's A/A noise check of base (compare/calibration.hpp): how many splits and comparisons the
