@@ -5,8 +5,10 @@
 // An allocation of more than 1 GiB at once aborts too: no fixture (each under 64 KiB) may ask for
 // that much (under ASan the same limit comes from ASAN_OPTIONS=max_allocation_size_mb, see
 // fuzz/CMakeLists.txt, since ASan owns operator new there).
+#include "formats/file_kinds.hpp"
 #include "fuzz/fuzz_targets.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -56,6 +58,15 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   int failures = 0;
   int files = 0;
+  // Each file kind's fuzz target (its row in formats/file_kinds.hpp) is one of the targets.
+  for (const neuron_gate::FileKindRow& row : neuron_gate::file_kinds()) {
+    const auto targets = neuron_gate::fuzz::targets();
+    const std::string_view wanted = row.fuzz;
+    if (!wanted.empty() && std::none_of(targets.begin(), targets.end(), [&](const auto& t) { return t.name == wanted; })) {
+      std::cerr << "file kind " << row.id << ": no fuzz target \"" << wanted << "\" in fuzz/fuzz_targets.cpp\n";
+      ++failures;
+    }
+  }
   for (int i = 1; i < argc; ++i) {
     const fs::path root(argv[i]);
     for (const auto& target : neuron_gate::fuzz::targets()) {

@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 build="${FUZZ_BUILD_DIR:-build-sanitize}"
-all_targets=(trace key_averages rules e2e benchmark neuron_summary manifest)
+# One target per reader of a file kind (the fuzz_target("...") marks of src/formats/file_kinds.cpp), and rules.
+mapfile -t all_targets < <(grep -o 'fuzz_target("[a-z0-9_]*")' src/formats/file_kinds.cpp | sed 's/fuzz_target("\(.*\)")/\1/' | awk '!seen[$0]++')
+all_targets+=(rules)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 

@@ -5,3 +5,5 @@ set(NEURON_GATE_TESTS_FORMATS test_formats_benchmarks.cpp)
 list(APPEND NEURON_GATE_TESTS_FORMATS test_formats_walk.cpp)
 # key_averages table tests.
 list(APPEND NEURON_GATE_TESTS_FORMATS test_formats_key_averages.cpp)
+# The table of file kinds: one row each, discovery in row order (file_kinds).
+list(APPEND NEURON_GATE_TESTS_FORMATS test_formats_kinds.cpp)

@@ -1,12 +1,7 @@
 #include "formats/discover.hpp"
 
-#include "formats/benchmark_formats.hpp"
-#include "formats/digest_format.hpp"
+#include "formats/neuron_artifacts.hpp"
 #include "input/byte_source.hpp"
-#include "formats/e2e_metrics.hpp"
-#include "formats/key_averages_table.hpp"
-#include "formats/manifest.hpp"
-#include "formats/neuron_summary.hpp"
 #include "input/walk.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
@@ -56,14 +51,6 @@ std::size_t first_significant(std::string_view head) {
   }
   return i;
 }
-
-// NEFF, NTFF and the Neuron runtime's .pb files: binary formats without a public schema.
-bool is_neuron_binary_name(std::string_view path) {
-  const std::string_view name = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
-  return name.ends_with(".neff") || name.ends_with(".ntff") || name == "ntrace.pb" || name == "trace_info.pb" ||
-         name == "cpu_util.pb" || name == "host_mem.pb";
-}
-
 
 // `file` (path and blob set) classified from its first bytes; `name` is its file name. Neuron binaries are
 // told by name and not opened.
@@ -121,36 +108,6 @@ void add_walk(ProfileInventory& inventory, const WalkResult& walk, const std::ve
 
 } // namespace
 
-const char* file_kind_name(FileKind kind) {
-  switch (kind) {
-  case FileKind::trace:
-    return "trace";
-  case FileKind::end_to_end:
-    return "end-to-end";
-  case FileKind::key_averages_table:
-    return "key_averages table";
-  case FileKind::run_manifest:
-    return "run manifest";
-  case FileKind::neuron_artifact:
-    return "Neuron artifact";
-  case FileKind::google_benchmark:
-    return "Google Benchmark JSON";
-  case FileKind::hyperfine:
-    return "hyperfine JSON";
-  case FileKind::pytest_benchmark:
-    return "pytest-benchmark JSON";
-  case FileKind::neuron_summary_json:
-    return "Neuron summary JSON";
-  case FileKind::neuron_summary_text:
-    return "Neuron summary text";
-  case FileKind::digest:
-    return "neuron-gate digest";
-  case FileKind::ignored:
-    return "ignored";
-  }
-  return "ignored";
-}
-
 std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t max_keys) {
   std::vector<std::string> keys;
   const std::size_t start = first_significant(head);
@@ -192,53 +149,34 @@ std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t 
 DiscoveredFile classify_file_head(const std::string& name, std::string_view head) {
   DiscoveredFile file;
   file.relative_path = name;
-  if (is_neuron_binary_name(name)) {
-    file.kind = FileKind::neuron_artifact;
-    return file;
-  }
   const std::size_t start = first_significant(head);
+  FileHead sniffed;
+  sniffed.name = name;
+  sniffed.whole = head;
+  sniffed.text = head.substr(std::min(start, head.size()));
+  sniffed.small = head.substr(0, k_small_sniff_bytes);
+  sniffed.first = start < head.size() ? head[start] : '\0';
+  for (const FileKindRow& row : file_kinds()) {
+    if (row.sniff != nullptr && row.sniff(sniffed)) {
+      file.kind = row.kind;
+      return file;
+    }
+  }
   if (start >= head.size()) {
     file.ignored_reason = "empty file";
-    return file;
-  }
-  const std::string_view small_head = std::string_view(head).substr(0, k_small_sniff_bytes);
-  const char first = head[start];
-  if (first == '[') {
-    // A top-level array is a legacy trace, unless its objects are Neuron summaries (one per NTFF).
-    file.kind = looks_like_neuron_summary_json(small_head) ? FileKind::neuron_summary_json : FileKind::trace;
-  } else if (first == '{') {
-    if (looks_like_digest(std::string_view(head).substr(start))) {
-      file.kind = FileKind::digest;  // before the trace test: a digest may hold an op named "traceEvents"
-    } else if (head.find("\"traceEvents\"") != std::string_view::npos) {
-      file.kind = FileKind::trace;
-    } else if (looks_like_e2e_json(head)) {
-      file.kind = FileKind::end_to_end;
-    } else if (looks_like_manifest(head)) {
-      file.kind = FileKind::run_manifest;
-    } else if (const BenchmarkFormat format = sniff_benchmark_format(small_head); format != BenchmarkFormat::unknown) {
-      file.kind = format == BenchmarkFormat::google_benchmark ? FileKind::google_benchmark
-                  : format == BenchmarkFormat::hyperfine      ? FileKind::hyperfine
-                                                              : FileKind::pytest_benchmark;
-    } else if (looks_like_neuron_summary_json(small_head)) {
-      file.kind = FileKind::neuron_summary_json;
-    } else {
-      constexpr std::size_t k_keys_named = 6;
-      const std::vector<std::string> seen = top_level_json_keys(small_head, k_keys_named + 1);
-      std::string keys;
-      for (std::size_t i = 0; i < std::min(seen.size(), k_keys_named); ++i) {
-        keys += (keys.empty() ? "\"" : ", \"") + seen[i] + "\"";
-      }
-      keys += seen.size() > k_keys_named ? ", …" : "";
-      file.ignored_reason = "JSON that neuron-gate does not read: " +
-                            (keys.empty() ? std::string("no top-level keys") : "top-level keys " + keys) +
-                            " (not a trace, e2e.json, manifest, benchmark-tool or Neuron summary JSON)";
+  } else if (sniffed.first == '{') {
+    constexpr std::size_t k_keys_named = 6;
+    const std::vector<std::string> seen = top_level_json_keys(sniffed.small, k_keys_named + 1);
+    std::string keys;
+    for (std::size_t i = 0; i < std::min(seen.size(), k_keys_named); ++i) {
+      keys += (keys.empty() ? "\"" : ", \"") + seen[i] + "\"";
     }
-  } else if (looks_like_key_averages_table(head)) {
-    file.kind = FileKind::key_averages_table;
+    keys += seen.size() > k_keys_named ? ", …" : "";
+    file.ignored_reason = "JSON that neuron-gate does not read: " +
+                          (keys.empty() ? std::string("no top-level keys") : "top-level keys " + keys) +
+                          " (not a trace, e2e.json, manifest, benchmark-tool or Neuron summary JSON)";
   } else if (head.find('\0') != std::string_view::npos) {
     file.ignored_reason = "binary file";
-  } else if (looks_like_neuron_summary_text(small_head)) {
-    file.kind = FileKind::neuron_summary_text;
   } else {
     file.ignored_reason = "text that is neither JSON, a key_averages table nor a Neuron summary-text";
   }

@@ -2,6 +2,7 @@
 // Step 1 of the pipeline: find what a profile holds. A profile is a directory (walked recursively),
 // or a single file; files are recognised by their content, not their names (DESIGN.md section 1).
 
+#include "formats/file_kinds.hpp"
 #include "input/byte_source.hpp"
 #include "input/git_source.hpp"
 
@@ -12,27 +13,6 @@
 #include <vector>
 
 namespace neuron_gate {
-
-// What a file was recognised as.
-enum class FileKind {
-  trace,                // Kineto {"traceEvents": ...} or legacy top-level array
-  end_to_end,           // e2e.json, schema neuron-gate.e2e/1
-  key_averages_table,   // a printed key_averages() table
-  run_manifest,         // neuron-gate.json, schema neuron-gate.manifest/1
-  neuron_artifact,      // NEFF, NTFF or Neuron runtime .pb: opaque, checked for completeness, never parsed
-  google_benchmark,     // Google Benchmark JSON: first key "context", with "benchmarks"
-  hyperfine,            // hyperfine --export-json: first key "results", entries with "command"
-  pytest_benchmark,     // pytest-benchmark JSON: "machine_info", or "benchmarks" with "fullname"
-  neuron_summary_json,  // neuron-explorer summary-json, or legacy neuron-profile JSON with a "summary" array
-  neuron_summary_text,  // neuron-explorer summary-text: `key value` lines with `total_time`
-  digest,               // a neuron-gate digest (digest.hpp): a side's samples, gzip JSON `*.ngdigest`
-  ignored,              // not recognised: listed with the reason, never read further
-};
-
-// Human-readable kind: "trace", "end-to-end", "key_averages table", "run manifest", "Neuron artifact",
-// "Google Benchmark JSON", "hyperfine JSON", "pytest-benchmark JSON", "Neuron summary JSON",
-// "Neuron summary text", "neuron-gate digest", "ignored".
-const char* file_kind_name(FileKind kind);
 
 // One file found under a profile root.
 struct DiscoveredFile {
@@ -80,8 +60,9 @@ std::unique_ptr<ByteSource> open_profile_file(const DiscoveredFile& file, RawHas
 
 // Classifies a file from its first bytes (already decompressed; the first MiB at most); `name` is the
 // file name. Text is recognised by content, never by name; the opaque Neuron binaries (.neff, .ntff,
-// .pb) by their names, since their formats are not public. A JSON object is tried, in this order, as a
-// neuron-gate digest (its first key "format" is "neuron-gate digest"), a trace ("traceEvents"), e2e.json and run manifest (their "schema"), a benchmark tool's output (first
+// .pb) by their names, since their formats are not public. The kinds are tried in the order of their rows
+// (file_kinds.hpp): a JSON object as a neuron-gate digest (its first key "format" is "neuron-gate digest"),
+// a trace ("traceEvents"), e2e.json and run manifest (their "schema"), a benchmark tool's output (first
 // 64 KiB, benchmark_formats.hpp), a Neuron summary (first 64 KiB, neuron_summary.hpp); a top-level array
 // as a Neuron summary (per-NTFF objects with "total_time"), else as a legacy trace; other text as a
 // key_averages table, then a Neuron summary-text. Sets kind and, for an ignored file, ignored_reason

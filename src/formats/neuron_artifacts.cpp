@@ -275,6 +275,12 @@ void judge(NeuronCapture& capture, const Folder& contents) {
 
 } // namespace
 
+bool is_neuron_binary_name(std::string_view path) {
+  const std::string_view name = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  return name.ends_with(".neff") || name.ends_with(".ntff") || name == "ntrace.pb" || name == "trace_info.pb" ||
+         name == "cpu_util.pb" || name == "host_mem.pb";
+}
+
 std::optional<RankFolder> enclosing_rank_folder(const std::string& path) {
   const std::string normal = normalise(path);
   return normal == k_root ? std::nullopt : enclosing_rank(parent_of(normal));

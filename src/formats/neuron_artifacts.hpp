@@ -86,6 +86,10 @@ struct NeuronArtifacts {
 // folder, a 0-byte NTFF or NEFF, known .pb files but no .ntff, an empty capture folder. Never throws.
 NeuronArtifacts find_neuron_artifacts(const std::vector<ArtifactFile>& files);
 
+// True for the names of the Neuron binaries (NEFF, NTFF and the runtime's ntrace.pb, trace_info.pb,
+// cpu_util.pb, host_mem.pb): formats without a public schema, told by name and never parsed.
+bool is_neuron_binary_name(std::string_view path);
+
 // The rank folders `<instance-id>_pid_<pid>` named anywhere in the paths of `files`, sorted by folder,
 // each once. Folders at different paths are different ranks even when their names are equal.
 std::vector<RankFolder> find_rank_folders(const std::vector<ArtifactFile>& files);

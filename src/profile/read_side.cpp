@@ -1,6 +1,6 @@
 #include "profile/read_side.hpp"
 
-#include "formats/benchmark_formats.hpp"
+#include "formats/file_kinds.hpp"
 #include "input/byte_source.hpp"
 #include "input/json_input.hpp"
 #include "formats/key_averages_table.hpp"
@@ -63,9 +63,10 @@ std::string count_text(std::size_t count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
-// A benchmark tool's JSON: one metric per benchmark (and measure), merged like e2e.json.
-void read_benchmark_file(SideSamples& side, const DiscoveredFile& file, const std::string& text) {
-  std::vector<EndToEndMetric> metrics = parse_benchmark_json(text, file.path);
+// An end-to-end file (e2e.json, a benchmark tool's JSON): its metrics, read by its kind's reader
+// (file_kinds.hpp), merged by name with the side's others.
+void read_metrics_file(SideSamples& side, const DiscoveredFile& file, const std::string& text) {
+  std::vector<EndToEndMetric> metrics = file_kind_row(file.kind).read(text, file.path);
   side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
   merge_end_to_end(side, file, std::move(metrics));
 }
@@ -228,17 +229,13 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, SideTab
     return trace->sha256;
   }
   const InputText input = read_input_text(*open_profile_file(file));
+  // Every kind listed, no `default:`: a kind added to file_kinds.hpp is a compile error here until it is read.
   switch (file.kind) {
-  case FileKind::end_to_end: {
-    std::vector<EndToEndMetric> metrics = parse_e2e_json(input.text, file.path);
-    side.file_details[file.relative_path] = count_text(metrics.size(), "metric", "metrics");
-    merge_end_to_end(side, file, std::move(metrics));
-    break;
-  }
+  case FileKind::end_to_end:
   case FileKind::google_benchmark:
   case FileKind::hyperfine:
   case FileKind::pytest_benchmark:
-    read_benchmark_file(side, file, input.text);
+    read_metrics_file(side, file, input.text);
     break;
   case FileKind::neuron_summary_json:
   case FileKind::neuron_summary_text:
@@ -253,7 +250,10 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, SideTab
     }
     side.manifest = parse_manifest(input.text, file.path);
     break;
-  default:
+  case FileKind::trace:            // read above, on a worker thread
+  case FileKind::neuron_artifact:  // never parsed (checked by neuron_artifacts_of)
+  case FileKind::ignored:
+  case FileKind::digest:           // a digest side is read by store/digest_side.hpp, never here
     break;
   }
   return input.sha256;

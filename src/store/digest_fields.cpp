@@ -14,12 +14,6 @@
 namespace neuron_gate {
 namespace {
 
-constexpr FileKind k_file_kinds[] = {
-    FileKind::trace,           FileKind::end_to_end,          FileKind::key_averages_table, FileKind::run_manifest,
-    FileKind::neuron_artifact, FileKind::google_benchmark,    FileKind::hyperfine,          FileKind::pytest_benchmark,
-    FileKind::neuron_summary_json, FileKind::neuron_summary_text, FileKind::digest,         FileKind::ignored,
-};
-
 constexpr DataProblemKind k_problem_kinds[] = {
     DataProblemKind::bad_duration,      DataProblemKind::bad_timestamp,   DataProblemKind::time_out_of_range,
     DataProblemKind::missing_name,      DataProblemKind::name_truncated,  DataProblemKind::invalid_utf8,
@@ -44,35 +38,7 @@ const char* trace_format_word(TraceFormat format) {
   return "kineto";
 }
 
-const char* file_kind_id(FileKind kind) {
-  switch (kind) {
-  case FileKind::trace:
-    return "trace";
-  case FileKind::end_to_end:
-    return "end_to_end";
-  case FileKind::key_averages_table:
-    return "key_averages_table";
-  case FileKind::run_manifest:
-    return "run_manifest";
-  case FileKind::neuron_artifact:
-    return "neuron_artifact";
-  case FileKind::google_benchmark:
-    return "google_benchmark";
-  case FileKind::hyperfine:
-    return "hyperfine";
-  case FileKind::pytest_benchmark:
-    return "pytest_benchmark";
-  case FileKind::neuron_summary_json:
-    return "neuron_summary_json";
-  case FileKind::neuron_summary_text:
-    return "neuron_summary_text";
-  case FileKind::digest:
-    return "digest";
-  case FileKind::ignored:
-    return "ignored";
-  }
-  return "ignored";
-}
+const char* file_kind_id(FileKind kind) { return file_kind_row(kind).id; }
 
 void DigestFields::fail(const std::string& problem) const { throw InputError(m_path, problem); }
 
@@ -223,12 +189,12 @@ DataProblemKind DigestFields::problem_kind(const nlohmann::json& object, const c
 
 FileKind DigestFields::file_kind(const nlohmann::json& object, const char* key, const std::string& where) const {
   const nlohmann::json& value = at(object, key, where);
-  for (FileKind kind : k_file_kinds) {
-    if (value.is_string() && value.get<std::string>() == file_kind_id(kind)) {
-      if (kind == FileKind::digest) {
+  for (const FileKindRow& row : file_kinds()) {
+    if (value.is_string() && value.get<std::string>() == row.id) {
+      if (row.kind == FileKind::digest) {
         break;  // a digest lists the files it was made of, never a digest
       }
-      return kind;
+      return row.kind;
     }
   }
   fail("\"" + key_path(where, key) + "\" is not a kind of profile file: " + shown(value));

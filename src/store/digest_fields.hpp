@@ -25,9 +25,9 @@ namespace neuron_gate {
 // no sum the comparison takes can overflow.
 inline constexpr std::int64_t k_digest_max_ns = std::int64_t{1} << 62;
 
-// Stable identifier of a file kind in a digest: "trace", "end_to_end", "key_averages_table", "run_manifest",
-// "neuron_artifact", "google_benchmark", "hyperfine", "pytest_benchmark", "neuron_summary_json",
-// "neuron_summary_text", "digest", "ignored".
+// Stable identifier of a file kind in a digest (its row's id, file_kinds.hpp): "trace", "end_to_end",
+// "key_averages_table", "run_manifest", "neuron_artifact", "google_benchmark", "hyperfine", "pytest_benchmark",
+// "neuron_summary_json", "neuron_summary_text", "digest", "ignored".
 const char* file_kind_id(FileKind kind);
 
 // A trace format's word in a digest: "kineto", "legacy_array", "key_averages_table".
