@@ -2,7 +2,7 @@
 // end-to-end samples per run from 5 runs a side, and self CPU of one process not established across runs.
 #include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
-#include "formats/e2e_metrics.hpp"
+#include "formats/e2e_json.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>

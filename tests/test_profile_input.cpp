@@ -4,7 +4,7 @@
 #include "formats/benchmark_formats.hpp"
 #include "input/byte_source.hpp"
 #include "formats/discover.hpp"
-#include "formats/e2e_metrics.hpp"
+#include "formats/e2e_json.hpp"
 #include "input/json_input.hpp"
 #include "formats/manifest.hpp"
 #include "formats/neuron_summary.hpp"

@@ -8,7 +8,7 @@
 #include "compare/rule_set.hpp"
 #include "compare/sampling_plan.hpp"
 #include "compare/side_view.hpp"
-#include "formats/e2e_metrics.hpp"
+#include "formats/end_to_end_metric.hpp"
 #include "profile/read_side.hpp"
 
 #include "util/heap_optional.hpp"

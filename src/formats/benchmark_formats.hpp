@@ -3,7 +3,7 @@
 // `--benchmark_out=FILE`), `hyperfine --export-json`, and pytest-benchmark JSON saved with
 // `--benchmark-save-data`. Each becomes EndToEndMetrics, one sample per repetition / run / round.
 
-#include "formats/e2e_metrics.hpp"
+#include "formats/end_to_end_metric.hpp"
 
 #include <string>
 #include <string_view>

@@ -2,7 +2,7 @@
 
 #include "formats/benchmark_formats.hpp"
 #include "formats/digest_format.hpp"
-#include "formats/e2e_metrics.hpp"
+#include "formats/e2e_json.hpp"
 #include "formats/key_averages_table.hpp"
 #include "formats/manifest.hpp"
 #include "formats/neuron_artifacts.hpp"
@@ -37,8 +37,7 @@ constexpr std::array<FileKindRow, 12> k_rows{{
                              : h.first == '[' && !looks_like_neuron_summary_json(h.small);
      },
      nullptr},
-    {FileKind::end_to_end, "end_to_end", "end-to-end", fuzz_target("e2e"),
-     [](const FileHead& h) { return json_object(h) && looks_like_e2e_json(h.whole); }, parse_e2e_json},
+    {FileKind::end_to_end, "end_to_end", "end-to-end", fuzz_target("e2e"), sniff_e2e_json, parse_e2e_json},
     {FileKind::run_manifest, "run_manifest", "run manifest", fuzz_target("manifest"),
      [](const FileHead& h) { return json_object(h) && looks_like_manifest(h.whole); }, nullptr},
     {FileKind::google_benchmark, "google_benchmark", "Google Benchmark JSON", fuzz_target("benchmark"),

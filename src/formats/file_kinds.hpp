@@ -6,7 +6,7 @@
 // read_side dispatches on the kind in a switch without `default:`, so a new kind is a compile error until
 // it is read. Adding a format: docs/ARCHITECTURE.md, "Adding a file format".
 
-#include "formats/e2e_metrics.hpp"
+#include "formats/end_to_end_metric.hpp"
 
 #include <span>
 #include <string>

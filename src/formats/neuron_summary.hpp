@@ -3,7 +3,7 @@
 // older `neuron-profile` JSON whose `summary` array holds the same keys (NEURON-FORMATS.md sections 5.1, 5.2, 5.4).
 // All times are in seconds.
 
-#include "formats/e2e_metrics.hpp"
+#include "formats/end_to_end_metric.hpp"
 #include "input/json_input.hpp"
 #include "util/error.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "formats/data_problems.hpp"
 #include "formats/discover.hpp"
-#include "formats/e2e_metrics.hpp"
+#include "formats/end_to_end_metric.hpp"
 #include "formats/manifest.hpp"
 #include "formats/neuron_artifacts.hpp"
 #include "profile/trace_samples.hpp"

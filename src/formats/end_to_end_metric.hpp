@@ -1,9 +1,9 @@
 #pragma once
-// End-to-end numbers (latency, throughput) measured outside the profiler: neuron-gate's e2e.json
-// (schema "neuron-gate.e2e/1", DESIGN.md section 1).
+// What every end-to-end reader gives (e2e.json, benchmark tools, Neuron summaries): a metric measured
+// outside the profiler, with its samples, runs and direction.
 
+#include <cstddef>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace neuron_gate {
@@ -33,18 +33,5 @@ struct EndToEndMetric {
   EndToEndOrigin origin = EndToEndOrigin::application;
   bool operator==(const EndToEndMetric&) const = default;
 };
-
-// True when a JSON text (first bytes suffice) declares the schema "neuron-gate.e2e/1".
-bool looks_like_e2e_json(std::string_view head);
-
-// Reads an e2e.json file. Keys other than the schema's are ignored. A metric gives either `samples`
-// (one process) or `runs`: a list of non-empty sample lists, one per process (run). Throws InputError
-// naming the path (and the byte offset for malformed JSON) for a wrong schema, neither or both of
-// `samples` and `runs`, an empty list, a non-numeric sample, an unknown `better`, or two metrics of the
-// same name.
-std::vector<EndToEndMetric> read_e2e_json(const std::string& path);
-
-// The same from text already in memory; `path` is used in error messages.
-std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path);
 
 } // namespace neuron_gate

@@ -1,4 +1,4 @@
-#include "formats/e2e_metrics.hpp"
+#include "formats/e2e_json.hpp"
 
 #include "input/json_input.hpp"
 #include "util/error.hpp"
@@ -13,6 +13,8 @@ namespace neuron_gate {
 bool looks_like_e2e_json(std::string_view head) {
   return head.find("\"neuron-gate.e2e/1\"") != std::string_view::npos;
 }
+
+bool sniff_e2e_json(const FileHead& head) { return head.first == '{' && looks_like_e2e_json(head.whole); }
 
 std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path) {
   const nlohmann::json doc = parse_json_input(text, path).value;
