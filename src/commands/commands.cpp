@@ -6,6 +6,7 @@
 #include "compare/conditions.hpp"
 #include "compare/cost.hpp"
 #include "compare/findings.hpp"
+#include "compare/gate_policy.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/ranking.hpp"
 #include "compare/rule_set.hpp"
@@ -86,85 +87,6 @@ RuleSet applied_rules(const std::string& rules_path, std::optional<SampleUnit> u
     rules.unit = *unit;
   }
   return rules;
-}
-
-namespace {
-
-// Stage 5: the judgement of the metrics measured in place (empty when the conditions differ), refusing a
-// comparison in which nothing was tested (never a pass in disguise). Per op, base's own A/A noise
-// (`calibration`, when estimated) must be cleared (issue 14 item 3).
-Judgement judge_comparison(std::vector<MetricComparison> measurements, const ConditionsDiff& conditions,
-                           const RuleSet& rules, bool strict, const std::string& today_date,
-                           const std::optional<Calibration>& calibration, const std::string& device_time_missing) {
-  DecideOptions decide_options;
-  decide_options.strict = strict;
-  decide_options.device_time_missing = device_time_missing;
-  decide_options.today = today_date;
-  decide_options.base_noise = base_noise(calibration);
-  Judgement judgement = judge_in_place(std::move(measurements), conditions, rules, decide_options);
-  std::size_t gating_metrics = 0;
-  for (const auto& [verdict, count] : judgement.decision.gating_counts) {
-    gating_metrics += count;
-  }
-  if (conditions.comparable() && gating_metrics == 0) {
-    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" +
-                     rules.source + ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
-                     "on each side and check the rules");
-  }
-  return judgement;
-}
-
-} // namespace
-
-// Base's A/A noise (calibration.hpp) for the compare, when base has runs enough to split (4, or 6 under
-// unit run): k_noise_check_splits halvings of base's runs. Each half keeps whole runs, so the noise
-// holds the variation between runs, not only between steps (issue 14 items 3-4). Bounded: at most
-// k_noise_check_value_budget sample values compared, by fewer splits, never below k_noise_check_min_splits.
-std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules) {
-  const std::size_t needed = rules.unit == SampleUnit::run ? sampling_plan().noise_check_run_unit : sampling_plan().noise_check;
-  if (side_runs(base).size() < needed) {
-    return std::nullopt;
-  }
-  CalibrationOptions calibration_options;
-  calibration_options.splits = k_noise_check_splits;
-  calibration_options.value_budget = k_noise_check_value_budget;
-  calibration_options.min_splits = k_noise_check_min_splits;
-  return calibrate(base, rules, calibration_options);
-}
-
-// The per-op noise floors of `calibration` as the judgement takes them.
-std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration) {
-  std::vector<BaseNoise> noise;
-  if (!calibration) {
-    return noise;
-  }
-  for (const NoiseFloor& floor : calibration->metrics) {
-    const bool per_op = floor.metric_class == MetricClass::self_cpu || floor.metric_class == MetricClass::device;
-    if (per_op && floor.noise_floor) {
-      noise.push_back(BaseNoise{floor.metric_class, floor.name, *floor.noise_floor, floor.scope});
-    }
-  }
-  return noise;
-}
-
-// Base's A/A noise as a finding: the gating metrics whose threshold sits below it. Where base has too
-// few runs for an estimate and a side is a single trace, the finding says the floor and thresholds
-// decide alone.
-void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
-                        const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
-                        OpenHypotheses& found) {
-  const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
-  if (!any_gating) {
-    return;
-  }
-  if (!calibration) {
-    if (base.traces.size() == 1 || head.traces.size() == 1) {
-      const std::size_t needed = rules.unit == SampleUnit::run ? sampling_plan().noise_check_run_unit : sampling_plan().noise_check;
-      found.noise_not_estimated = NoiseNotEstimated{side_runs(base).size(), needed};
-    }
-    return;
-  }
-  found.noise = noise_finding(*calibration, metrics);
 }
 
 void add_git_state(const CompareOptions& options, const GitStateInputs& base_side, const GitStateInputs& head_side,

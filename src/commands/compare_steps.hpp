@@ -5,6 +5,7 @@
 #include "commands/commands.hpp"
 #include "compare/calibration.hpp"
 #include "compare/findings.hpp"
+#include "compare/gate_policy.hpp"
 #include "compare/judgement.hpp"
 #include "profile/operating_points.hpp"
 #include "profile/read_side.hpp"
@@ -49,17 +50,6 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
 
 // Throws InputError naming the side's profile when it holds no trace and no end-to-end file.
 void require_samples(const SideSamples& side);
-
-// Base's A/A noise for the compare, when base has runs enough to split; nullopt otherwise.
-std::optional<Calibration> base_calibration(const SideSamples& base, const RuleSet& rules);
-
-// The per-op noise floors of `calibration` as the judgement takes them (empty without one).
-std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration);
-
-// Base's A/A noise as an open hypothesis (or that it was not estimated), for gating metrics.
-void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
-                        const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
-                        OpenHypotheses& found);
 
 // What the git state of one side is gathered from: its inventory (its git_commit is the commit the side
 // profiled), its run manifest, and for a side read from digests the state recorded when it was made.

@@ -1,5 +1,6 @@
 #include "report/calibration_report.hpp"
 
+#include "compare/sampling_plan.hpp"
 #include "report/escape.hpp"
 #include "report/json.hpp"
 #include "report/number_format.hpp"
@@ -32,7 +33,8 @@ std::string what_was_split(const Calibration& c) {
   std::string text = std::to_string(total) + " " + word + "s into " + std::to_string(c.half_a) + " vs " +
                      std::to_string(c.half_b);
   if (c.split_by == SplitBy::traces) {
-    text += " (fewer than 4 runs: traces of one run land in both halves, so run-to-run noise is not sampled)";
+    text += " (fewer than " + std::to_string(sampling_plan().noise_check) +
+            " runs: traces of one run land in both halves, so run-to-run noise is not sampled)";
   }
   return text;
 }
