@@ -1,4 +1,4 @@
-// Tests for src/profile/benchmark_formats and src/profile/neuron_summary, on the hand-written fixtures in
+// Tests for src/formats/benchmark_formats and src/formats/neuron_summary, on the hand-written fixtures in
 // tests/data/formats/ (see its README.md) and on small texts built here.
 #include "formats/benchmark_formats.hpp"
 #include "formats/neuron_summary.hpp"

@@ -1,4 +1,4 @@
-// Tests for src/profile/key_averages_table: printed key_averages() tables, real and hand-written.
+// Tests for src/formats/key_averages_table: printed key_averages() tables, real and hand-written.
 #include "formats/key_averages_table.hpp"
 
 #include "util/error.hpp"

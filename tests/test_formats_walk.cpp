@@ -1,4 +1,4 @@
-// Tests for the one directory walk (profile/walk) and its symlink policy (issue 22 item 8): links inside
+// Tests for the one directory walk (input/walk) and its symlink policy (issue 22 item 8): links inside
 // followed and each file listed once, loops detected, outside links followed but named, `/` and pseudo-
 // filesystems never walked, special files listed and never opened, invalid UTF-8 names replaced, the walk
 // bounded. Every fixture is made by the test in a scratch folder.

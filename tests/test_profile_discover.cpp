@@ -1,4 +1,4 @@
-// Tests for discovery by content (src/profile/discover) and for read_side() on benchmark-tool and Neuron
+// Tests for discovery by content (src/formats/discover) and for read_side() on benchmark-tool and Neuron
 // summary files: kinds from the fixtures in tests/data/formats/, merge rules, units, warnings, versions.
 #include "formats/discover.hpp"
 #include "profile/read_side.hpp"

@@ -1,4 +1,4 @@
-// Tests for the one input kit (profile/byte_source, profile/json_input, util/input_limits): every JSON
+// Tests for the one input kit (input/byte_source, input/json_input, util/input_limits): every JSON
 // reader shares one wording with file and byte offset, gzip by magic bytes, BOM, type errors by key path,
 // regular files only, no allocation sized by a gzip trailer. Fixtures: tests/data/bad/ (README there).
 #include "formats/benchmark_formats.hpp"

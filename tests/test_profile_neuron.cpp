@@ -1,4 +1,4 @@
-// Tests for profile/neuron_artifacts, profile/manifest (and the README's example) and profile/ranks on
+// Tests for formats/neuron_artifacts, formats/manifest (and the README's example) and profile/ranks on
 // hand-made TorchNeuron-layout folders (NEURON-FORMATS.md 1.2, 1.3) and manifests written in the test.
 #include "formats/manifest.hpp"
 #include "formats/neuron_artifacts.hpp"

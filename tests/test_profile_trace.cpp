@@ -1,4 +1,4 @@
-// Tests for profile/byte_source and profile/kineto_trace at the reader level: what is a trace, what
+// Tests for input/byte_source and formats/kineto_trace at the reader level: what is a trace, what
 // is an input error (with its byte offset), gzip, and the files of tests/data/bad-inputs.
 #include "input/byte_source.hpp"
 #include "formats/kineto_trace.hpp"

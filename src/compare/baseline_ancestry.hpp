@@ -2,7 +2,7 @@
 // Whether the baseline is the right one in history (issue 20 item 1): base should be an ancestor of
 // head (the commit head branched from, or an earlier one); when it is not, base holds commits head does
 // not, and a difference may come from them rather than from head's change. The data are gathered by
-// profile/repository_state; this decides that it is worth an open hypothesis; report/ words it.
+// store/repository_state; this decides that it is worth an open hypothesis; report/ words it.
 
 #include "store/repository_state.hpp"
 
