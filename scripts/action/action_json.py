@@ -54,9 +54,22 @@ def is_marker_line(line):
     line = line.strip()
     return line == MARKER or (line.startswith("<!-- neuron-gate key=") and line.endswith(" -->"))
 COMMENT_LIMIT = 65536
-# neuron-gate's exit codes (docs/decision-rule.md); exit 0 is a pass or, per the JSON report, no decision.
+# neuron-gate's exit codes when there is no JSON report to read them from (a usage or input error writes
+# none); a report carries the binary's own table as `exit_codes` (compare/judgement.hpp k_exit_codes).
 VERDICTS = {0: "pass", 1: "regression", 2: "error", 3: "not-comparable", 4: "no-decision"}
 KNOWN_VERDICTS = set(VERDICTS.values())
+
+
+def report_verdicts(report):
+    """The exit-code table of a JSON report ({code: verdict}), or the fallback when it has none."""
+    table = report.get("exit_codes") if isinstance(report, dict) else None
+    if not isinstance(table, dict):
+        return VERDICTS
+    verdicts = {}
+    for code, row in table.items():
+        if isinstance(row, dict) and row.get("verdict") in KNOWN_VERDICTS and str(code).isdigit():
+            verdicts[int(code)] = row["verdict"]
+    return verdicts or VERDICTS
 
 
 def load_json(path):
@@ -77,7 +90,8 @@ def verdict_for(code, report_path=None):
     report = load_json(report_path) if report_path else None
     if isinstance(report, dict) and report.get("verdict") in KNOWN_VERDICTS and report.get("exit_code") == code:
         return report["verdict"]
-    return VERDICTS.get(code, "error")
+    fresh = isinstance(report, dict) and report.get("exit_code") == code  # not a report of an earlier run
+    return (report_verdicts(report) if fresh else VERDICTS).get(code, "error")
 
 
 def cmd_split_args(text):

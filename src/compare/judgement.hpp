@@ -10,6 +10,7 @@
 
 #include "util/heap_optional.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -152,8 +153,24 @@ enum class Outcome {
                    // too few samples to decide anything
 };
 
-// The process exit code of an outcome: pass 0, regression 1, not_comparable 3, no_decision 0 (4 under
-// --strict).
+// Every exit code of `neuron-gate compare` and what it means (docs/decision-rule.md): the one table,
+// written into the JSON report as `exit_codes` for the GitHub Action. `verdict` is the report's
+// `verdict` key for that code (exit 0 is also a NO DECISION without --strict: the report's verdict says).
+struct ExitCodeMeaning {
+  int code;
+  const char* verdict;
+  const char* meaning;
+};
+inline constexpr std::array<ExitCodeMeaning, 5> k_exit_codes{{
+    {0, "pass", "pass, or no decision without --strict"},
+    {1, "regression", "a gating metric regressed"},
+    {2, "error", "usage or input error (no report is written)"},
+    {3, "not-comparable", "the conditions held fixed differ"},
+    {4, "no-decision", "no decision under --strict"},
+}};
+
+// The process exit code of an outcome (k_exit_codes): pass 0, regression 1, not_comparable 3,
+// no_decision 0 (4 under --strict).
 int exit_code(Outcome outcome, bool strict);
 
 // Base's A/A noise of one metric (calibration.hpp NoiseFloor::noise_floor), by class and name.

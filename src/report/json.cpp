@@ -288,48 +288,9 @@ private:
   bool m_first = true;
 };
 
-} // namespace
-
-void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink) {
-  TopLevelWriter j(sink);
-  j.field("schema", "neuron-gate.report/1");
-  j.field("outcome", outcome_name(report.outcome));
-  j.field("verdict", outcome_key(report.outcome));
-  j.field("exit_code", report.decision.exit_code);
-  j.field("verdict_line", prose_plain(report.verdict_line));
-  ordered counts = ordered::object();
-  for (const auto& [verdict, count] : report.decision.counts) {
-    counts[verdict_name(verdict)] = count;
-  }
-  j.field("counts", counts);
-  ordered gating = ordered::array();
-  for (MetricClass c : report.decision.gating_classes) {
-    gating.push_back(metric_class_key(c));
-  }
-  j.field("gating_classes", gating);
-  const MaterialSelection& material = report.decision.material;
-  j.field("material", {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
-                     {"sums", material.sums}, {"replaced", material.replaced},
-                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}});
-  ordered conditions = ordered::array();
-  for (const ConditionRow& row : report.conditions.rows) {
-    conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
-                          {"accepted", row.accepted}, {"note", row.note}});
-  }
-  j.field("conditions", conditions);
-  j.metrics(report.metrics);
-  ordered interpretations = ordered::array(), hypotheses = ordered::array();
-  for (const std::string& line : report.interpretations) {
-    interpretations.push_back(prose_plain(line));
-  }
-  for (const std::string& line : report.open_hypotheses) {
-    hypotheses.push_back(prose_plain(line));
-  }
-  j.field("interpretations", interpretations);
-  j.field("open_hypotheses", hypotheses);
-  j.field("sides", {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}});
-  j.field("rules", rules_json(report));
-  const Provenance& p = report.provenance;
+// The Provenance block: tool version, the sides, every file read with its hash, the git commits, the
+// stored baseline and the noise check.
+ordered provenance_json(const Provenance& p) {
   ordered provenance;
   provenance["tool_version"] = p.tool_version;
   provenance["base"] = p.base_spec;
@@ -363,7 +324,56 @@ void write_json_report(const Report& report, const std::function<void(std::strin
   if (p.noise_check) {
     provenance["noise_check"] = noise_check_json(*p.noise_check);
   }  // absent when no noise check was made
-  j.field("provenance", provenance);
+  return provenance;
+}
+
+} // namespace
+
+void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink) {
+  TopLevelWriter j(sink);
+  j.field("schema", "neuron-gate.report/1");
+  j.field("outcome", outcome_name(report.outcome));
+  j.field("verdict", outcome_key(report.outcome));
+  j.field("exit_code", report.decision.exit_code);
+  ordered exit_codes = ordered::object();
+  for (const ExitCodeMeaning& row : k_exit_codes) {
+    exit_codes[std::to_string(row.code)] = {{"verdict", row.verdict}, {"meaning", row.meaning}};
+  }
+  j.field("exit_codes", exit_codes);
+  j.field("verdict_line", prose_plain(report.verdict_line));
+  ordered counts = ordered::object();
+  for (const auto& [verdict, count] : report.decision.counts) {
+    counts[verdict_name(verdict)] = count;
+  }
+  j.field("counts", counts);
+  ordered gating = ordered::array();
+  for (MetricClass c : report.decision.gating_classes) {
+    gating.push_back(metric_class_key(c));
+  }
+  j.field("gating_classes", gating);
+  const MaterialSelection& material = report.decision.material;
+  j.field("material", {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
+                     {"sums", material.sums}, {"replaced", material.replaced},
+                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}});
+  ordered conditions = ordered::array();
+  for (const ConditionRow& row : report.conditions.rows) {
+    conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
+                          {"accepted", row.accepted}, {"note", row.note}});
+  }
+  j.field("conditions", conditions);
+  j.metrics(report.metrics);
+  ordered interpretations = ordered::array(), hypotheses = ordered::array();
+  for (const std::string& line : report.interpretations) {
+    interpretations.push_back(prose_plain(line));
+  }
+  for (const std::string& line : report.open_hypotheses) {
+    hypotheses.push_back(prose_plain(line));
+  }
+  j.field("interpretations", interpretations);
+  j.field("open_hypotheses", hypotheses);
+  j.field("sides", {{"base", facts_json(report.base_facts)}, {"head", facts_json(report.head_facts)}});
+  j.field("rules", rules_json(report));
+  j.field("provenance", provenance_json(report.provenance));
   j.close();
 }
 
