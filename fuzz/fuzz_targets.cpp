@@ -2,12 +2,12 @@
 
 #include "compare/rule_set.hpp"
 #include "formats/benchmark_formats.hpp"
-#include "input/byte_source.hpp"
 #include "formats/discover.hpp"
 #include "formats/e2e_json.hpp"
 #include "formats/key_averages_table.hpp"
 #include "formats/manifest.hpp"
 #include "formats/neuron_summary.hpp"
+#include "input/byte_source.hpp"
 #include "profile/table_samples.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
@@ -32,7 +32,7 @@ void expect_read_or_input_error(Read&& read) {
   }
 }
 
-} // namespace
+}  // namespace
 
 void trace(std::span<const std::uint8_t> data) {
   const std::string bytes(as_text(data));
@@ -118,4 +118,4 @@ std::span<const Target> targets() {
   return all;
 }
 
-} // namespace neuron_gate::fuzz
+}  // namespace neuron_gate::fuzz

@@ -42,4 +42,4 @@ void manifest(std::span<const std::uint8_t> data);
 // Every target above, in this order.
 std::span<const Target> targets();
 
-} // namespace neuron_gate::fuzz
+}  // namespace neuron_gate::fuzz

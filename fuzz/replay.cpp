@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <new>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -41,8 +41,12 @@ void* operator new(std::size_t size) {
   }
   throw std::bad_alloc();
 }
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete(void* memory) noexcept {
+  std::free(memory);
+}
+void operator delete(void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
 #endif
 
 namespace {
@@ -52,7 +56,7 @@ std::vector<std::uint8_t> read_bytes(const std::filesystem::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
@@ -62,7 +66,8 @@ int main(int argc, char** argv) {
   for (const neuron_gate::FileKindRow& row : neuron_gate::file_kinds()) {
     const auto targets = neuron_gate::fuzz::targets();
     const std::string_view wanted = row.fuzz;
-    if (!wanted.empty() && std::none_of(targets.begin(), targets.end(), [&](const auto& t) { return t.name == wanted; })) {
+    if (!wanted.empty() &&
+        std::none_of(targets.begin(), targets.end(), [&](const auto& t) { return t.name == wanted; })) {
       std::cerr << "file kind " << row.id << ": no fuzz target \"" << wanted << "\" in fuzz/fuzz_targets.cpp\n";
       ++failures;
     }

@@ -17,7 +17,7 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libboost-math-dev 
 for arg in "$@"; do
   case "$arg" in
     --test)
-      packages+=(g++-11 clang dpkg-dev file patchelf curl
+      packages+=(g++-11 clang clang-format dpkg-dev file patchelf curl
                  # scripts/sanitize.sh and scripts/fuzz.sh: libFuzzer, ASan and UBSan runtimes for clang, and
                  # the symbolizer that turns sanitizer stack traces into file:line
                  libclang-rt-14-dev llvm-14

@@ -8,4 +8,4 @@ namespace neuron_gate {
 // build time by cmake/BuildInfo.cmake; -DNEURON_GATE_GIT_COMMIT=... overrides it.
 const char* build_commit();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

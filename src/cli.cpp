@@ -15,10 +15,10 @@
 #include <iostream>
 #include <optional>
 
-#include <unistd.h>
-#include <ostream>
 #include <new>
+#include <ostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace neuron_gate {
@@ -90,9 +90,10 @@ std::optional<std::string> unknown_command(const CLI::App& app, const std::vecto
 
 // --repo DIR of every command that reads profiles: the repository of `git:REF:PATH` specs.
 void add_repo_option(CLI::App* command, std::string& repository) {
-  command->add_option("--repo", repository,
-                      "the git repository of git:REF:PATH profiles (and of the provenance); default: the one "
-                      "containing the current directory")
+  command
+      ->add_option("--repo", repository,
+                   "the git repository of git:REF:PATH profiles (and of the provenance); default: the one "
+                   "containing the current directory")
       ->type_name("DIR");
 }
 
@@ -100,8 +101,9 @@ void add_repo_option(CLI::App* command, std::string& repository) {
 CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
   CLI::App* compare_cmd = app.add_subcommand("compare", "compare two profiles and decide pass or fail");
   compare_cmd->footer(std::string("\n") + k_exit_codes);
-  compare_cmd->add_option("BASE", compare.base,
-                          "base profile: a directory (walked recursively), a file, or git:REF:PATH (read from git)")
+  compare_cmd
+      ->add_option("BASE", compare.base,
+                   "base profile: a directory (walked recursively), a file, or git:REF:PATH (read from git)")
       ->required()
       ->type_name("DIR|FILE");
   compare_cmd->add_option("HEAD", compare.head, "head (pull request) profile: a directory, a file or git:REF:PATH")
@@ -117,37 +119,46 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->type_name("FILE");
   compare_cmd->add_option("--junit", compare.junit_path, "write JUnit XML (one test case per gating metric) to FILE")
       ->type_name("FILE");
-  compare_cmd->add_option("--annotations", compare.annotations_path,
-                          "write GitHub annotations (::error/::warning workflow commands) to FILE")
+  compare_cmd
+      ->add_option("--annotations", compare.annotations_path,
+                   "write GitHub annotations (::error/::warning workflow commands) to FILE")
       ->type_name("FILE");
   compare_cmd->add_flag("--by-shape", compare.by_shape, "identify ops by name and input shapes");
-  compare_cmd->add_flag("--strict", compare.strict, "exit 4 on NO DECISION (a likely regression the evidence cannot decide)");
+  compare_cmd->add_flag("--strict", compare.strict,
+                        "exit 4 on NO DECISION (a likely regression the evidence cannot decide)");
   compare_cmd->add_option("--allow-mismatch", compare.allow_mismatch, "accept a differing condition (repeatable)")
       ->type_name("COND")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
-  compare_cmd->add_flag("--no-git", no_git, "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");
+  compare_cmd->add_flag(
+      "--no-git", no_git,
+      "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");
   add_unit_option(compare_cmd, compare.unit);
   add_repo_option(compare_cmd, compare.repository);
-  compare_cmd->add_option("--head-commit", compare.head_commit,
-                          "where BASE git:REF:@merge-base starts looking for a stored baseline (default: HEAD)")
+  compare_cmd
+      ->add_option("--head-commit", compare.head_commit,
+                   "where BASE git:REF:@merge-base starts looking for a stored baseline (default: HEAD)")
       ->type_name("REV");
-  compare_cmd->add_option("--today", compare.today,
-                          "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
+  compare_cmd
+      ->add_option("--today", compare.today,
+                   "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")
       ->type_name("YYYY-MM-DD");
-  compare_cmd->add_option("--format", compare.format,
-                          "what stdout gets: markdown, terminal (a compact summary) or none; default terminal when "
-                          "stdout is a terminal, else markdown")
+  compare_cmd
+      ->add_option("--format", compare.format,
+                   "what stdout gets: markdown, terminal (a compact summary) or none; default terminal when "
+                   "stdout is a terminal, else markdown")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"markdown", "terminal", "none"}));
-  compare_cmd->add_option("--comment-key", compare.comment_key,
-                          "key of the sticky PR comment this report belongs to (a matrix keeps one comment per key); "
-                          "1-64 of A-Z a-z 0-9 . _ -")
+  compare_cmd
+      ->add_option("--comment-key", compare.comment_key,
+                   "key of the sticky PR comment this report belongs to (a matrix keeps one comment per key); "
+                   "1-64 of A-Z a-z 0-9 . _ -")
       ->type_name("KEY");
-  compare_cmd->add_option("--rules-from", compare.rules_from,
-                          "where --rules was taken from, e.g. the base commit; shown in the report's Provenance")
+  compare_cmd
+      ->add_option("--rules-from", compare.rules_from,
+                   "where --rules was taken from, e.g. the base commit; shown in the report's Provenance")
       ->type_name("TEXT");
   return compare_cmd;
 }
@@ -184,7 +195,8 @@ CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
       ->type_name("DIR|FILE ...");
   rank_cmd->add_option("--rules", rank.rules_path, "rules file (JSON with comments); default: rules/default.json")
       ->type_name("FILE");
-  rank_cmd->add_option("--metric", rank.metric, "the end-to-end metric that decides (default: base's first, e.g. latency)")
+  rank_cmd
+      ->add_option("--metric", rank.metric, "the end-to-end metric that decides (default: base's first, e.g. latency)")
       ->type_name("NAME")
       ->check([](const std::string& name) { return name.empty() ? std::string("must not be empty") : std::string(); });
   rank_cmd->add_option("--markdown", rank.markdown_path, "write the Markdown ranking to FILE instead of stdout")
@@ -207,7 +219,9 @@ CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
 
 CLI::App* add_inspect(CLI::App& app, InspectOptions& inspect) {
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "show what neuron-gate reads from one profile");
-  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory, a file or git:REF:PATH")->required()->type_name("DIR|FILE");
+  inspect_cmd->add_option("PROFILE", inspect.profile, "a directory, a file or git:REF:PATH")
+      ->required()
+      ->type_name("DIR|FILE");
   add_repo_option(inspect_cmd, inspect.repository);
   inspect_cmd->add_flag("--by-shape", inspect.by_shape, "identify ops by name and input shapes");
   return inspect_cmd;
@@ -239,7 +253,9 @@ CLI::App* add_history(CLI::App& app, HistoryOptions& history) {
       ->type_name("refs/neuron-gate/baselines/NAME");
   history_cmd->add_option("--along", history.along, "the revision whose first-parent history is walked (default HEAD)")
       ->type_name("REV");
-  history_cmd->add_option("--rules", history.rules_path, "rules file (alpha, unit, dropped steps); default: rules/default.json")
+  history_cmd
+      ->add_option("--rules", history.rules_path,
+                   "rules file (alpha, unit, dropped steps); default: rules/default.json")
       ->type_name("FILE");
   history_cmd->add_option("--limit", history.limit, "analyse the newest N baselines (default 30)")
       ->type_name("N")
@@ -270,27 +286,34 @@ void set_compare_output(CompareOptions& compare, CLI::App& compare_cmd, const st
 // --threads of every command (util/parallel.hpp).
 void add_threads_option(std::initializer_list<CLI::App*> commands, std::size_t& threads) {
   for (CLI::App* command : commands) {
-    command->add_option("--threads", threads, "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
-                                              "else one per core); the output is the same for any count")
+    command
+        ->add_option("--threads", threads,
+                     "threads reading files and calibrating (default: NEURON_GATE_THREADS, "
+                     "else one per core); the output is the same for any count")
         ->check(CLI::Range(std::size_t{1}, k_max_worker_threads));
   }
 }
 
 CLI::App* add_baseline_save(CLI::App& app, BaselineSaveOptions& save) {
-  CLI::App* baseline_cmd =
-      app.add_subcommand("baseline", "store baselines in git: profile the default branch once, gate every pull request");
+  CLI::App* baseline_cmd = app.add_subcommand(
+      "baseline", "store baselines in git: profile the default branch once, gate every pull request");
   baseline_cmd->require_subcommand(1);
   CLI::App* save_cmd = baseline_cmd->add_subcommand(
       "save", "commit a profile's digest to a baseline ref, keyed by the commit it profiles (no work-tree change)");
-  save_cmd->add_option("PROFILE", save.profile, "a directory, a file, git:REF:PATH, or digests")->required()->type_name("DIR|FILE");
-  save_cmd->add_option("--ref", save.ref, "the baseline ref, e.g. refs/neuron-gate/baselines/main")->required()->type_name("REF");
+  save_cmd->add_option("PROFILE", save.profile, "a directory, a file, git:REF:PATH, or digests")
+      ->required()
+      ->type_name("DIR|FILE");
+  save_cmd->add_option("--ref", save.ref, "the baseline ref, e.g. refs/neuron-gate/baselines/main")
+      ->required()
+      ->type_name("REF");
   save_cmd->add_option("--commit", save.commit, "the commit the profile is of (default: HEAD of the repository)")
       ->type_name("REV");
   save_cmd->add_flag("--allow-dirty", save.allow_dirty,
                      "save for HEAD even when the work tree has uncommitted changes to tracked files");
-  save_cmd->add_option("--repo", save.repository,
-                       "the repository to save in (and of a git:REF:PATH profile); default: the one containing the "
-                       "profile")
+  save_cmd
+      ->add_option("--repo", save.repository,
+                   "the repository to save in (and of a git:REF:PATH profile); default: the one containing the "
+                   "profile")
       ->type_name("DIR");
   save_cmd->add_flag("--by-shape", save.by_shape, "identify ops by name and input shapes (for compare --by-shape)");
   return save_cmd;
@@ -317,7 +340,7 @@ int report_error(std::ostream& err) {
   return 2;
 }
 
-} // namespace
+}  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Gate pull requests on performance regressions in PyTorch (TorchNeuron) profiles.", "neuron-gate"};
@@ -342,7 +365,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   HistoryOptions history;
   CLI::App* history_cmd = add_history(app, history);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
-  add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, baseline_save_cmd, history_cmd}, threads);
+  add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, baseline_save_cmd, history_cmd},
+                     threads);
 
   try {
     std::vector<std::string> args;
@@ -393,4 +417,4 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   return 2;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

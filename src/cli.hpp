@@ -10,4 +10,4 @@ namespace neuron_gate {
 // Never throws.
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

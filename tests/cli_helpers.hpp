@@ -54,15 +54,16 @@ inline std::string read_text(const std::string& path) {
 // A fresh scratch folder under the system temp folder. The process id is in its name: ctest -j runs
 // each test case as a process of its own, and cases that share a name must not remove each other's files.
 inline std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("neuron-gate-test-" + std::to_string(::getpid()) + "-" + name);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("neuron-gate-test-" + std::to_string(::getpid()) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }
 
 // The metric of a JSON report with this class and name, or null.
-inline nlohmann::json find_metric(const nlohmann::json& report, const std::string& metric_class, const std::string& name) {
+inline nlohmann::json find_metric(const nlohmann::json& report, const std::string& metric_class,
+                                  const std::string& name) {
   for (const auto& metric : report["metrics"]) {
     if (metric["class"] == metric_class && metric["name"] == name) {
       return metric;
@@ -71,4 +72,4 @@ inline nlohmann::json find_metric(const nlohmann::json& report, const std::strin
   return nullptr;
 }
 
-} // namespace neuron_gate::testing
+}  // namespace neuron_gate::testing

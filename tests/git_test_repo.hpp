@@ -16,7 +16,7 @@
 namespace neuron_gate::testing {
 
 class GitTestRepo {
-public:
+ public:
   explicit GitTestRepo(const std::filesystem::path& dir) : m_dir(dir) {
     git_libgit2_init();
     git_repository_init_options options;
@@ -103,7 +103,7 @@ public:
     REQUIRE(git_checkout_head(m_repo, &options) == 0);
   }
 
-private:
+ private:
   static void write_gzip(const std::filesystem::path& from, const std::string& to) {
     std::ifstream in(from, std::ios::binary);
     std::stringstream bytes;
@@ -119,4 +119,4 @@ private:
   git_repository* m_repo = nullptr;
 };
 
-} // namespace neuron_gate::testing
+}  // namespace neuron_gate::testing

@@ -22,9 +22,13 @@ struct KeyedStep {
 
 // `step` (a step of `trace`, or its outside_steps) with its ops by key.
 inline KeyedStep keyed(const TraceSamples& trace, const StepSample& step) {
-  return KeyedStep{step.name,           step.start_ns,           step.duration_ns,
-                   ops_by_key(trace, step), step.device_kernels, step.unattributed_device_ns,
+  return KeyedStep{step.name,
+                   step.start_ns,
+                   step.duration_ns,
+                   ops_by_key(trace, step),
+                   step.device_kernels,
+                   step.unattributed_device_ns,
                    step.unattributed_by_category};
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

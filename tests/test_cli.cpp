@@ -37,7 +37,7 @@ Compared compare(const std::string& base, const std::string& head, std::vector<s
   return compared;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("A vs A2 (same code, independent runs) passes") {
   const Compared c = compare(example("A"), example("A2"));
@@ -254,7 +254,8 @@ std::string kineto_trace(int steps, double mm_us, double add_us, std::optional<i
       << R"(", "pid": 7, "tid": 7, "ts": )" << ts << ", \"dur\": " << step << "},\n"
       << R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": )" << ts + 10.0
       << ", \"dur\": " << mm << R"(, "args": {"External id": )" << 2 * i + 1
-      << R"(, "Input Dims": [[16, 32], [32, 8]], "Input type": ["float", "float"]}},)" << "\n"
+      << R"(, "Input Dims": [[16, 32], [32, 8]], "Input type": ["float", "float"]}},)"
+      << "\n"
       << R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": )" << ts + 20.0 + mm
       << ", \"dur\": " << add << R"(, "args": {"External id": )" << 2 * i + 2
       << R"(, "Input Dims": [[16, 8], [16, 8], []], "Input type": ["float", "float", "Scalar"]}})";
@@ -310,7 +311,7 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("TorchNeuron layout: two identical captures are comparable and pass") {
   const fs::path dir = scratch("neuron-identical");
@@ -356,8 +357,9 @@ TEST_CASE("TorchNeuron layout: head without its NEFF is not comparable and names
   CHECK(contains(head, "NEFF cache"));
   // The NEFF the base has is named, so the user knows which file to look for, and what to do.
   const std::string note = artifacts["note"];
-  CHECK(note == "head lacks NEFFs (the other side has neff_395760075800974_vnc_0.neff): copy them from the NEFF "
-                "cache (e.g. /tmp/neff_cache) into the capture folder, or capture with NeuronConfig(neff_cache_dir=...)");
+  CHECK(note ==
+        "head lacks NEFFs (the other side has neff_395760075800974_vnc_0.neff): copy them from the NEFF "
+        "cache (e.g. /tmp/neff_cache) into the capture folder, or capture with NeuronConfig(neff_cache_dir=...)");
   CHECK(contains(c.result.out, "neff_395760075800974_vnc_0.neff"));
 }
 
@@ -411,16 +413,17 @@ TEST_CASE("TorchNeuron layout: profiles that differ only in compilation_path are
   CHECK(differing == std::vector<std::string>{"manifest.compilation_path"});
   CHECK(contains(refused.result.out, "`manifest.compilation_path` (base: eager; head: torch.compile)"));
 
-  const Compared accepted = compare((dir / "base").string(), (dir / "head").string(),
-                                    {"--allow-mismatch", "manifest.compilation_path"});
+  const Compared accepted =
+      compare((dir / "base").string(), (dir / "head").string(), {"--allow-mismatch", "manifest.compilation_path"});
   CAPTURE(accepted.result.err);
   CHECK(accepted.result.exit_code == 0);
   const json row = condition(accepted.report, "manifest.compilation_path");
   CHECK(row["accepted"] == true);
   bool listed = false;
   for (const json& line : accepted.report["open_hypotheses"]) {
-    listed = listed || contains(line.get<std::string>(),
-                                "Accepted difference in `manifest.compilation_path` (base: eager; head: torch.compile)");
+    listed =
+        listed || contains(line.get<std::string>(),
+                           "Accepted difference in `manifest.compilation_path` (base: eager; head: torch.compile)");
   }
   CHECK(listed);
   const std::string markdown = accepted.result.out;
@@ -600,7 +603,7 @@ void write_neuron_side(const std::filesystem::path& dir, int count, double total
   }
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("Google Benchmark with repetitions: head 20% slower regresses and names the benchmark") {
   const std::filesystem::path dir = scratch("gbench");
@@ -681,7 +684,8 @@ TEST_CASE("Neuron summaries, head device total_time 10% slower: REGRESSED and th
   CHECK(c.report["gating_classes"] == json::array({"end_to_end"}));
   CHECK(has_text(c.result.out, "`device total_time` (end-to-end) REGRESSED"));
   CHECK(has_text(c.result.out, "Neuron device summary (explains; not gating): `device total_active_time` REGRESSED"));
-  CHECK(has_file(c.report, "Neuron summary JSON", "explorer_version 2.21.0, profile_schema_version 1.2.0; 1 execution"));
+  CHECK(
+      has_file(c.report, "Neuron summary JSON", "explorer_version 2.21.0, profile_schema_version 1.2.0; 1 execution"));
   const json files = c.report["provenance"]["files"];
   REQUIRE(files.size() == 16);
   CHECK(files[0]["kind"] == "Neuron summary JSON");
@@ -825,7 +829,7 @@ std::string first_runs_of_a(std::size_t runs) {
   return dir.string();
 }
 
-} // namespace
+}  // namespace
 
 // Measured: 0 of 200 splits fail the gate (95% CI 0 to 1.83%), with the end-to-end latency
 // deciding (default rules) and with the per-op self CPU times deciding, under both units.
@@ -959,12 +963,13 @@ TEST_CASE("compare warns when a gating threshold sits below the noise within bas
     }
   }
   CHECK(warning.rfind("4 gating metrics have their threshold below the noise within base (95th percentile of "
-                      "|ratio − 1| over 20 random halvings of base's 10 runs, seed 20240601): ", 0) == 0);
+                      "|ratio − 1| over 20 random halvings of base's 10 runs, seed 20240601): ",
+                      0) == 0);
   CHECK(has_text(warning, "`aten::pow` self CPU threshold 5%, noise 25%"));
   CHECK(has_text(warning, "`all ops` self CPU threshold 5%, noise 13.4%"));
   // Default rules: the end-to-end latency decides, and its threshold is above its noise.
   Compared defaults = compare(example("A"), example("A2"));  // a named object: a range-for over a
-                                                              // temporary's member used it after free
+                                                             // temporary's member used it after free
   for (const json& line : defaults.report["open_hypotheses"]) {
     CHECK(line.get<std::string>().find("threshold below the noise") == std::string::npos);
   }
@@ -972,8 +977,8 @@ TEST_CASE("compare warns when a gating threshold sits below the noise within bas
 
 TEST_CASE("unit run with 2 runs on a side is a usage error naming the side and its run count") {
   const std::string two = first_runs_of_a(2);
-  const CliResult r = run({"compare", two, example("A2"), "--unit", "run", "--quiet", "--no-git",
-                           "--allow-mismatch", "traces", "--allow-mismatch", "end_to_end_metrics"});
+  const CliResult r = run({"compare", two, example("A2"), "--unit", "run", "--quiet", "--no-git", "--allow-mismatch",
+                           "traces", "--allow-mismatch", "end_to_end_metrics"});
   CHECK(r.exit_code == 2);
   CHECK(r.err == "neuron-gate: error: " + two +
                      ": unit \"run\" needs at least 3 runs (folders of traces) per side; base has 2 runs of 16 traces "

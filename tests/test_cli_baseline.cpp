@@ -70,7 +70,8 @@ struct ChainCommit {
   std::vector<std::string> names;
 };
 
-std::vector<ChainCommit> chain(const fs::path& dir, const std::string& blob_name = "", std::string* blob_bytes = nullptr) {
+std::vector<ChainCommit> chain(const fs::path& dir, const std::string& blob_name = "",
+                               std::string* blob_bytes = nullptr) {
   git_repository* repo = nullptr;
   REQUIRE(git_repository_open(&repo, dir.string().c_str()) == 0);
   std::vector<ChainCommit> commits;
@@ -111,7 +112,7 @@ CliResult save(const fs::path& profile, std::vector<std::string> extra = {}) {
   return run(args);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("baseline save commits one digest per profiled commit to the ref, never the work tree, index or HEAD") {
   const fs::path dir = scratch("baseline-save") / "repo";
@@ -168,15 +169,25 @@ TEST_CASE("compare against git:REF:@merge-base: the nearest stored ancestor, its
 
   const auto compare = [&](const std::string& base, const std::string& name, std::vector<std::string> extra) {
     fs::create_directories(out / name);
-    std::vector<std::string> args{"compare", base, example("Areg"), "--repo", dir.string(), "--today", "2026-12-01",
-                                  "--json", (out / name / "r.json").string(), "--markdown", (out / name / "r.md").string()};
+    std::vector<std::string> args{"compare",
+                                  base,
+                                  example("Areg"),
+                                  "--repo",
+                                  dir.string(),
+                                  "--today",
+                                  "2026-12-01",
+                                  "--json",
+                                  (out / name / "r.json").string(),
+                                  "--markdown",
+                                  (out / name / "r.md").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     const CliResult result = run(args);
     INFO(result.err);
     REQUIRE(result.exit_code == 1);  // A -> Areg: a regression
     return json::parse(read_text((out / name / "r.json").string()));
   };
-  const json stored = compare(std::string("git:") + k_ref + ":@merge-base", "stored", {"--head-commit", f2, "--no-git"});
+  const json stored =
+      compare(std::string("git:") + k_ref + ":@merge-base", "stored", {"--head-commit", f2, "--no-git"});
   const json folder = compare(example("A"), "folder", {"--no-git"});
   CHECK(stored["verdict"] == folder["verdict"]);
   CHECK(stored["metrics"] == folder["metrics"]);  // verdicts, p-values, CIs, medians
@@ -192,8 +203,8 @@ TEST_CASE("compare against git:REF:@merge-base: the nearest stored ancestor, its
             .find("- base is the digest stored for commit `" + c1.substr(0, 12) + "` in `" + k_ref + "` (tip `") !=
         std::string::npos);
   CHECK(read_text((out / "stored" / "r.md").string())
-            .find("the stored baseline nearest head commit `" + f2.substr(0, 12) + "`, 3 commits before it (4 commits looked at)") !=
-        std::string::npos);
+            .find("the stored baseline nearest head commit `" + f2.substr(0, 12) +
+                  "`, 3 commits before it (4 commits looked at)") != std::string::npos);
 
   // A nearer save wins; the base side's git commit is the profiled commit, an ancestor of head: no warning.
   REQUIRE(save(dir / "perf/A", {"--commit", c2}).exit_code == 0);
@@ -240,8 +251,8 @@ TEST_CASE("baseline save and lookup errors: bad ref, not a baseline ref, no repo
         "refs/heads/main: is a branch, tag or remote-tracking ref, which a baseline chain must never move");
   fails(run({"baseline", "save", profile.string(), "--ref", "refs/tags/v1"}), "refs/tags/v1: is a branch, tag");
   // A ref of its own whose tip only looks like a baseline commit (its message) but holds other files.
-  const std::string lookalike = repo.commit("refs/neuron-gate/baselines/lookalike", "neuron-gate baseline for x", {c1},
-                                            1764634000);
+  const std::string lookalike =
+      repo.commit("refs/neuron-gate/baselines/lookalike", "neuron-gate baseline for x", {c1}, 1764634000);
   fails(run({"baseline", "save", profile.string(), "--ref", "refs/neuron-gate/baselines/lookalike"}),
         "refs/neuron-gate/baselines/lookalike: exists and its tip " + lookalike + " holds \"");
   fails(save(profile, {"--commit", "nosuchbranch"}), "no commit \"nosuchbranch\" in the git repository");
@@ -252,12 +263,13 @@ TEST_CASE("baseline save and lookup errors: bad ref, not a baseline ref, no repo
   fails(run({"baseline", "save"}), "PROFILE is required");
 
   repo.write("README", "changed\n");
-  fails(save(profile), "the work tree has uncommitted changes to tracked files, so the profile may not be of HEAD " + c1);
+  fails(save(profile),
+        "the work tree has uncommitted changes to tracked files, so the profile may not be of HEAD " + c1);
   CHECK(save(profile, {"--allow-dirty"}).exit_code == 0);
 
   const auto compare = [&](const std::string& base, std::vector<std::string> extra, const fs::path& in = {}) {
-    std::vector<std::string> args{"compare", base, example("A2"), "--repo", (in.empty() ? dir : in).string(), "--quiet",
-                                  "--no-git"};
+    std::vector<std::string> args{"compare", base,      example("A2"), "--repo", (in.empty() ? dir : in).string(),
+                                  "--quiet", "--no-git"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args);
   };

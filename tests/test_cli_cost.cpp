@@ -33,8 +33,9 @@ std::string e2e_json(int first) {
     throughput << (i ? ", " : "") << (first + i);
   }
   return R"({"schema": "neuron-gate.e2e/1", "metrics": [)"
-         R"({"name": "latency", "unit": "ms", "better": "lower", "samples": [)" + latency.str() + "]}, " +
-         R"({"name": "throughput", "unit": "samples/s", "better": "higher", "samples": [)" + throughput.str() + "]}]}\n";
+         R"({"name": "latency", "unit": "ms", "better": "lower", "samples": [)" +
+         latency.str() + "]}, " + R"({"name": "throughput", "unit": "samples/s", "better": "higher", "samples": [)" +
+         throughput.str() + "]}]}\n";
 }
 
 std::string manifest(const std::string& price) {
@@ -68,7 +69,7 @@ json metric(const json& report, const std::string& name) {
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("cost per 1M samples: price / 3600 / throughput * 1e6, by hand") {
   // 21.96 USD/h (trn1.32xlarge on-demand) at 50 000 samples/s: 21.96 / 3600 = 0.0061 USD/s;
@@ -88,8 +89,7 @@ TEST_CASE("price_per_hour in the manifest and the rules is validated") {
   CHECK(neuron_gate::parse_manifest(manifest("21.96"), "m.json").fields.at("price_per_hour") == "21.96");
   CHECK_THROWS_WITH(neuron_gate::parse_manifest(manifest("0"), "m.json"),
                     doctest::Contains("\"price_per_hour\" must be a number above 0"));
-  CHECK_THROWS_WITH(neuron_gate::parse_manifest(manifest("\"21.96\""), "m.json"),
-                    doctest::Contains("price_per_hour"));
+  CHECK_THROWS_WITH(neuron_gate::parse_manifest(manifest("\"21.96\""), "m.json"), doctest::Contains("price_per_hour"));
   CHECK(*neuron_gate::parse_rules(R"({"price_per_hour": 3.6})", "r.json").price_per_hour == 3.6);
   CHECK_THROWS_WITH(neuron_gate::parse_rules(R"({"price_per_hour": -1})", "r.json"),
                     doctest::Contains("price_per_hour"));
@@ -165,10 +165,12 @@ TEST_CASE("compare: an explicit cost metric in e2e.json is compared as given, no
     for (int i = 0; i < 21; ++i) {
       samples += (i ? ", " : "") + std::to_string(value + 0.001 * i);
     }
-    write_file(dir / name / "e2e.json",
-               R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "throughput", "unit": "samples/s", "better": )"
-               R"("higher", "samples": [2000, 2001, 2002, 2003, 2004, 2005]}, {"name": "cost", "unit": "USD/1M samples", )"
-               R"("better": "lower", "samples": [)" + samples + "]}]}\n");
+    write_file(
+        dir / name / "e2e.json",
+        R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "throughput", "unit": "samples/s", "better": )"
+        R"("higher", "samples": [2000, 2001, 2002, 2003, 2004, 2005]}, {"name": "cost", "unit": "USD/1M samples", )"
+        R"("better": "lower", "samples": [)" +
+            samples + "]}]}\n");
     write_file(dir / name / "neuron-gate.json", manifest("3.6"));
   }
   int exit_code = -1;

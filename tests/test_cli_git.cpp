@@ -64,10 +64,14 @@ struct Compared {
   json report;
 };
 
-Compared compare(const std::string& base, const std::string& head, const fs::path& out, std::vector<std::string> extra = {}) {
+Compared compare(const std::string& base, const std::string& head, const fs::path& out,
+                 std::vector<std::string> extra = {}) {
   fs::create_directories(out);
-  std::vector<std::string> args{"compare", base, head, "--no-git", "--today", "2026-12-01",
-                                "--markdown", (out / "r.md").string(), "--json", (out / "r.json").string()};
+  std::vector<std::string> args{"compare",    base,
+                                head,         "--no-git",
+                                "--today",    "2026-12-01",
+                                "--markdown", (out / "r.md").string(),
+                                "--json",     (out / "r.json").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   Compared compared;
   compared.result = run(args);
@@ -78,13 +82,13 @@ Compared compare(const std::string& base, const std::string& head, const fs::pat
   return compared;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("git:REF:PATH sides give the report the folders give (A vs Areg: regression)") {
   const ExampleRepo example_repo("git-same");
   const fs::path out = example_repo.dir.parent_path();
-  const Compared from_git = compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "git",
-                                    {"--repo", example_repo.dir.string()});
+  const Compared from_git =
+      compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "git", {"--repo", example_repo.dir.string()});
   const Compared from_folders = compare(example("A"), example("Areg"), out / "dir");
   INFO(from_git.result.err);
   REQUIRE(from_git.result.exit_code == 1);
@@ -115,7 +119,9 @@ TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the cur
   CHECK(gz.report["metrics"] == from_folders.report["metrics"]);
   std::size_t gzipped = 0;
   for (const json& file : gz.report["provenance"]["files"]) {
-    gzipped += file["side"] == "base" && file["path"].get<std::string>().ends_with(".pt.trace.json.gz") ? std::size_t{1} : std::size_t{0};
+    gzipped += file["side"] == "base" && file["path"].get<std::string>().ends_with(".pt.trace.json.gz")
+                   ? std::size_t{1}
+                   : std::size_t{0};
   }
   CHECK(gzipped == example_traces("A").size());
 
@@ -139,7 +145,8 @@ TEST_CASE("inspect git:REF:PATH lists what inspect of the folder lists — a sin
   REQUIRE(folder.exit_code == 0);
   CHECK(replaced(git.out, "git:HEAD:perf/A", "SPEC") == replaced(folder.out, example("A"), "SPEC"));
 
-  const CliResult one = run({"inspect", "git:HEAD:perf/Agz/" + example_traces("A").front() + ".gz", "--repo", example_repo.dir.string()});
+  const CliResult one =
+      run({"inspect", "git:HEAD:perf/Agz/" + example_traces("A").front() + ".gz", "--repo", example_repo.dir.string()});
   INFO(one.err);
   CHECK(one.exit_code == 0);
   CHECK(one.out.find(fs::path(example_traces("A").front()).filename().string() + ".gz") != std::string::npos);
@@ -160,8 +167,8 @@ TEST_CASE("a git: side with run manifests (two operating points) reads them from
   CHECK(git.exit_code == 0);
   CHECK(git.out.find("bs8") != std::string::npos);
   fs::remove_all(dir / "perf");
-  const CliResult gone = run({"compare", "git:HEAD:perf/P", "git:HEAD:perf/P", "--repo", dir.string(), "--no-git",
-                              "--today", "2026-12-01"});
+  const CliResult gone = run(
+      {"compare", "git:HEAD:perf/P", "git:HEAD:perf/P", "--repo", dir.string(), "--no-git", "--today", "2026-12-01"});
   INFO(gone.err);
   CHECK(gone.exit_code == 0);
   CHECK(gone.out.find("bs4") != std::string::npos);
@@ -223,8 +230,8 @@ TEST_CASE("errors inside a git: profile name the file as git:REF:PATH/inner/file
   ::unsetenv("NEURON_GATE_MAX_FILE_BYTES");
   neuron_gate::reload_input_limits();
   CHECK(limited.exit_code == 2);
-  CHECK(limited.err.find("git:HEAD:perf/A/" + example_traces("A").front() + ":byte 1000: larger than the input limit of 1000 bytes") !=
-        std::string::npos);
+  CHECK(limited.err.find("git:HEAD:perf/A/" + example_traces("A").front() +
+                         ":byte 1000: larger than the input limit of 1000 bytes") != std::string::npos);
 }
 
 namespace {
@@ -249,7 +256,7 @@ const json& side_commit(const json& report, const std::string& side) {
   return none;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge base, and provenance per side") {
   const fs::path dir = scratch("git-history") / "repo";
@@ -323,15 +330,16 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
   CHECK(disk["dirty"] == false);
   CHECK(disk["object_database"] == false);
   CHECK(disk["repository"] == dir.string());
-  CHECK(manifest.markdown.find("- base git commit `" + main2.substr(0, 12) + "` main moves on, branch `main`, repository `" +
-                               dir.string() + "`; run manifest commit `" + root + "`") != std::string::npos);
+  CHECK(manifest.markdown.find("- base git commit `" + main2.substr(0, 12) +
+                               "` main moves on, branch `main`, repository `" + dir.string() +
+                               "`; run manifest commit `" + root + "`") != std::string::npos);
   // The same folder without the manifest's commit: the repository's commit main2 is what base profiled.
   repo.write("disk/A/neuron-gate.json", "{\"schema\": \"neuron-gate.manifest/1\"}");
   const Compared no_manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "no-manifest");
   REQUIRE(no_manifest.result.exit_code == 0);
-  CHECK(hypotheses(no_manifest.report).find("base profiled commit `" + main2.substr(0, 12) + "`, head `" +
-                                            feature.substr(0, 12) + "`; their merge base is `" + root.substr(0, 12)) !=
-        std::string::npos);
+  CHECK(hypotheses(no_manifest.report)
+            .find("base profiled commit `" + main2.substr(0, 12) + "`, head `" + feature.substr(0, 12) +
+                  "`; their merge base is `" + root.substr(0, 12)) != std::string::npos);
   CHECK(side_commit(no_manifest.report, "base")["manifest_commit"] == nullptr);
 
   // Head: a folder in a work tree with a changed tracked file (dirty); base: clean, from the object database.
@@ -358,9 +366,9 @@ TEST_CASE("branch names and commit messages are escaped in every format") {
   repo.commit("refs/heads/x/<b>&`|</b>", message, {root}, 1764633900);
   const fs::path out = dir.parent_path() / "out";
   fs::create_directories(out);
-  const CliResult result =
-      run({"compare", "git:x/<b>&`|</b>:perf/A", "git:main:perf/A2", "--repo", dir.string(), "--today", "2026-12-01",
-           "--json", (out / "r.json").string(), "--markdown", (out / "r.md").string(), "--html", (out / "r.html").string()});
+  const CliResult result = run({"compare", "git:x/<b>&`|</b>:perf/A", "git:main:perf/A2", "--repo", dir.string(),
+                                "--today", "2026-12-01", "--json", (out / "r.json").string(), "--markdown",
+                                (out / "r.md").string(), "--html", (out / "r.html").string()});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const json report = json::parse(read_text((out / "r.json").string()));
@@ -368,7 +376,8 @@ TEST_CASE("branch names and commit messages are escaped in every format") {
   CHECK(base["branch"] == "x/<b>&`|</b>");
   CHECK(base["summary"] == "<script>x</script> [l](http://e.com) \u202e @team ::error::no");
   // Base (x, a child of root) is not an ancestor of head (root): the warning names root as the merge base.
-  CHECK(hypotheses(report).find("their merge base is `" + root.substr(0, 12) + "`, and base holds 1 commit head does not "
+  CHECK(hypotheses(report).find("their merge base is `" + root.substr(0, 12) +
+                                "`, and base holds 1 commit head does not "
                                 "(head holds 0 commits base does not)") != std::string::npos);
   const std::string html = read_text((out / "r.html").string());
   CHECK(html.find("<b>") == std::string::npos);
@@ -378,7 +387,8 @@ TEST_CASE("branch names and commit messages are escaped in every format") {
   // In Markdown the branch is a code span (shown literally); the message is text, its markup escaped.
   CHECK(markdown.find("branch ``x/<b>&`|</b>``") != std::string::npos);
   CHECK(markdown.find("<script>") == std::string::npos);
-  CHECK(markdown.find("&lt;script&gt;x&lt;/script&gt; \\[l\\](http:/\u2060/e.com) \ufffd @\u2060team ::error::no, branch") !=
+  CHECK(markdown.find(
+            "&lt;script&gt;x&lt;/script&gt; \\[l\\](http:/\u2060/e.com) \ufffd @\u2060team ::error::no, branch") !=
         std::string::npos);
   CHECK(markdown.find("\u202e") == std::string::npos);
   CHECK(markdown.find("\n::error") == std::string::npos);

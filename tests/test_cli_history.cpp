@@ -4,11 +4,11 @@
 // tree). The baselines are the bundled examples A and A2 (the same code, two processes) alternating, with
 // every latency sample 3% higher from the sixth baseline on: history marks that commit, and only it.
 #include "cli_helpers.hpp"
+#include "formats/discover.hpp"
 #include "git_test_repo.hpp"
+#include "profile/read_side.hpp"
 #include "store/baseline_history.hpp"
 #include "store/digest.hpp"
-#include "formats/discover.hpp"
-#include "profile/read_side.hpp"
 
 #include <doctest/doctest.h>
 #include <git2.h>
@@ -77,8 +77,10 @@ struct HistoryRepo {
   HistoryRepo(const std::string& name, double factor) : dir(scratch(name) / "repo"), repo(dir) {
     for (int i = 0; i < 12; ++i) {
       repo.write("code.txt", "version " + std::to_string(i) + "\n");
-      const std::string subject = i == 6 ? "speed | <b>up</b> the `norm` ![x](http://e.invalid/x.png)" : "change " + std::to_string(i);
-      commits.push_back(repo.commit("HEAD", subject, commits.empty() ? std::vector<std::string>{} : std::vector{commits.back()},
+      const std::string subject =
+          i == 6 ? "speed | <b>up</b> the `norm` ![x](http://e.invalid/x.png)" : "change " + std::to_string(i);
+      commits.push_back(repo.commit("HEAD", subject,
+                                    commits.empty() ? std::vector<std::string>{} : std::vector{commits.back()},
                                     1764633600 + i * 60));
     }
     for (int i = 1; i <= 10; ++i) {
@@ -90,18 +92,19 @@ struct HistoryRepo {
           }
         }
       }
-      store_baseline(dir, "refs/neuron-gate/baselines/main", commits[static_cast<std::size_t>(i)], ng::digest_bytes(side));
+      store_baseline(dir, "refs/neuron-gate/baselines/main", commits[static_cast<std::size_t>(i)],
+                     ng::digest_bytes(side));
     }
   }
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("history marks a 3% latency step at the sixth of ten stored baselines, and nothing else") {
   HistoryRepo history("history-step", 1.03);
   const fs::path json_path = history.dir.parent_path() / "history.json";
-  const CliResult result = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--json",
-                                json_path.string()});
+  const CliResult result =
+      run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--json", json_path.string()});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const json report = json::parse(read_text(json_path.string()));
@@ -131,12 +134,13 @@ TEST_CASE("history of baselines of the same code marks no shift, and --along wal
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(result.out.find("**No shift** in the deciding metrics.") != std::string::npos);
-  const CliResult older = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--along",
-                               history.commits[4]});
+  const CliResult older = run(
+      {"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--along", history.commits[4]});
   REQUIRE(older.exit_code == 0);
   CHECK(older.out.find("4 stored baselines over the last 4 first-parent commits") != std::string::npos);
   // Two baselines: no metric can be tested, and the report says so rather than "Holm over 0 metrics".
-  const CliResult two = run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--limit", "2"});
+  const CliResult two =
+      run({"history", "refs/neuron-gate/baselines/main", "--repo", history.dir.string(), "--limit", "2"});
   REQUIRE(two.exit_code == 0);
   CHECK(two.out.find("2 stored baselines over the last 3 first-parent commits. No deciding metric has the 3 or more "
                      "baselines with differing medians that Pettitt's test needs, so no shift can be marked.") !=
@@ -169,7 +173,7 @@ fs::path loose_object(const fs::path& dir, const std::string& hex) {
   return dir / ".git" / "objects" / hex.substr(0, 2) / hex.substr(2);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("history: a shallow clone's boundary ends the walk and says so, a missing parent elsewhere is an error") {
   HistoryRepo history("history-shallow", 1.0);
@@ -187,7 +191,8 @@ TEST_CASE("history: a shallow clone's boundary ends the walk and says so, a miss
   REQUIRE(shallow.exit_code == 0);
   CHECK(shallow.out.find("6 stored baselines over the last 7 first-parent commits") != std::string::npos);
   CHECK(shallow.out.find("The walk ended at `" + history.commits[5].substr(0, 12) +
-                         "`, the boundary of a shallow clone: older baselines were not looked at") != std::string::npos);
+                         "`, the boundary of a shallow clone: older baselines were not looked at") !=
+        std::string::npos);
   const json report = json::parse(read_text(json_path.string()));
   CHECK(report["walk"] == json({{"commits", 7}, {"end", "shallow clone"}, {"last_commit", history.commits[5]}}));
   CHECK(report["baselines"].back()["commit"] == history.commits[5]);

@@ -60,7 +60,8 @@ TEST_CASE("head/r -> / neither walks / nor hangs") {
 }
 
 TEST_CASE("nulling an op's durations in head is an input error, not a green pass (was exit 0)") {
-  const CliResult result = run({"compare", data("bad/nulled-op/base"), data("bad/nulled-op/head"), "--no-git", "--quiet"});
+  const CliResult result =
+      run({"compare", data("bad/nulled-op/base"), data("bad/nulled-op/head"), "--no-git", "--quiet"});
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("op \"aten::mul\": 50 of 50 (100.0%) of its events have no usable ts or dur") !=
         std::string::npos);

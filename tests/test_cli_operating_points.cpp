@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string points(const std::string& side) { return data("profiles/operating-points/" + side); }
+std::string points(const std::string& side) {
+  return data("profiles/operating-points/" + side);
+}
 
 // The table row of a point in the Markdown report ("" when absent).
 std::string row_of(const std::string& markdown, const std::string& label) {
@@ -31,8 +33,8 @@ std::size_t count_of(const std::string& text, const std::string& part) {
   return count;
 }
 
-const char* const k_labels[] = {"4x512-bfloat16",   "4x512-float32",    "16x2048-bfloat16",
-                                "16x2048-float32",  "64x4096-bfloat16", "64x4096-float32"};
+const char* const k_labels[] = {"4x512-bfloat16",  "4x512-float32",    "16x2048-bfloat16",
+                                "16x2048-float32", "64x4096-bfloat16", "64x4096-float32"};
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -45,7 +47,7 @@ fs::path copy_side(const std::string& side, const std::string& name) {
   return dir;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("cli operating points");
 
@@ -95,7 +97,8 @@ TEST_CASE("base vs head: the regression at 16x2048-float32 alone fails the gate,
   }
 }
 
-TEST_CASE("base vs partial: a base point missing in head makes the whole comparison NOT COMPARABLE - one only in head does not") {
+TEST_CASE("base vs partial: a base point missing in head makes the whole comparison NOT COMPARABLE - one only in head "
+          "does not") {
   const std::string json_path = (scratch("op-partial") / "points.json").string();
   const CliResult result = run({"compare", points("base"), points("partial"), "--no-git", "--json", json_path});
   CHECK(result.exit_code == 3);  // fail closed: head cannot pass by dropping a point
@@ -104,7 +107,8 @@ TEST_CASE("base vs partial: a base point missing in head makes the whole compari
                 "`8x1024-float32` (in head only), `64x4096-float32` (in base only)") == 0);
   CHECK(row_of(md, "64x4096-float32").find("| – | – | not comparable: in base only |") != std::string::npos);
   CHECK(row_of(md, "8x1024-float32").find("| – | – | not comparable: in head only |") != std::string::npos);
-  for (const char* label : {"4x512-bfloat16", "4x512-float32", "16x2048-bfloat16", "16x2048-float32", "64x4096-bfloat16"}) {
+  for (const char* label :
+       {"4x512-bfloat16", "4x512-float32", "16x2048-bfloat16", "16x2048-float32", "64x4096-bfloat16"}) {
     CHECK(row_of(md, label).find("| no decision |") != std::string::npos);  // compared, 2 runs a side
   }
   // Head alone without the point base lacks: the new point does not block (only NO DECISION, exit 0).
@@ -184,8 +188,8 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   CHECK(result.exit_code == 3);  // a base point head lacks
   CHECK(read_text(html_path).find("<img") == std::string::npos);
   CHECK(read_text(html_path).find("<code>&lt;img src=x&gt;|`x</code>") != std::string::npos);
-  CHECK(count_of(result.out, "<img") ==
-        count_of(result.out, "``<img src=x>\\|`x``") + count_of(result.out, "``<img src=x>|`x``"));  // only in code spans
+  CHECK(count_of(result.out, "<img") == count_of(result.out, "``<img src=x>\\|`x``") +
+                                            count_of(result.out, "``<img src=x>|`x``"));  // only in code spans
   CHECK(count_of(result.out, "``<img src=x>\\|`x``") >= 1);
   CHECK(result.out.find("<summary>&lt;img src=x&gt;|`x · not comparable: in base only</summary>") != std::string::npos);
 
@@ -198,7 +202,8 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
 
 TEST_CASE("--junit and --html for several points: one testsuite per point - one page with the points table") {
   const std::string junit_path = (scratch("op-junit") / "r.xml").string();
-  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--junit", junit_path}).exit_code == 3);
+  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--junit", junit_path}).exit_code ==
+        3);
   const std::string junit = read_text(junit_path);
   CHECK(count_of(junit, "<testsuite name=") == 7);
   CHECK(junit.find("<testsuite name=\"neuron-gate [at 16x2048-float32]\"") != std::string::npos);
@@ -225,9 +230,11 @@ TEST_CASE("--annotations for several points: the regression names its point - a 
   CHECK(run({"compare", points("base"), points("head"), "--no-git", "--quiet", "--annotations", path}).exit_code == 1);
   std::string text = read_text(path);
   CHECK(count_of(text, "::error ") == 1);
-  CHECK(text.find("::error title=neuron-gate%3A latency [at 16x2048-float32] regressed::latency (end-to-end): +41.7%") !=
-        std::string::npos);
-  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--annotations", path}).exit_code == 3);
+  CHECK(
+      text.find("::error title=neuron-gate%3A latency [at 16x2048-float32] regressed::latency (end-to-end): +41.7%") !=
+      std::string::npos);
+  CHECK(run({"compare", points("base"), points("partial"), "--no-git", "--quiet", "--annotations", path}).exit_code ==
+        3);
   text = read_text(path);
   CHECK(text.find("::error title=neuron-gate%3A operating point 64x4096-float32 not compared::not comparable: in base "
                   "only") != std::string::npos);  // it blocks the gate (exit 3)

@@ -28,7 +28,7 @@ fs::path tables_only(const std::string& variant, const fs::path& root) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("compare writes Markdown, JSON, HTML and JUnit XML together, each whole") {
   const fs::path dir = scratch("all-outputs");
@@ -63,10 +63,12 @@ TEST_CASE("A vs A_8x512 is not comparable: the by-shape tables show aten::add on
   const CliResult result = run({"compare", example("A"), example("A_8x512"), "--no-git"});
   CHECK(result.exit_code == 3);
   // Brackets from the data are escaped in Markdown (GFM renders them as typed; they cannot form a link).
-  CHECK(result.out.find("| inputs | aten::add \\[\\[4,1\\],\\[\\],\\[\\]\\] | aten::add \\[\\[8,1\\],\\[\\],\\[\\]\\] | ✗") !=
+  CHECK(result.out.find(
+            "| inputs | aten::add \\[\\[4,1\\],\\[\\],\\[\\]\\] | aten::add \\[\\[8,1\\],\\[\\],\\[\\]\\] | ✗") !=
         std::string::npos);
   // Accepting the difference lets the comparison run.
-  const CliResult accepted = run({"compare", example("A"), example("A_8x512"), "--no-git", "--allow-mismatch", "inputs"});
+  const CliResult accepted =
+      run({"compare", example("A"), example("A_8x512"), "--no-git", "--allow-mismatch", "inputs"});
   CHECK(accepted.exit_code != 3);
   CHECK(accepted.out.find("✗ accepted") != std::string::npos);
 }
@@ -102,11 +104,10 @@ TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs A
 
 TEST_CASE("a report into a symbolic link writes its target and keeps the link") {
   const fs::path dir = scratch("symlink-output");
-  {
-    std::ofstream(dir / "target.md") << "old";
-  }
+  { std::ofstream(dir / "target.md") << "old"; }
   fs::create_symlink("target.md", dir / "link.md");
-  const CliResult result = run({"compare", example("A"), example("A2"), "--no-git", "--markdown", (dir / "link.md").string()});
+  const CliResult result =
+      run({"compare", example("A"), example("A2"), "--no-git", "--markdown", (dir / "link.md").string()});
   CHECK(result.exit_code == 0);
   CHECK(fs::is_symlink(dir / "link.md"));
   CHECK(read_text((dir / "target.md").string()).starts_with("## ✅ PASS"));
@@ -114,8 +115,8 @@ TEST_CASE("a report into a symbolic link writes its target and keeps the link") 
 
 TEST_CASE("a report into a missing folder is refused before any report is written") {
   const fs::path dir = scratch("missing-folder");
-  const CliResult result = run({"compare", example("A"), example("Areg"), "--json", (dir / "good.json").string(), "--html",
-                                (dir / "nodir" / "x.html").string()});
+  const CliResult result = run({"compare", example("A"), example("Areg"), "--json", (dir / "good.json").string(),
+                                "--html", (dir / "nodir" / "x.html").string()});
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("does not exist") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "good.json"));
@@ -132,8 +133,8 @@ TEST_CASE("rules that leave no gating metric are an error and never a pass") {
   fs::create_directories(dir / "Areg");
   fs::copy(example("A") + "/run-01", dir / "A" / "run-01", fs::copy_options::recursive);
   fs::copy(example("Areg") + "/run-01", dir / "Areg" / "run-01", fs::copy_options::recursive);
-  const CliResult result =
-      run({"compare", (dir / "A").string(), (dir / "Areg").string(), "--rules", (dir / "rules.json").string(), "--quiet"});
+  const CliResult result = run(
+      {"compare", (dir / "A").string(), (dir / "Areg").string(), "--rules", (dir / "rules.json").string(), "--quiet"});
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("nothing to gate") != std::string::npos);
 }
@@ -169,7 +170,8 @@ TEST_CASE("a gzip file that does not decompress is an input error, not an ignore
 }
 
 TEST_CASE("--allow-mismatch takes one name each time, before or after the profiles") {
-  const CliResult before = run({"compare", "--allow-mismatch", "schedule", example("A"), example("A_sched"), "--quiet", "--no-git"});
+  const CliResult before =
+      run({"compare", "--allow-mismatch", "schedule", example("A"), example("A_sched"), "--quiet", "--no-git"});
   CHECK(before.exit_code == 0);
   const CliResult twice = run({"compare", example("A"), example("A_8x512"), "--allow-mismatch", "schedule",
                                "--allow-mismatch", "inputs", "--quiet", "--no-git"});
@@ -180,10 +182,9 @@ TEST_CASE("--allow-mismatch takes one name each time, before or after the profil
 
 TEST_CASE("a number beyond double in a rules file is an input error naming the file") {
   const fs::path dir = scratch("rules-overflow");
-  {
-    std::ofstream(dir / "rules.json") << R"({"alpha": 1e400})";
-  }
-  const CliResult result = run({"compare", example("A"), example("A2"), "--rules", (dir / "rules.json").string(), "--quiet"});
+  { std::ofstream(dir / "rules.json") << R"({"alpha": 1e400})"; }
+  const CliResult result =
+      run({"compare", example("A"), example("A2"), "--rules", (dir / "rules.json").string(), "--quiet"});
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("rules.json") != std::string::npos);
   CHECK(result.err.find("not valid JSON: number overflow parsing '1e400'") != std::string::npos);

@@ -49,7 +49,7 @@ const json& profile(const json& report, const std::string& label) {
   return none;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("rank A B C: A and C cannot be told apart, both established better than B") {
   const Ranked r = rank({example("A"), example("B"), example("C")});
@@ -59,7 +59,7 @@ TEST_CASE("rank A B C: A and C cannot be told apart, both established better tha
   CHECK(report["schema"] == "neuron-gate.ranking/1");
   CHECK(report["metric"] == "latency");
   CHECK(report["unit"] == "ms");
-  CHECK(report["family_size"] == 3);  // A-C, A-B, C-B
+  CHECK(report["family_size"] == 3);      // A-C, A-B, C-B
   CHECK(report["run_allowance"] == 0.0);  // e2e.json of 10 runs (processes) per variant: per-run samples
   REQUIRE(report["profiles"].size() == 3);
   // Order by median latency: A 0.011785 ms, C 0.011797 ms, B 0.017253 ms (medians of the 200 samples of

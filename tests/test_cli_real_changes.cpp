@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string profile(const std::string& relative) { return data("profiles/" + relative); }
+std::string profile(const std::string& relative) {
+  return data("profiles/" + relative);
+}
 
 // The first trace file (by name) in `folder` whose name starts with `prefix`.
 std::string first_trace(const std::string& folder, const std::string& prefix) {
@@ -29,7 +31,7 @@ std::string first_trace(const std::string& folder, const std::string& prefix) {
   return best;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("cli real changes");
 
@@ -38,7 +40,8 @@ TEST_CASE("a new call site of aten::add (bias add) is a code change: A -> Abias 
   CHECK(result.exit_code == 1);
   CHECK(result.out.find("NOT COMPARABLE") == std::string::npos);
   CHECK(result.out.find("| inputs | same shapes for ") != std::string::npos);
-  CHECK(result.out.find("new call sites in head (a code change, compared as ops): aten::add \\[\\[4,512\\],\\[512\\],\\[\\]\\]") !=
+  CHECK(result.out.find(
+            "new call sites in head (a code change, compared as ops): aten::add \\[\\[4,512\\],\\[512\\],\\[\\]\\]") !=
         std::string::npos);
 }
 
@@ -46,8 +49,8 @@ TEST_CASE("the other direction, Abias -> A (a call site removed), is comparable 
   const CliResult result = run({"compare", profile("new-call-site/Abias"), profile("new-call-site/A"), "--no-git"});
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("NOT COMPARABLE") == std::string::npos);
-  CHECK(result.out.find("call sites removed in head (a code change, compared as ops): aten::add \\[\\[4,512\\],\\[512\\],\\[\\]\\]") !=
-        std::string::npos);
+  CHECK(result.out.find("call sites removed in head (a code change, compared as ops): aten::add "
+                        "\\[\\[4,512\\],\\[512\\],\\[\\]\\]") != std::string::npos);
 }
 
 TEST_CASE("A vs A_8x512 still exits 3: every [4, 512] list became [8, 512] (replaced, not added)") {
@@ -55,7 +58,8 @@ TEST_CASE("A vs A_8x512 still exits 3: every [4, 512] list became [8, 512] (repl
   CHECK(result.exit_code == 3);
 }
 
-TEST_CASE("two ranks (rank-0.*, rank-1.* files), head's rank 1 30% slower: compared rank to rank, exit 1 naming rank 1") {
+TEST_CASE(
+    "two ranks (rank-0.*, rank-1.* files), head's rank 1 30% slower: compared rank to rank, exit 1 naming rank 1") {
   const CliResult result = run({"compare", profile("two-ranks/base"), profile("two-ranks/head"), "--no-git"});
   CHECK(result.exit_code == 1);
   CHECK(result.out.find("| ranks | 2 (ranks 0, 1) | 2 (ranks 0, 1) | ✓") != std::string::npos);
@@ -111,13 +115,15 @@ TEST_CASE("bimodal step times are named as such, with each mode's steps and medi
   CHECK(warm.out.find("bimodal") == std::string::npos);
 }
 
-TEST_CASE("3 profiler cycles a run, a third of them warm-up: A -> Areg (+38% end to end) is never a pass, traces or tables") {
+TEST_CASE(
+    "3 profiler cycles a run, a third of them warm-up: A -> Areg (+38% end to end) is never a pass, traces or tables") {
   // The profiler's view of a real +38% lost in the warm-up's spread, 10 runs a side: estimates worse than
   // the 5% threshold that nothing decided, so NO DECISION names the worst (docs/decision-rule.md), exit 0,
   // and exit 4 under --strict.
   for (const std::string kind : {"traces", "tables"}) {
     CAPTURE(kind);
-    const std::string base = profile("rmsnorm-3cycle/" + kind + "-A"), head = profile("rmsnorm-3cycle/" + kind + "-Areg");
+    const std::string base = profile("rmsnorm-3cycle/" + kind + "-A"),
+                      head = profile("rmsnorm-3cycle/" + kind + "-Areg");
     const CliResult result = run({"compare", base, head, "--no-git", "--format", "terminal"});
     CHECK(result.exit_code == 0);
     // Measured: traces name `all ops` +10.4% (the largest growth in µs), tables `rmsnorm_step` +18.7%.

@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string traces_only(const std::string& variant) { return data("profiles/traces-only/" + variant); }
+std::string traces_only(const std::string& variant) {
+  return data("profiles/traces-only/" + variant);
+}
 
 // A copy of a bundled example without its e2e.json (its traces and tables only).
 std::string example_without_e2e(const std::string& variant) {
@@ -45,9 +47,11 @@ Rendered compare_all(const std::string& base, const std::string& head, const std
   return r;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("cli replacements");
 
@@ -62,15 +66,16 @@ TEST_CASE("traces only: A -> LNbig (fused layer_norm at a larger shape) fails on
   CHECK(group["verdict"] == "REGRESSED");
   CHECK(group["gating"] == true);
   CHECK(group["family"] == "per-op");
-  CHECK(group["family_size"] == 4);  // the material ops (rmsnorm_step; aten::fill_ by its head share), the total and the group
+  CHECK(group["family_size"] ==
+        4);  // the material ops (rmsnorm_step; aten::fill_ by its head share), the total and the group
   CHECK(group["base"]["median"].get<double>() == doctest::Approx(19.5));
   CHECK(group["head"]["median"].get<double>() == doctest::Approx(254.5));
   CHECK(group["ratio"].get<double>() == doctest::Approx(13.2404).epsilon(1e-4));
   CHECK(group["ratio_ci95"][0].get<double>() == doctest::Approx(7.5958).epsilon(1e-4));
   CHECK(group["base"]["n"] == 12);
-  CHECK(group["replaced"]["appeared"] == json::array({"aten::as_strided", "aten::constant_pad_nd", "aten::layer_norm",
-                                                      "aten::narrow", "aten::native_layer_norm", "aten::pad",
-                                                      "aten::slice", "aten::view"}));
+  CHECK(group["replaced"]["appeared"] ==
+        json::array({"aten::as_strided", "aten::constant_pad_nd", "aten::layer_norm", "aten::narrow",
+                     "aten::native_layer_norm", "aten::pad", "aten::slice", "aten::view"}));
   CHECK(group["replaced"]["gone"].size() == 11);
   CHECK(group["replaced"]["gone"][6] == "aten::pow");
   CHECK(group["replaced"]["calls_changed"] == json::array({"aten::copy_", "aten::empty"}));
@@ -88,7 +93,8 @@ TEST_CASE("traces only: A -> LNbig (fused layer_norm at a larger shape) fails on
   CHECK(r.report["material"]["sums"] == 2);
   CHECK(r.report["material"]["replaced"] == 2);
   // Named in every format: which ops left, which appeared, the summed time base -> head.
-  const std::string line = "Replacement (self CPU), read together: 11 ops no longer run (`aten::_to_copy`, `aten::add`, ";
+  const std::string line =
+      "Replacement (self CPU), read together: 11 ops no longer run (`aten::_to_copy`, `aten::add`, ";
   CHECK(has(r.markdown, line));
   CHECK(has(r.markdown, "8 new ops run (`aten::as_strided`, "));
   CHECK(has(r.markdown, "; largest `aten::native_layer_norm`); calls per step changed (median, base → head): "
@@ -173,7 +179,8 @@ TEST_CASE("calibrate on a same-code side: the summed metrics keep the false-alar
     CHECK(c["splits"] == 200);
     bool total = false;
     for (const json& m : c["metrics"]) {
-      total = total || (m["name"] == "all ops" && m["scope"] == "class total" && m["gating"] == true && m["regressed_splits"] == 0);
+      total = total || (m["name"] == "all ops" && m["scope"] == "class total" && m["gating"] == true &&
+                        m["regressed_splits"] == 0);
     }
     CHECK(total);
   }

@@ -26,32 +26,35 @@ std::string write_rules(const std::string& name, const std::string& text) {
 const char* const k_latency_waiver =
     R"({"waivers": [{"pattern": "latency", "reason": "accepted in #7", "expires": "2026-03-01"}]})";
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a waiver inside max_waiver_days of --today waives the regression — --today decides, not the clock") {
   const std::string rules = write_rules("waived", k_latency_waiver);
-  const CliResult waived = run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-01-15",
-                                "--quiet", "--no-git"});
+  const CliResult waived =
+      run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-01-15", "--quiet", "--no-git"});
   CHECK(waived.exit_code == 0);
-  const CliResult expired = run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-03-02",
-                                 "--quiet", "--no-git"});
+  const CliResult expired =
+      run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-03-02", "--quiet", "--no-git"});
   CHECK(expired.exit_code == 1);  // the day after expiry: the regression fails the gate again
 }
 
 TEST_CASE("a waiver expiring beyond max_waiver_days is an input error naming the rules file") {
   const std::string rules = write_rules("far", k_latency_waiver);
-  const CliResult r = run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2025-11-01",
-                           "--quiet", "--no-git"});
+  const CliResult r =
+      run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2025-11-01", "--quiet", "--no-git"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "neuron-gate: error: " + rules + ": \"waivers[0]\" (pattern \"latency\") expires 2026-03-01, 120 days "
-                 "after today (2025-11-01); the rules allow at most 90 days (max_waiver_days)\n");
+  CHECK(r.err == "neuron-gate: error: " + rules +
+                     ": \"waivers[0]\" (pattern \"latency\") expires 2026-03-01, 120 days "
+                     "after today (2025-11-01); the rules allow at most 90 days (max_waiver_days)\n");
 }
 
 TEST_CASE("the catch-all waiver of issue 15 is refused, naming the rules file") {
-  const std::string rules = write_rules("star", R"({"waivers": [{"pattern": "*", "reason": "x", "expires": "2999-12-31"}]})");
+  const std::string rules =
+      write_rules("star", R"({"waivers": [{"pattern": "*", "reason": "x", "expires": "2999-12-31"}]})");
   const CliResult r = run({"compare", example("A"), example("Areg"), "--rules", rules, "--quiet", "--no-git"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("neuron-gate: error: " + rules + ": \"waivers[0].pattern\" is \"*\", which matches every metric", 0) == 0);
+  CHECK(r.err.rfind("neuron-gate: error: " + rules + ": \"waivers[0].pattern\" is \"*\", which matches every metric",
+                    0) == 0);
 }
 
 TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given — a bad value is a usage error") {
@@ -62,8 +65,8 @@ TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given — a bad value 
   const CliResult far = run({"compare", example("A"), example("Areg"), "--rules", rules, "--quiet", "--no-git"});
   ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
   const CliResult bad = run({"compare", example("A"), example("A2"), "--quiet", "--no-git"});
-  const CliResult option_wins = run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-01-15",
-                                     "--quiet", "--no-git"});
+  const CliResult option_wins =
+      run({"compare", example("A"), example("Areg"), "--rules", rules, "--today", "2026-01-15", "--quiet", "--no-git"});
   ::unsetenv("SOURCE_DATE_EPOCH");
   CHECK(waived.exit_code == 0);
   CHECK(far.exit_code == 2);
@@ -71,7 +74,8 @@ TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given — a bad value 
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("SOURCE_DATE_EPOCH must be a number of seconds") != std::string::npos);
   CHECK(option_wins.exit_code == 0);
-  const CliResult bad_option = run({"compare", example("A"), example("A2"), "--today", "2026-02-30", "--quiet", "--no-git"});
+  const CliResult bad_option =
+      run({"compare", example("A"), example("A2"), "--today", "2026-02-30", "--quiet", "--no-git"});
   CHECK(bad_option.exit_code == 2);
   CHECK(bad_option.err.find("--today must be a date YYYY-MM-DD, not \"2026-02-30\"") != std::string::npos);
 }
@@ -80,11 +84,12 @@ TEST_CASE("--rules-from names where the rules came from in Markdown, HTML and JS
   const auto dir = scratch("rules-from");
   const std::string rules = write_rules("from", R"({"schema": "neuron-gate.rules/1"})");
   const std::string md = (dir / "r.md").string(), js = (dir / "r.json").string(), html = (dir / "r.html").string();
-  const CliResult r = run({"compare", example("A"), example("A2"), "--rules", rules, "--rules-from",
-                           "ci/rules.json at commit 0123456789abcdef", "--markdown", md, "--json", js, "--html", html,
-                           "--no-git"});
+  const CliResult r =
+      run({"compare", example("A"), example("A2"), "--rules", rules, "--rules-from",
+           "ci/rules.json at commit 0123456789abcdef", "--markdown", md, "--json", js, "--html", html, "--no-git"});
   CHECK(r.exit_code == 0);
-  CHECK(read_text(md).find("- rules: " + rules + " from ci/rules.json at commit 0123456789abcdef (sha256") != std::string::npos);
+  CHECK(read_text(md).find("- rules: " + rules + " from ci/rules.json at commit 0123456789abcdef (sha256") !=
+        std::string::npos);
   CHECK(read_text(html).find(" from ci/rules.json at commit 0123456789abcdef (sha256") != std::string::npos);
   CHECK(json::parse(read_text(js))["rules"]["from"] == "ci/rules.json at commit 0123456789abcdef");
   // Without it the key is absent (reports of earlier versions stay as they were).

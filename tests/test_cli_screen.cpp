@@ -24,8 +24,14 @@ struct Screened {
 
 Screened compare_screen(const std::string& head, std::vector<std::string> extra = {}) {
   const auto dir = scratch("screen-" + head);
-  std::vector<std::string> args = {"compare",  data("bad/screen/base"), data("bad/screen/" + head), "--no-git",
-                                   "--json",   (dir / "r.json").string(), "--markdown", (dir / "r.md").string()};
+  std::vector<std::string> args = {"compare",
+                                   data("bad/screen/base"),
+                                   data("bad/screen/" + head),
+                                   "--no-git",
+                                   "--json",
+                                   (dir / "r.json").string(),
+                                   "--markdown",
+                                   (dir / "r.md").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   Screened s;
   s.result = run(args);
@@ -104,7 +110,7 @@ void device_metrics_incomplete(const Screened& s, const std::vector<std::string>
   CHECK(incomplete == static_cast<int>(affected.size()) + 1);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("screen: a clean head has no data problem and passes") {
   const Screened s = compare_screen("clean");
@@ -117,8 +123,8 @@ TEST_CASE("screen: a clean head has no data problem and passes") {
 TEST_CASE("screen: device events at ts 0 or a day after the trace are excluded — device metrics INCONCLUSIVE") {
   const Screened s = compare_screen("device-out-of-range");
   const auto found = problems(s, "device_out_of_range");
-  REQUIRE(found.size() == 3);   // one entry per trace
-  CHECK(count(found) == 6);     // ts 0 in step 2, a day later in step 4, in each of 3 traces
+  REQUIRE(found.size() == 3);  // one entry per trace
+  CHECK(count(found) == 6);    // ts 0 in step 2, a day later in step 4, in each of 3 traces
   CHECK(sum(found, "excluded_device_us") == doctest::Approx(605 + 601 + 606));  // the gemm kernels' durations
   CHECK(sum(found, "excluded_self_cpu_us") == 0);
   CHECK(found[0]["example"] == "gemm \"ts\": 0.000, \"dur\": 303.000");
@@ -239,7 +245,7 @@ TEST_CASE("screen: only the metrics holding screened events are undecided — a 
   const auto mm = find_metric(s.report, "device", "aten::mm");
   CHECK(mm["verdict"] == "INCONCLUSIVE");
   CHECK(mm["reason"].get<std::string>().find("the data are incomplete: this metric holds events excluded") == 0);
-  CHECK(find_metric(s.report, "device", "all ops")["verdict"] == "INCONCLUSIVE");  // holds aten::mm
+  CHECK(find_metric(s.report, "device", "all ops")["verdict"] == "INCONCLUSIVE");   // holds aten::mm
   CHECK(find_metric(s.report, "self_cpu", "aten::mm")["verdict"] == "EQUIVALENT");  // no CPU event was screened
   CHECK(find_metric(s.report, "self_cpu", "all ops")["verdict"] == "EQUIVALENT");
   SUBCASE("--strict does not hide the regression") {

@@ -25,8 +25,14 @@ struct Compared {
 
 Compared compare_sides(const std::string& base, const std::string& head, std::vector<std::string> extra = {}) {
   const auto dir = scratch("unattributed-" + head);
-  std::vector<std::string> args = {"compare",  data("unattributed/" + base), data("unattributed/" + head), "--no-git",
-                                   "--json",   (dir / "r.json").string(),  "--markdown", (dir / "r.md").string()};
+  std::vector<std::string> args = {"compare",
+                                   data("unattributed/" + base),
+                                   data("unattributed/" + head),
+                                   "--no-git",
+                                   "--json",
+                                   (dir / "r.json").string(),
+                                   "--markdown",
+                                   (dir / "r.md").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   Compared c;
   c.result = run(args);
@@ -51,7 +57,7 @@ void row_capped(const Compared& c, const char* capped_from) {
   CHECK(find_metric(c.report, "self_cpu", k_row) == nullptr);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("unattributed device time doubling: the row is not REGRESSED — the device total fails the gate") {
   const Compared c = compare_sides("base", "doubled");
@@ -84,7 +90,8 @@ TEST_CASE("unattributed device time doubling: the row is not REGRESSED — the d
 
 TEST_CASE("`ignore` never drops the unattributed rows: the device total still holds that time") {
   const auto dir = scratch("unattributed-ignore");
-  std::ofstream(dir / "rules.json") << R"({"schema": "neuron-gate.rules/1", "ignore": ["ProfilerStep*", "device time*"]})";
+  std::ofstream(dir / "rules.json")
+      << R"({"schema": "neuron-gate.rules/1", "ignore": ["ProfilerStep*", "device time*"]})";
   const Compared c = compare_sides("base", "doubled", {"--rules", (dir / "rules.json").string()});
   CHECK(c.result.exit_code == 1);
   CHECK(find_metric(c.report, "device", "all ops")["base"]["median"] == doctest::Approx(502.0));
@@ -111,7 +118,8 @@ TEST_CASE("a small unattributed change the total does not show is named in the I
   CHECK(total["verdict"] == "EQUIVALENT");
   CHECK(total["base"]["median"] == doctest::Approx(313.0));
   CHECK(total["head"]["median"] == doctest::Approx(323.0));
-  CHECK(c.markdown.find("`device time not attributed to an op (kernel)`: 11.0 µs → 21.0 µs per step") != std::string::npos);
+  CHECK(c.markdown.find("`device time not attributed to an op (kernel)`: 11.0 µs → 21.0 µs per step") !=
+        std::string::npos);
   CHECK(c.markdown.find("EQUIVALENT, which gates that time") != std::string::npos);
 }
 

@@ -18,7 +18,7 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("cli::usage");
 
@@ -76,7 +76,8 @@ TEST_CASE("a mistyped command suggests the nearest one and exits 2") {
   // Nothing near: no suggestion, the commands listed.
   const CliResult far = run({"frobnicate"});
   CHECK(far.exit_code == 2);
-  CHECK(far.err == "neuron-gate: error: unknown command \"frobnicate\" (commands: compare, calibrate, inspect, rank, digest, baseline, history; "
+  CHECK(far.err == "neuron-gate: error: unknown command \"frobnicate\" (commands: compare, calibrate, inspect, rank, "
+                   "digest, baseline, history; "
                    "neuron-gate --help)\n");
   // A command spelled right, or an option first, is left to the parser.
   CHECK(run({"compare"}).exit_code == 2);
@@ -99,7 +100,8 @@ TEST_CASE("a bad --unit is a usage error before any file is read") {
     CHECK_FALSE(has(r.err, "nonexistent"));
   }
   // A good --unit with the same missing profile: now the profile is named.
-  const CliResult missing = run({"compare", "/nonexistent/neuron-gate-base", "/nonexistent/neuron-gate-head", "--unit", "run"});
+  const CliResult missing =
+      run({"compare", "/nonexistent/neuron-gate-base", "/nonexistent/neuron-gate-head", "--unit", "run"});
   CHECK(missing.exit_code == 2);
   CHECK(has(missing.err, "nonexistent"));
 }

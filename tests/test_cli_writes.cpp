@@ -66,7 +66,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("two options on one file are refused before any work, however the path is spelled") {
   const fs::path dir = scratch("one-file");
@@ -89,13 +89,12 @@ TEST_CASE("two options on one file are refused before any work, however the path
     CHECK_FALSE(fs::exists(dir / "r.json"));
   }
   // A link to an existing file, and a relative spelling from the working folder.
-  {
-    std::ofstream(dir / "old.md") << "old";
-  }
+  { std::ofstream(dir / "old.md") << "old"; }
   fs::create_symlink(dir / "old.md", dir / "abs-link.md");
   const fs::path cwd = fs::current_path();
   fs::current_path(dir);
-  const CliResult linked = run({"compare", missing_profile, missing_profile, "--markdown", "./old.md", "--html", "abs-link.md"});
+  const CliResult linked =
+      run({"compare", missing_profile, missing_profile, "--markdown", "./old.md", "--html", "abs-link.md"});
   const CliResult relative = run({"compare", missing_profile, missing_profile, "--junit", "x.xml", "--json",
                                   (dir / "sub" / ".." / "x.xml").string()});
   fs::current_path(cwd);
@@ -110,7 +109,8 @@ TEST_CASE("two options on one file are refused before any work, however the path
 TEST_CASE("a report file on a full disk (/dev/full) exits 2 naming the path and the reason") {
   for (const char* option : {"--json", "--markdown", "--html", "--junit", "--annotations"}) {
     CAPTURE(option);
-    const CliResult result = run({"compare", example("A"), example("Areg"), "--no-git", "--quiet", option, "/dev/full"});
+    const CliResult result =
+        run({"compare", example("A"), example("Areg"), "--no-git", "--quiet", option, "/dev/full"});
     CHECK(result.exit_code == 2);
     CHECK(result.err == "neuron-gate: error: /dev/full: cannot write: No space left on device\n");
   }
@@ -145,7 +145,8 @@ TEST_CASE("--annotations writes the workflow commands of the comparison") {
   REQUIRE_FALSE(lines.empty());
   CHECK(lines[0].rfind("::error title=neuron-gate%3A latency regressed::latency (end-to-end): +", 0) == 0);
   for (const std::string& line : lines) {
-    const bool command = line.rfind("::error ", 0) == 0 || line.rfind("::warning ", 0) == 0 || line.rfind("::notice ", 0) == 0;
+    const bool command =
+        line.rfind("::error ", 0) == 0 || line.rfind("::warning ", 0) == 0 || line.rfind("::notice ", 0) == 0;
     CHECK_MESSAGE(command, line);
   }
   const CliResult pass = run({"compare", example("A"), example("A2"), "--no-git", "--quiet", "--annotations", path});
@@ -169,8 +170,8 @@ TEST_CASE("--annotations on an input error holds one ::error with the message, n
   fs::create_directories(profile);
   fs::copy_file(example("A2") + "/e2e.json", profile / "e2e.json");
   const std::string before = read_text((profile / "e2e.json").string());
-  const CliResult over_input = run({"compare", example("A2"), profile.string(), "--no-git", "--annotations",
-                                    (profile / "e2e.json").string()});
+  const CliResult over_input =
+      run({"compare", example("A2"), profile.string(), "--no-git", "--annotations", (profile / "e2e.json").string()});
   CHECK(over_input.exit_code == 2);
   CHECK(over_input.err.find("refusing to write a report over an input file") != std::string::npos);
   CHECK(read_text((profile / "e2e.json").string()) == before);

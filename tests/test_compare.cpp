@@ -1,10 +1,10 @@
 // Tests for src/compare/: rules loading, conditions, verdicts on constructed samples.
 #include "compare/conditions.hpp"
+#include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/judgement.hpp"
-#include "util/error.hpp"
 #include "profile/op_keys.hpp"
+#include "util/error.hpp"
 
 #include <doctest/doctest.h>
 
@@ -40,8 +40,10 @@ TEST_CASE("rules errors name the key and suggest the closest one") {
                     "r.json: unknown key \"alpah\", did you mean \"alpha\"?");
   CHECK_THROWS_WITH(ng::parse_rules(R"({"metrics": {"device": {"treshold": 0.1}}})", "r.json"),
                     "r.json: unknown key \"metrics.device.treshold\", did you mean \"threshold\"?");
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": "0.05"})", "r.json"), "r.json: \"alpha\" must be a number, not \"0.05\"");
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": 2})", "r.json"), "r.json: \"alpha\" must be between 1e-12 and 0.5, not 2");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": "0.05"})", "r.json"),
+                    "r.json: \"alpha\" must be a number, not \"0.05\"");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"alpha": 2})", "r.json"),
+                    "r.json: \"alpha\" must be between 1e-12 and 0.5, not 2");
   CHECK_THROWS_WITH(ng::parse_rules(R"({"correction": "bh"})", "r.json"),
                     doctest::Contains("\"correction\" must be \"holm\" or \"bonferroni\""));
   CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "x", "reason": "y", "expires": "soon"}]})", "r.json"),
@@ -53,9 +55,11 @@ TEST_CASE("the rules key unit is step or run and defaults to step") {
   CHECK(ng::default_rules().unit == ng::SampleUnit::step);
   CHECK(ng::parse_rules(R"({"unit": "run"})", "r.json").unit == ng::SampleUnit::run);
   CHECK(ng::parse_rules(R"({"unit": "step"})", "r.json").unit == ng::SampleUnit::step);
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"unit": "runs"})", "r.json"), "r.json: \"unit\" must be \"step\" or \"run\", not \"runs\"");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"unit": "runs"})", "r.json"),
+                    "r.json: \"unit\" must be \"step\" or \"run\", not \"runs\"");
   CHECK_THROWS_WITH(ng::parse_rules(R"({"unit": 1})", "r.json"), "r.json: \"unit\" must be a string, not 1");
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"unti": "run"})", "r.json"), "r.json: unknown key \"unti\", did you mean \"unit\"?");
+  CHECK_THROWS_WITH(ng::parse_rules(R"({"unti": "run"})", "r.json"),
+                    "r.json: unknown key \"unti\", did you mean \"unit\"?");
   CHECK(std::string(ng::sample_unit_key(ng::SampleUnit::run)) == "run");
   CHECK_FALSE(ng::parse_sample_unit("Run"));
 }
@@ -67,7 +71,8 @@ TEST_CASE("the applied rules as JSON parse back to the same rules, and an overri
     "ops": [{"pattern": "aten::copy_*", "threshold": 0.2}], "allow_mismatch": ["traces"],
     "waivers": [{"pattern": "aten::mm", "reason": "known, \"quoted\"", "expires": "2026-12-31"}],
     "max_waiver_days": 30
-  })", "r.json");
+  })",
+                                      "r.json");
   const std::string text = ng::applied_rules_json(rules);
   ng::RuleSet back = ng::parse_rules(text, "applied");
   back.source = rules.source;
@@ -75,7 +80,7 @@ TEST_CASE("the applied rules as JSON parse back to the same rules, and an overri
   CHECK(back == rules);
   CHECK(ng::applied_rules_json(back) == text);
   CHECK(ng::applied_rules_json(ng::default_rules()) != ng::default_rules().text);  // canonical, not the file
-  rules.unit = ng::SampleUnit::step;  // as --unit step does
+  rules.unit = ng::SampleUnit::step;                                               // as --unit step does
   CHECK(ng::applied_rules_json(rules) != text);
   CHECK(ng::applied_rules_json(rules).find("\"unit\": \"step\"") != std::string::npos);
 }
@@ -85,7 +90,8 @@ TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
     // comments are allowed
     "ops": [{"pattern": "aten::copy_*", "threshold": 0.2}],
     "waivers": [{"pattern": "aten::mm", "reason": "known, tracked in #12", "expires": "2026-12-31"}]
-  })", "r.json");
+  })",
+                                            "r.json");
   CHECK(rules.threshold_for(ng::MetricClass::self_cpu, "aten::copy_") == 0.2);
   CHECK(rules.threshold_for(ng::MetricClass::self_cpu, "aten::mm") == 0.05);
   CHECK(rules.threshold_for(ng::MetricClass::end_to_end, "aten::copy_") == 0.05);
@@ -95,16 +101,19 @@ TEST_CASE("per-op thresholds and waivers apply by glob pattern") {
 
 TEST_CASE("catch-all patterns are refused in waivers and ignore, naming the rules file") {
   // The bypass of issue 15: a pull request waiving everything until 2999.
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "*", "reason": "x", "expires": "2999-12-31"}]})", "pr/rules.json"),
-                    "pr/rules.json: \"waivers[0].pattern\" is \"*\", which matches every metric: catch-all patterns are "
-                    "refused in waivers and ignore (name the ops)");
+  CHECK_THROWS_WITH(
+      ng::parse_rules(R"({"waivers": [{"pattern": "*", "reason": "x", "expires": "2999-12-31"}]})", "pr/rules.json"),
+      "pr/rules.json: \"waivers[0].pattern\" is \"*\", which matches every metric: catch-all patterns are "
+      "refused in waivers and ignore (name the ops)");
   for (const char* pattern : {"*", "**", "?*", "*?*", "***?"}) {
     CAPTURE(pattern);
     CHECK(ng::is_catch_all_pattern(pattern));
     const std::string ignore = std::string(R"({"ignore": ["ProfilerStep*", ")") + pattern + "\"]}";
     CHECK_THROWS_WITH(ng::parse_rules(ignore, "r.json"), doctest::Contains("r.json: \"ignore[1]\" is \""));
-    const std::string waiver = std::string(R"({"waivers": [{"pattern": "aten::mm", "reason": "ok", "expires": "2026-01-01"},
-                                                           {"pattern": ")") + pattern + R"(", "reason": "r", "expires": "2026-01-01"}]})";
+    const std::string waiver =
+        std::string(R"({"waivers": [{"pattern": "aten::mm", "reason": "ok", "expires": "2026-01-01"},
+                                                           {"pattern": ")") +
+        pattern + R"(", "reason": "r", "expires": "2026-01-01"}]})";
     CHECK_THROWS_WITH(ng::parse_rules(waiver, "r.json"), doctest::Contains("r.json: \"waivers[1].pattern\""));
   }
   for (const char* pattern : {"aten::*", "*mm*", "ProfilerStep*", "?", "??", "", "latency"}) {
@@ -115,28 +124,34 @@ TEST_CASE("catch-all patterns are refused in waivers and ignore, naming the rule
 }
 
 TEST_CASE("a waiver needs a reason and a real date") {
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": " ", "expires": "2026-01-01"}]})", "r.json"),
-                    "r.json: \"waivers[0].reason\" is empty: a waiver must say why the regression is accepted");
+  CHECK_THROWS_WITH(
+      ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": " ", "expires": "2026-01-01"}]})", "r.json"),
+      "r.json: \"waivers[0].reason\" is empty: a waiver must say why the regression is accepted");
   CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "expires": "2026-01-01"}]})", "r.json"),
                     "r.json: \"waivers[]\" entries need \"pattern\", \"reason\" and \"expires\"");
-  CHECK_THROWS_WITH(ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-02-30"}]})", "r.json"),
-                    "r.json: \"waivers[].expires\" must be a date YYYY-MM-DD, not \"2026-02-30\"");
+  CHECK_THROWS_WITH(
+      ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-02-30"}]})", "r.json"),
+      "r.json: \"waivers[].expires\" must be a date YYYY-MM-DD, not \"2026-02-30\"");
 }
 
 TEST_CASE("a waiver may expire at most max_waiver_days (default 90) after today") {
   const ng::RuleSet rules = ng::parse_rules(R"({"waivers": [
       {"pattern": "aten::mm", "reason": "tracked in #12", "expires": "2026-03-31"},
-      {"pattern": "aten::add", "reason": "tracked in #13", "expires": "2999-12-31"}]})", "ci/rules.json");
+      {"pattern": "aten::add", "reason": "tracked in #13", "expires": "2999-12-31"}]})",
+                                            "ci/rules.json");
   CHECK(rules.max_waiver_days == 90);
   // 2026-01-01 + 89 days = 2026-03-31 for the first; the second is 356,000+ days away.
   CHECK_THROWS_WITH(ng::check_waiver_expiry(rules, "2026-01-01"),
                     "ci/rules.json: \"waivers[1]\" (pattern \"aten::add\") expires 2999-12-31, 355745 days after today "
                     "(2026-01-01); the rules allow at most 90 days (max_waiver_days)");
-  const ng::RuleSet one = ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-04-01"}]})", "r.json");
+  const ng::RuleSet one =
+      ng::parse_rules(R"({"waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-04-01"}]})", "r.json");
   CHECK_NOTHROW(ng::check_waiver_expiry(one, "2026-01-01"));  // exactly 90 days
   CHECK_THROWS_WITH(ng::check_waiver_expiry(one, "2025-12-31"), doctest::Contains("91 days after today (2025-12-31)"));
   CHECK_NOTHROW(ng::check_waiver_expiry(one, "2027-01-01"));  // expired: no error, it just no longer applies
-  const ng::RuleSet longer = ng::parse_rules(R"({"max_waiver_days": 365, "waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-12-31"}]})", "r.json");
+  const ng::RuleSet longer = ng::parse_rules(
+      R"({"max_waiver_days": 365, "waivers": [{"pattern": "aten::mm", "reason": "r", "expires": "2026-12-31"}]})",
+      "r.json");
   CHECK_NOTHROW(ng::check_waiver_expiry(longer, "2026-01-01"));
   CHECK_THROWS_WITH(ng::parse_rules(R"({"max_waiver_days": 5000})", "r.json"),
                     "r.json: \"max_waiver_days\" must be between 1 and 3650, not 5000");
@@ -160,7 +175,8 @@ TEST_CASE("a differing condition makes the sides not comparable unless accepted"
   const ng::ConditionsDiff accepted = ng::diff_conditions(base, head, {"schedule"});
   CHECK(accepted.comparable());
   CHECK(accepted.rows[0].accepted);
-  CHECK_THROWS_WITH(ng::diff_conditions(base, head, {"shedule"}), "unknown condition \"shedule\", did you mean \"schedule\"?");
+  CHECK_THROWS_WITH(ng::diff_conditions(base, head, {"shedule"}),
+                    "unknown condition \"shedule\", did you mean \"schedule\"?");
 }
 
 TEST_CASE("a differing operating point blocks, a differing workload name is shown and does not") {
@@ -220,8 +236,8 @@ std::vector<double> lognormal(std::mt19937_64& rng, std::size_t n, double median
 
 ng::MetricComparison judge_op(const std::vector<double>& base, const std::vector<double>& head) {
   const ng::RuleSet rules = ng::default_rules();
-  const ng::Judgement judged =
-      ng::judge(ng::compare_metrics(side_with(base), side_with(head), rules), ng::ConditionsDiff{}, rules, ng::DecideOptions{});
+  const ng::Judgement judged = ng::judge(ng::compare_metrics(side_with(base), side_with(head), rules),
+                                         ng::ConditionsDiff{}, rules, ng::DecideOptions{});
   for (const auto& m : judged.metrics) {
     if (m.metric_class == ng::MetricClass::self_cpu && m.name == "op") {
       return m;
@@ -231,7 +247,7 @@ ng::MetricComparison judge_op(const std::vector<double>& base, const std::vector
   return {};
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a 20% slower op with 2% noise and 20 steps a side is REGRESSED") {
   std::mt19937_64 rng(7);

@@ -3,10 +3,10 @@
 #include "compare/calibration.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
+#include "profile/op_keys.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "util/error.hpp"
-#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -19,7 +19,8 @@ namespace {
 
 // A side of `runs` folders "side/run-NN/", each with `steps` traces of one step. Op "op" takes
 // 100 µs x exp(run effect + step noise), both normal on the log scale with the given sigmas.
-ng::SideSamples noisy_side(std::size_t runs, std::size_t steps, double run_sigma, double step_sigma, std::uint64_t seed) {
+ng::SideSamples noisy_side(std::size_t runs, std::size_t steps, double run_sigma, double step_sigma,
+                           std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   ng::SideSamples side;
@@ -56,7 +57,7 @@ const ng::NoiseFloor& floor_of(const ng::Calibration& c, ng::MetricClass metric_
   return none;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::calibration");
 
@@ -77,7 +78,8 @@ TEST_CASE("runs are the folders of the traces and unit run gives one sample per 
       // Run 0: the median of its three steps.
       std::vector<double> run0;
       for (std::size_t t = 0; t < 3; ++t) {
-        run0.push_back(static_cast<double>(ng::find_op(side.traces[t], side.traces[t].steps[0], "op")->self_cpu_ns) / 1000.0);
+        run0.push_back(static_cast<double>(ng::find_op(side.traces[t], side.traces[t].steps[0], "op")->self_cpu_ns) /
+                       1000.0);
       }
       CHECK(m.base_samples[0] == doctest::Approx(*ng::median(run0)));
       CHECK(m.base_calls == 1.0);

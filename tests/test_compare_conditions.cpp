@@ -12,7 +12,8 @@ namespace ng = neuron_gate;
 namespace {
 
 const ng::ConditionRow* find_row(const ng::ConditionsDiff& diff, const std::string& name) {
-  const auto it = std::find_if(diff.rows.begin(), diff.rows.end(), [&](const ng::ConditionRow& row) { return row.name == name; });
+  const auto it =
+      std::find_if(diff.rows.begin(), diff.rows.end(), [&](const ng::ConditionRow& row) { return row.name == name; });
   return it == diff.rows.end() ? nullptr : &*it;
 }
 
@@ -22,14 +23,14 @@ ng::Fingerprint shapes(std::map<std::string, std::set<std::string>> lists) {
   return fp;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::conditions");
 
 TEST_CASE("inputs: replaced lists differ, a new call site and a removed one do not") {
   const ng::Fingerprint base = shapes({{"aten::add", {"[[4, 1], [], []]"}}, {"aten::pow", {"[[4, 512], []]"}}});
-  const ng::Fingerprint added = shapes({{"aten::add", {"[[4, 1], [], []]", "[[4, 512], [512], []]"}},
-                                        {"aten::pow", {"[[4, 512], []]"}}});
+  const ng::Fingerprint added =
+      shapes({{"aten::add", {"[[4, 1], [], []]", "[[4, 512], [512], []]"}}, {"aten::pow", {"[[4, 512], []]"}}});
   const ng::Fingerprint replaced = shapes({{"aten::add", {"[[8, 1], [], []]"}}, {"aten::pow", {"[[8, 512], []]"}}});
 
   const ng::ConditionsDiff new_site = ng::diff_conditions(base, added, {});

@@ -52,7 +52,7 @@ const ng::HistorySeries* series_named(const ng::History& history, const std::str
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::history");
 

@@ -45,7 +45,7 @@ ng::Judgement judge_all(const std::vector<ng::MetricMeasurement>& measurements, 
   return ng::judge(measurements, ng::ConditionsDiff{}, ng::default_rules(), options);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::judgement");
 
@@ -53,8 +53,8 @@ TEST_CASE("family alpha is alpha over the family size, and every use of it agree
   CHECK(ng::family_alpha(0.05, 0) == 0.05);
   CHECK(ng::family_alpha(0.05, 1) == 0.05);
   CHECK(ng::family_alpha(0.05, 4) == doctest::Approx(0.0125));
-  const ng::Judgement j = judge_all({e2e("a", 10, 1.0, 0.99, 1.01, 0.5), e2e("b", 10, 1.0, 0.99, 1.01, 0.5),
-                                     e2e("c", 3, 1.3, 0.9, 1.6, 0.05)});
+  const ng::Judgement j = judge_all(
+      {e2e("a", 10, 1.0, 0.99, 1.01, 0.5), e2e("b", 10, 1.0, 0.99, 1.01, 0.5), e2e("c", 3, 1.3, 0.9, 1.6, 0.05)});
   for (const ng::MetricComparison& m : j.metrics) {
     CHECK(m.family == ng::Family::end_to_end);
     CHECK(m.family_size == 3);

@@ -54,11 +54,12 @@ std::vector<ng::MetricMeasurement> profile() {
           metric(C::device, "small_dev", 2.0, 1.5, 1e-6)};
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::material");
 
-TEST_CASE("ops below 1% of base's step time (self CPU) or device time (device) on both sides leave the family and never gate") {
+TEST_CASE("ops below 1% of base's step time (self CPU) or device time (device) on both sides leave the family and "
+          "never gate") {
   const ng::Judgement j = ng::judge(profile(), ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
   const auto& big = find(j, "big", C::self_cpu);
   const auto& tiny = find(j, "tiny", C::self_cpu);

@@ -40,7 +40,9 @@ ng::SideSamples side_of(const std::string& label, const std::map<std::string, Op
       step.name = "ProfilerStep#1";
       step.duration_ns = 10000;
       for (const auto& [name, spec] : ops) {
-        const auto ns = [&](double us) { return static_cast<ng::Nanoseconds>(std::llround(us * 1000.0 * std::exp(noise(rng)))); };
+        const auto ns = [&](double us) {
+          return static_cast<ng::Nanoseconds>(std::llround(us * 1000.0 * std::exp(noise(rng))));
+        };
         step_ops[name] = ng::OpValues{ns(spec.cpu_us), spec.device_us > 0 ? ns(spec.device_us) : 0, spec.calls};
         step.duration_ns += step_ops[name].self_cpu_ns + step_ops[name].device_ns;
       }
@@ -52,7 +54,8 @@ ng::SideSamples side_of(const std::string& label, const std::map<std::string, Op
   return side;
 }
 
-const ng::MetricComparison& metric(const ng::Judgement& j, ng::MetricClass c, ng::MetricScope scope, const std::string& name) {
+const ng::MetricComparison& metric(const ng::Judgement& j, ng::MetricClass c, ng::MetricScope scope,
+                                   const std::string& name) {
   for (const ng::MetricComparison& m : j.metrics) {
     if (m.metric_class == c && m.scope == scope && m.name == name) {
       return m;
@@ -67,7 +70,7 @@ ng::Judgement judge(const ng::SideSamples& base, const ng::SideSamples& head) {
   return ng::judge(ng::compare_metrics(base, head, rules), ng::ConditionsDiff{}, rules, ng::DecideOptions{});
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::replacements");
 
@@ -157,7 +160,8 @@ TEST_CASE("the same ops and calls on both sides: a class total and no replacemen
   }
   CHECK(totals == 1);
   CHECK(groups == 0);
-  CHECK(metric(j, ng::MetricClass::self_cpu, ng::MetricScope::class_total, "all ops").verdict == ng::Verdict::equivalent);
+  CHECK(metric(j, ng::MetricClass::self_cpu, ng::MetricScope::class_total, "all ops").verdict ==
+        ng::Verdict::equivalent);
 }
 
 TEST_SUITE_END();

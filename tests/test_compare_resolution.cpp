@@ -70,7 +70,7 @@ const ng::MetricComparison& op_of(const ng::Judgement& j) {
   return j.metrics.front();
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::resolution");
 
@@ -101,9 +101,9 @@ TEST_CASE("a collapsed interval (aten::rsqrt 1 µs -> 0 µs in the examples) is 
     base[static_cast<std::size_t>(i)] = 0;
     head[static_cast<std::size_t>(i)] = 1;
   }
-  const ng::Judgement j = ng::judge(ng::compare_metrics(fixed_side("base", base), fixed_side("head", head),
-                                                        ng::default_rules()),
-                                    ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
+  const ng::Judgement j =
+      ng::judge(ng::compare_metrics(fixed_side("base", base), fixed_side("head", head), ng::default_rules()),
+                ng::ConditionsDiff{}, ng::default_rules(), ng::DecideOptions{});
   const ng::MetricComparison& m = op_of(j);
   REQUIRE(m.shift_low);
   CHECK(*m.shift_low == -1.0);  // [0, 0] widened by one quantum each side

@@ -43,7 +43,7 @@ ng::Judgement judge_sides(const std::pair<ng::SideSamples, ng::SideSamples>& sid
                    ng::default_rules(), options);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::runs");
 
@@ -56,17 +56,21 @@ TEST_CASE("e2e.json runs: one sample list per process, flattened in order") {
   CHECK(metrics[0].runs == 3);
   CHECK(metrics[0].run_sizes == std::vector<std::size_t>{2, 1, 3});
   const auto plain = ng::parse_e2e_json(
-      R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "latency", "unit": "ms", "samples": [1, 2]}]})", "e2e.json");
+      R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "latency", "unit": "ms", "samples": [1, 2]}]})",
+      "e2e.json");
   CHECK(plain[0].runs == 1);
   CHECK_THROWS_WITH_AS(ng::parse_e2e_json(R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "l", "unit": "ms",
-                           "samples": [1], "runs": [[1]]}]})", "x/e2e.json"),
+                           "samples": [1], "runs": [[1]]}]})",
+                                          "x/e2e.json"),
                        doctest::Contains("x/e2e.json"), ng::InputError);
   CHECK_THROWS_WITH_AS(ng::parse_e2e_json(R"({"schema": "neuron-gate.e2e/1", "metrics": [{"name": "l", "unit": "ms",
-                           "runs": [[1], []]}]})", "x/e2e.json"),
+                           "runs": [[1], []]}]})",
+                                          "x/e2e.json"),
                        doctest::Contains("non-empty"), ng::InputError);
 }
 
-TEST_CASE("one process a side: a significant change within (1 + t)(1 + allowance) passes, not established - beyond it NO DECISION") {
+TEST_CASE("one process a side: a significant change within (1 + t)(1 + allowance) passes, not established - beyond it "
+          "NO DECISION") {
   // +8%: significant, beyond the 5% threshold, within the 10% allowance: not established across runs, and
   // within (1.05)(1.10) = +15.5%, so a pass (docs/decision-rule.md, 1-2 processes a side).
   const ng::Judgement j = judge_sides(latency_sides(1, 200, 1.08));
@@ -209,7 +213,8 @@ TEST_CASE("a ratio's confidence bounds are never negative, also when a zero samp
 
 // Two sides of 8 runs each whose run medians drift between runs (base 8-15 ms), head run i `factor[i]`
 // times base run i, one sample per run; both manifests name `session` (empty: none).
-std::pair<ng::SideSamples, ng::SideSamples> paired_sides(const std::string& base_session, const std::string& head_session) {
+std::pair<ng::SideSamples, ng::SideSamples> paired_sides(const std::string& base_session,
+                                                         const std::string& head_session) {
   const std::vector<double> base_runs{10, 13, 9, 14, 8, 12, 11, 15};
   const std::vector<double> factor{1.19, 1.69, 1.25, 1.31, 1.45, 1.22, 1.38, 1.27};
   auto sides = latency_sides(8, 1, 1.0);

@@ -20,7 +20,9 @@ namespace {
 ng::SideSamples side_of(const std::string& label, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0.0, 0.02);
-  const auto ns = [&](double us) { return static_cast<ng::Nanoseconds>(std::llround(us * 1000.0 * std::exp(noise(rng)))); };
+  const auto ns = [&](double us) {
+    return static_cast<ng::Nanoseconds>(std::llround(us * 1000.0 * std::exp(noise(rng))));
+  };
   ng::SideSamples side;
   side.label = label;
   side.inventory.spec = label;
@@ -78,11 +80,12 @@ void for_rank(ng::SideSamples& side, unsigned rank, F f) {
   }
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare::screened");
 
-TEST_CASE("a screened kernel of one op on rank 1 marks that op's device time, the device total of rank 1, nothing else") {
+TEST_CASE(
+    "a screened kernel of one op on rank 1 marks that op's device time, the device total of rank 1, nothing else") {
   const ng::SideSamples base = side_of("base", 1);
   ng::SideSamples head = side_of("head", 2);
   for_rank(head, 1, [](ng::TraceSamples& t) { t.screened_ops["aten::mm"].device_events = 1; });
@@ -115,13 +118,15 @@ TEST_CASE("a screened kernel of one op on rank 1 marks that op's device time, th
   SUBCASE("below max_excluded_share the marked metrics are judged on what remains") {
     ng::SideSamples small = head;
     small.screened.excluded_device_ns = 20 * 300;  // 0.05%
-    const ng::Judgement k = ng::judge(ng::compare_metrics(base, small, rules), ng::ConditionsDiff{}, rules, ng::DecideOptions{});
+    const ng::Judgement k =
+        ng::judge(ng::compare_metrics(base, small, rules), ng::ConditionsDiff{}, rules, ng::DecideOptions{});
     CHECK(find(k, MetricClass::device, "aten::mm [rank 1]").verdict == ng::Verdict::equivalent);
     CHECK(k.decision.outcome == ng::Outcome::pass);
   }
 }
 
-TEST_CASE("screened CPU events mark self CPU metrics — cut steps mark step time — lost device time marks every device metric of its rank") {
+TEST_CASE("screened CPU events mark self CPU metrics — cut steps mark step time — lost device time marks every device "
+          "metric of its rank") {
   const ng::SideSamples head = side_of("head", 2);
   ng::SideSamples base = side_of("base", 1);
   for_rank(base, 0, [](ng::TraceSamples& t) {

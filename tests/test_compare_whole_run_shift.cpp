@@ -35,7 +35,7 @@ std::vector<ng::MetricComparison> ops(const std::vector<double>& ratios, double 
   return metrics;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("compare whole-run shift");
 

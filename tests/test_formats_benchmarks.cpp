@@ -65,7 +65,7 @@ std::optional<ng::InputError> input_error_of(Call call) {
   return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::benchmark_formats");
 
@@ -203,9 +203,10 @@ TEST_CASE("benchmark files: malformed JSON names the file and the byte offset in
   CHECK(error->path() == "bad.json");
   REQUIRE(error->byte_offset());
   CHECK(*error->byte_offset() == text.find(",,") + 1);
-  CHECK(std::string(error->what()).rfind("bad.json:byte " + std::to_string(text.find(",,") + 1) +
-                                             ": not valid JSON: syntax error while parsing value",
-                                         0) == 0);
+  CHECK(std::string(error->what())
+            .rfind("bad.json:byte " + std::to_string(text.find(",,") + 1) +
+                       ": not valid JSON: syntax error while parsing value",
+                   0) == 0);
   CHECK_THROWS_WITH_AS(ng::parse_hyperfine_json("{\"results\": [1e999]}", "big.json"),
                        "big.json:byte 13: not valid JSON: number overflow parsing '1e999'", ng::InputError);
   CHECK_THROWS_WITH_AS(ng::parse_hyperfine_json("{\"results\": [", "cut.json"),
@@ -250,10 +251,10 @@ TEST_CASE("summary-json with bare NaN tokens: NaN has no value, the other times 
   // vector is NaN and gpsimd -NaN: no value, never 0.
   CHECK(summary.engine_active_time_s ==
         std::map<std::string, double>{{"scalar", 0.003127}, {"sync", 0.000412}, {"tensor", 0.009812}});
-  CHECK(summary.assumptions == std::vector<std::string>{
-                                   "a top-level object holding the metric keys",
-                                   "times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)",
-                                   "5 bare NaN/Infinity token(s) in the file were read as no value"});
+  CHECK(summary.assumptions ==
+        std::vector<std::string>{"a top-level object holding the metric keys",
+                                 "times are in seconds; *_percent keys are not read (0-1 or 0-100 is unverified)",
+                                 "5 bare NaN/Infinity token(s) in the file were read as no value"});
 }
 
 TEST_CASE("legacy neuron-profile JSON: the keys of summary[0]") {
@@ -263,11 +264,9 @@ TEST_CASE("legacy neuron-profile JSON: the keys of summary[0]") {
   const ng::NeuronSummary& summary = summaries[0];
   CHECK(summary.total_time_s == 0.021);
   CHECK(summary.total_active_time_s == 0.0187);
-  CHECK(summary.engine_active_time_s == std::map<std::string, double>{{"gpsimd", 0.0006},
-                                                                      {"scalar", 0.0027},
-                                                                      {"sync", 0.0009},
-                                                                      {"tensor", 0.0113},
-                                                                      {"vector", 0.0042}});
+  CHECK(summary.engine_active_time_s ==
+        std::map<std::string, double>{
+            {"gpsimd", 0.0006}, {"scalar", 0.0027}, {"sync", 0.0009}, {"tensor", 0.0113}, {"vector", 0.0042}});
   CHECK(summary.version == "unknown");
   REQUIRE_FALSE(summary.assumptions.empty());
   CHECK(summary.assumptions[0] ==
@@ -284,12 +283,10 @@ TEST_CASE("summary-json as an array of per-NTFF objects: one summary each, the v
   CHECK(summaries[1].engine_active_time_s.at("gpsimd") == 0.000741);
 
   const auto metrics = ng::neuron_summary_metrics(summaries);
-  CHECK(names_of(metrics) == std::vector<std::string>{"device total_time", "device total_active_time",
-                                                      "device gpsimd_engine_active_time",
-                                                      "device scalar_engine_active_time",
-                                                      "device sync_engine_active_time",
-                                                      "device tensor_engine_active_time",
-                                                      "device vector_engine_active_time"});
+  CHECK(names_of(metrics) ==
+        std::vector<std::string>{"device total_time", "device total_active_time", "device gpsimd_engine_active_time",
+                                 "device scalar_engine_active_time", "device sync_engine_active_time",
+                                 "device tensor_engine_active_time", "device vector_engine_active_time"});
   const auto& total = metrics[0];
   CHECK(total.unit == "s");
   CHECK(total.better == ng::Better::lower);
@@ -299,10 +296,9 @@ TEST_CASE("summary-json as an array of per-NTFF objects: one summary each, the v
 
 TEST_CASE("summary metrics leave out a measure without a value") {
   const auto metrics = ng::neuron_summary_metrics(ng::read_neuron_summary_json(k_data + "neuron-summary-nan.json"));
-  CHECK(names_of(metrics) == std::vector<std::string>{"device total_time", "device total_active_time",
-                                                      "device scalar_engine_active_time",
-                                                      "device sync_engine_active_time",
-                                                      "device tensor_engine_active_time"});
+  CHECK(names_of(metrics) ==
+        std::vector<std::string>{"device total_time", "device total_active_time", "device scalar_engine_active_time",
+                                 "device sync_engine_active_time", "device tensor_engine_active_time"});
   CHECK(metrics[0].samples == std::vector<double>{0.017342});
   CHECK(ng::neuron_summary_metrics({}).empty());
 }
@@ -344,10 +340,9 @@ TEST_CASE("summary-text: key value lines in seconds, nan has no value") {
   const ng::NeuronSummary& summary = summaries[0];
   CHECK(summary.total_time_s == 0.017);
   CHECK(summary.total_active_time_s == 0.015876);
-  CHECK(summary.engine_active_time_s == std::map<std::string, double>{{"gpsimd", 0.000733},
-                                                                      {"scalar", 0.003127},
-                                                                      {"sync", 0.000412},
-                                                                      {"tensor", 0.009812}});
+  CHECK(summary.engine_active_time_s ==
+        std::map<std::string, double>{
+            {"gpsimd", 0.000733}, {"scalar", 0.003127}, {"sync", 0.000412}, {"tensor", 0.009812}});
   CHECK(summary.version == "unknown");
   CHECK(summary.assumptions[0] == "summary-text: one `key value` per line");
 

@@ -23,7 +23,8 @@ const std::string k_data = std::string(NEURON_GATE_TEST_DATA) + "/key_averages/"
 const fs::path k_rmsnorm = fs::path(NEURON_GATE_SOURCE_DIR) / "examples" / "rmsnorm-4x512";
 // One run of the bundled example A as it was first generated (3 cycles), kept for the parser tests
 // that assert its cells: the bundled examples are regenerated when their design changes.
-const fs::path k_rmsnorm_legacy = fs::path(NEURON_GATE_SOURCE_DIR) / "tests" / "data" / "key_averages" / "rmsnorm-A-run-01";
+const fs::path k_rmsnorm_legacy =
+    fs::path(NEURON_GATE_SOURCE_DIR) / "tests" / "data" / "key_averages" / "rmsnorm-A-run-01";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -87,7 +88,7 @@ std::string expected_error(const std::string& path, std::size_t byte, const std:
   return path + ":byte " + std::to_string(byte) + ": " + problem;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::key_averages_table");
 
@@ -115,9 +116,8 @@ TEST_CASE("every bundled rmsnorm table parses and its self CPU sums to the foote
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(k_rmsnorm)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() > 4 &&
-        (name.find(".key_averages.txt") != std::string::npos ||
-         name.find(".key_averages_by_shape.txt") != std::string::npos)) {
+    if (name.size() > 4 && (name.find(".key_averages.txt") != std::string::npos ||
+                            name.find(".key_averages_by_shape.txt") != std::string::npos)) {
       files.push_back(entry.path());
     }
   }
@@ -179,8 +179,8 @@ TEST_CASE("an rmsnorm table gives its printed values, the negative aten::div_ in
 }
 
 TEST_CASE("a by-shape table keeps the Input Shapes text and one row per name and shapes") {
-  const ng::KeyAveragesTable table = ng::parse_key_averages_table(
-      k_rmsnorm_legacy / "vm_12615.1796061703467.key_averages_by_shape.txt");
+  const ng::KeyAveragesTable table =
+      ng::parse_key_averages_table(k_rmsnorm_legacy / "vm_12615.1796061703467.key_averages_by_shape.txt");
   CHECK(table.columns.back() == "Input Shapes");
   CHECK(table.rows.size() == 20);
   CHECK(table.self_cpu_time_total_ns == 334'000);
@@ -197,11 +197,12 @@ TEST_CASE("a by-shape table keeps the Input Shapes text and one row per name and
     }
   }
   CHECK(mul_shapes == std::vector<std::string>{"[[4, 512], [512]]", "[[4, 512], [4, 1]]"});
-  CHECK(table.warnings.size() == 1); // aten::div_ only: repeated names with other shapes are not suspicious
+  CHECK(table.warnings.size() == 1);  // aten::div_ only: repeated names with other shapes are not suspicious
 }
 
 TEST_CASE("the large transformer table: seconds, big counts and names cut at 52 characters") {
-  const ng::KeyAveragesTable table = ng::parse_key_averages_table(fs::path(k_data + "large-transformer.key_averages.txt"));
+  const ng::KeyAveragesTable table =
+      ng::parse_key_averages_table(fs::path(k_data + "large-transformer.key_averages.txt"));
   CHECK(table.rows.size() == 95);
   CHECK(table.self_cpu_time_total_ns == 38'073'000'000);
   check_self_cpu_sums_to_footer(table, "large transformer");
@@ -294,11 +295,11 @@ TEST_CASE("the six tables of PyTorch's profiler recipe (T1) parse") {
   SUBCASE("memory columns in b, Kb and Mb (1024-based)") {
     const ng::KeyAveragesTable& table = tables[4];
     const ng::KeyAveragesRow& empty = row_named(table, "aten::empty");
-    CHECK(empty.cpu_memory_bytes == 99'394'519); // 94.79 * 1024^2 = 99394519.04
+    CHECK(empty.cpu_memory_bytes == 99'394'519);  // 94.79 * 1024^2 = 99394519.04
     CHECK(empty.self_cpu_memory_bytes == 99'394'519);
     CHECK(empty.calls == 121);
-    CHECK(row_named(table, "aten::max_pool2d_with_indices").cpu_memory_bytes == 12'037'652); // 11.48 Mb
-    CHECK(row_named(table, "aten::addmm").cpu_memory_bytes == 19'999);                       // 19.53 Kb
+    CHECK(row_named(table, "aten::max_pool2d_with_indices").cpu_memory_bytes == 12'037'652);  // 11.48 Mb
+    CHECK(row_named(table, "aten::addmm").cpu_memory_bytes == 19'999);                        // 19.53 Kb
     const ng::KeyAveragesRow& ne = row_named(table, "aten::ne");
     CHECK(ne.cpu_memory_bytes == 122);
     CHECK(ne.self_cpu_memory_bytes == 53);
@@ -310,14 +311,13 @@ TEST_CASE("the six tables of PyTorch's profiler recipe (T1) parse") {
     const ng::KeyAveragesTable& table = tables[5];
     REQUIRE(table.rows.size() == 2);
     CHECK(table.rows[0].name == "aten::thnn_conv2d_forward");
-    CHECK(table.rows[0].source_location ==
-          ".../torch/nn/modules/conv.py(439): _conv_forward\n"
-          ".../torch/nn/modules/conv.py(443): forward\n"
-          ".../torch/nn/modules/module.py(1051): _call_impl\n"
-          ".../site-packages/torchvision/models/resnet.py(63): forward\n"
-          ".../torch/nn/modules/module.py(1051): _call_impl");
+    CHECK(table.rows[0].source_location == ".../torch/nn/modules/conv.py(439): _conv_forward\n"
+                                           ".../torch/nn/modules/conv.py(443): forward\n"
+                                           ".../torch/nn/modules/module.py(1051): _call_impl\n"
+                                           ".../site-packages/torchvision/models/resnet.py(63): forward\n"
+                                           ".../torch/nn/modules/module.py(1051): _call_impl");
     CHECK(table.rows[1].source_location->find("resnet.py(59): forward") != std::string::npos);
-    CHECK(table.device_backend == "CUDA"); // from the footer only
+    CHECK(table.device_backend == "CUDA");  // from the footer only
     CHECK(table.self_device_time_total_ns == 11'659'000);
     CHECK(table.warnings.empty());
   }
@@ -395,7 +395,8 @@ TEST_CASE("two names cut to the same 52 characters stay two rows and are reporte
   check_self_cpu_sums_to_footer(table, "truncated names");
   REQUIRE(table.warnings.size() == 1);
   CHECK(table.warnings[0] ==
-        ng::KeyAveragesWarning{5, "truncated name \"" + label + "\" also labels the row on line 4; the rows are kept apart"});
+        ng::KeyAveragesWarning{5, "truncated name \"" + label +
+                                      "\" also labels the row on line 4; the rows are kept apart"});
 }
 
 TEST_CASE("cells wider than their column (time_unit=\"us\") shift the rest of the row") {
@@ -434,21 +435,20 @@ TEST_CASE("NaN percentages (zero total) are legal") {
 }
 
 TEST_CASE("a PyTorch 1.6 table: left-aligned cells, old headers, no self device time") {
-  const std::string text =
-      "--------------------  ---------------  ---------------  ---------------  ---------------  "
-      "---------------  ---------------  ---------------  ---------------  ---------------  \n"
-      "Name                  Self CPU total %  Self CPU total   CPU total %      CPU total        "
-      "CPU time avg     CUDA total %     CUDA total       CUDA time avg    Number of Calls  \n"
-      "--------------------  ---------------  ---------------  ---------------  ---------------  "
-      "---------------  ---------------  ---------------  ---------------  ---------------  \n"
-      "aten::matmul          0.20%            1.250ms          98.40%           610.500ms        "
-      "6.105ms          50.10%           702.000ms        7.020ms          100              \n"
-      "aten::mm              97.90%           607.800ms        98.20%           609.250ms        "
-      "6.093ms          49.90%           699.500ms        6.995ms          100              \n"
-      "--------------------  ---------------  ---------------  ---------------  ---------------  "
-      "---------------  ---------------  ---------------  ---------------  ---------------  \n"
-      "Self CPU time total: 620.400ms\n"
-      "CUDA time total: 1.402s\n";
+  const std::string text = "--------------------  ---------------  ---------------  ---------------  ---------------  "
+                           "---------------  ---------------  ---------------  ---------------  ---------------  \n"
+                           "Name                  Self CPU total %  Self CPU total   CPU total %      CPU total        "
+                           "CPU time avg     CUDA total %     CUDA total       CUDA time avg    Number of Calls  \n"
+                           "--------------------  ---------------  ---------------  ---------------  ---------------  "
+                           "---------------  ---------------  ---------------  ---------------  ---------------  \n"
+                           "aten::matmul          0.20%            1.250ms          98.40%           610.500ms        "
+                           "6.105ms          50.10%           702.000ms        7.020ms          100              \n"
+                           "aten::mm              97.90%           607.800ms        98.20%           609.250ms        "
+                           "6.093ms          49.90%           699.500ms        6.995ms          100              \n"
+                           "--------------------  ---------------  ---------------  ---------------  ---------------  "
+                           "---------------  ---------------  ---------------  ---------------  ---------------  \n"
+                           "Self CPU time total: 620.400ms\n"
+                           "CUDA time total: 1.402s\n";
   const ng::KeyAveragesTable table = ng::parse_key_averages_table(text, "old.txt");
   CHECK(table.device_backend == "CUDA");
   REQUIRE(table.rows.size() == 2);
@@ -463,18 +463,17 @@ TEST_CASE("a PyTorch 1.6 table: left-aligned cells, old headers, no self device 
 }
 
 TEST_CASE("top_level_events_only and a caption above the table are recognised") {
-  const std::string text =
-      "some log line\n"
-      "=========================================\n"
-      "my header\n"
-      "=========================================\n"
-      "This report only display top-level ops statistics\n"
-      "-------------  ------------  ------------  \n"
-      "         Name      Self CPU    # of Calls  \n"
-      "-------------  ------------  ------------  \n"
-      "      forward       1.000ms             1  \n"
-      "-------------  ------------  ------------  \n"
-      "Self CPU time total: 1.000ms\n";
+  const std::string text = "some log line\n"
+                           "=========================================\n"
+                           "my header\n"
+                           "=========================================\n"
+                           "This report only display top-level ops statistics\n"
+                           "-------------  ------------  ------------  \n"
+                           "         Name      Self CPU    # of Calls  \n"
+                           "-------------  ------------  ------------  \n"
+                           "      forward       1.000ms             1  \n"
+                           "-------------  ------------  ------------  \n"
+                           "Self CPU time total: 1.000ms\n";
   const ng::KeyAveragesTable table = ng::parse_key_averages_table(text, "top.txt");
   CHECK(table.caption == "my header");
   CHECK(table.top_level_events_only);
@@ -520,14 +519,18 @@ TEST_CASE("malformed tables are input errors naming the path, byte and line") {
                              "         Name      Self CPU    # of Calls  \n";
   const std::string dash = "-------------  ------------  ------------  \n";
   SUBCASE("no dash line above the header") {
-    const std::string text = "         Name      Self CPU    # of Calls  \n" + dash + "      forward       1.000ms             1  \n" + dash;
-    CHECK_THROWS_WITH(ng::parse_key_averages_table(text, "t.txt"),
-                      "t.txt:byte 0: line 1: header line is not preceded by a dash line: \"Name      Self CPU    # of Calls\"");
+    const std::string text =
+        "         Name      Self CPU    # of Calls  \n" + dash + "      forward       1.000ms             1  \n" + dash;
+    CHECK_THROWS_WITH(
+        ng::parse_key_averages_table(text, "t.txt"),
+        "t.txt:byte 0: line 1: header line is not preceded by a dash line: \"Name      Self CPU    # of Calls\"");
   }
   SUBCASE("no closing dash line before the footer") {
-    const std::string text = header + dash + "      forward       1.000ms             1  \nSelf CPU time total: 1.000ms\n";
-    CHECK_THROWS_WITH(ng::parse_key_averages_table(text, "t.txt"),
-                      "t.txt:byte 176: line 5: footer comes before the closing dash line of the table opened on line 1");
+    const std::string text =
+        header + dash + "      forward       1.000ms             1  \nSelf CPU time total: 1.000ms\n";
+    CHECK_THROWS_WITH(
+        ng::parse_key_averages_table(text, "t.txt"),
+        "t.txt:byte 176: line 5: footer comes before the closing dash line of the table opened on line 1");
   }
   SUBCASE("text ends inside the table") {
     const std::string text = header + dash + "      forward       1.000ms             1  \n";
@@ -550,7 +553,8 @@ TEST_CASE("malformed tables are input errors naming the path, byte and line") {
   }
   SUBCASE("a header with fewer names than the dash line has columns") {
     const std::string text = "-------------  ------------  ------------  \n"
-                             "         Name                # of Calls  \n" + dash;
+                             "         Name                # of Calls  \n" +
+                             dash;
     CHECK_THROWS_WITH(ng::parse_key_averages_table(text, "t.txt"),
                       "t.txt:byte 44: line 2: header names 2 columns but the dash line above has 3: "
                       "\"Name                # of Calls\"");

@@ -53,7 +53,7 @@ const ng::WalkEntry* entry_named(const ng::WalkResult& walk, const std::string& 
   return it == walk.entries.end() ? nullptr : &*it;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("walk");
 
@@ -62,7 +62,7 @@ TEST_CASE("symlink loops end the walk cleanly: no filesystem error, each file on
   write(root / "a" / "trace.json", "{}");
   fs::create_directory_symlink(".", root / "self");         // a loop to the root
   fs::create_directory_symlink("../a", root / "a" / "up");  // a loop inside a
-  fs::create_symlink("knot", root / "knot");               // a link to itself (ELOOP)
+  fs::create_symlink("knot", root / "knot");                // a link to itself (ELOOP)
   const ng::WalkResult walk = ng::walk_profile(root.string());
   CHECK(relative_paths(walk, ng::WalkEntryKind::file) == std::vector<std::string>{"a/trace.json"});
   CHECK(relative_paths(walk, ng::WalkEntryKind::skipped) == std::vector<std::string>{"a/up", "knot", "self"});
@@ -82,7 +82,8 @@ TEST_CASE("a link inside the profile is followed — a file reached twice is lis
   write(root / "plain" / "t.json", "{}");
   fs::create_directory_symlink("plain", root / "alias");  // the only way to it besides the real folder
   const ng::WalkResult walk = ng::walk_profile(root.string());
-  CHECK(relative_paths(walk, ng::WalkEntryKind::file) == std::vector<std::string>{"plain/t.json", "runs/run-1/trace.json"});
+  CHECK(relative_paths(walk, ng::WalkEntryKind::file) ==
+        std::vector<std::string>{"plain/t.json", "runs/run-1/trace.json"});
   CHECK(entry_named(walk, "latest")->kind == ng::WalkEntryKind::skipped);
   for (const ng::WalkEntry& entry : walk.entries) {
     CHECK(entry.outside_link.empty());

@@ -3,11 +3,11 @@
 // the device time of all steps plus outside == the sum over every device event of the raw trace; the
 // attributed share per step of H03 (MTIA), H02 (AMD), K1/K2 (ResNet50), K5 and A1 equals what
 // tests/tools/device_share.py computes independently from the raw JSON (tests/data/device_share_expected.json).
-#include "input/byte_source.hpp"
 #include "formats/kineto_trace.hpp"
+#include "input/byte_source.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
-#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -53,7 +53,7 @@ Nanoseconds device(const StepSample& step) {
   return sum;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::device_share");
 

@@ -53,7 +53,7 @@ const ng::EndToEndMetric* metric_named(const ng::SideSamples& side, const std::s
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::discover");
 
@@ -85,10 +85,11 @@ TEST_CASE("unknown JSON and text are ignored with a reason that names what was s
   const ng::DiscoveredFile json = ng::classify_file_head("config.json", "{\"model\": {\"layers\": 4}, \"lr\": 0.1}");
   CHECK(json.kind == ng::FileKind::ignored);
   CHECK(json.ignored_reason == "JSON that neuron-gate does not read: top-level keys \"model\", \"lr\" (not a trace, "
-                              "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
-  CHECK(ng::classify_file_head("many.json", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7}").ignored_reason ==
-        "JSON that neuron-gate does not read: top-level keys \"a\", \"b\", \"c\", \"d\", \"e\", \"f\", … (not a trace, "
-        "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
+                               "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
+  CHECK(
+      ng::classify_file_head("many.json", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7}").ignored_reason ==
+      "JSON that neuron-gate does not read: top-level keys \"a\", \"b\", \"c\", \"d\", \"e\", \"f\", … (not a trace, "
+      "e2e.json, manifest, benchmark-tool or Neuron summary JSON)");
   CHECK(ng::classify_file_head("empty-object.json", "{}").ignored_reason ==
         "JSON that neuron-gate does not read: no top-level keys (not a trace, e2e.json, manifest, benchmark-tool or "
         "Neuron summary JSON)");
@@ -140,8 +141,7 @@ TEST_CASE("read_side: Google Benchmark and hyperfine files give one metric per b
 
 TEST_CASE("read_side: one name with another unit in a second file is an error naming both files") {
   const fs::path dir = fresh_dir("conflict");
-  put(dir / "a-hyperfine.json",
-      "{\"results\": [{\"command\": \"latency\", \"times\": [0.012, 0.013]}]}");
+  put(dir / "a-hyperfine.json", "{\"results\": [{\"command\": \"latency\", \"times\": [0.012, 0.013]}]}");
   put(dir / "b-e2e.json", "{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [{\"name\": \"latency\", \"unit\": "
                           "\"ms\", \"better\": \"lower\", \"samples\": [12.0]}]}");
   const ng::ProfileInventory inventory = ng::discover_profile(dir.string());
@@ -190,8 +190,7 @@ TEST_CASE("read_side: Neuron summaries give device metrics in ms, versions and N
   REQUIRE(vector != nullptr);
   CHECK(vector->samples.size() == 2);  // NaN in exec-1.json and exec-3.txt: skipped, never 0 or NaN
   CHECK(vector->samples[0] == doctest::Approx(4.551));
-  CHECK(side.file_details.at("exec-2.json") ==
-        "explorer_version 2.21.0, profile_schema_version 1.2.0; 2 executions");
+  CHECK(side.file_details.at("exec-2.json") == "explorer_version 2.21.0, profile_schema_version 1.2.0; 2 executions");
   CHECK(side.file_details.at("exec-1.json") == "unknown; 1 execution");
   REQUIRE(side.read_warnings.size() == 3);
   CHECK(side.read_warnings[0] == "exec-1.json: no value (NaN, Infinity or null) for `gpsimd_engine_active_time`, "

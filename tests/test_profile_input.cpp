@@ -2,12 +2,12 @@
 // reader shares one wording with file and byte offset, gzip by magic bytes, BOM, type errors by key path,
 // regular files only, no allocation sized by a gzip trailer. Fixtures: tests/data/bad/ (README there).
 #include "formats/benchmark_formats.hpp"
-#include "input/byte_source.hpp"
 #include "formats/discover.hpp"
 #include "formats/e2e_json.hpp"
-#include "input/json_input.hpp"
 #include "formats/manifest.hpp"
 #include "formats/neuron_summary.hpp"
+#include "input/byte_source.hpp"
+#include "input/json_input.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
 
@@ -52,7 +52,7 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("input kit");
 
@@ -91,13 +91,13 @@ TEST_CASE("every JSON reader gives one wording: PATH:byte N: not valid JSON: rea
       {"kit", [&] { ng::parse_json_input(text, "f.json"); }},
   };
   for (const auto& entry : readers) {
-    const auto& name = entry.first; // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
+    const auto& name = entry.first;  // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
     const auto& reader = entry.second;
     CAPTURE(name);
     const auto error = input_error_of(reader);
     REQUIRE(error);
-    CHECK(std::string(error->what()).rfind("f.json:byte " + std::to_string(comma) + ": not valid JSON: syntax error", 0) ==
-          0);
+    CHECK(std::string(error->what())
+              .rfind("f.json:byte " + std::to_string(comma) + ": not valid JSON: syntax error", 0) == 0);
     CHECK(std::string(error->what()).find("json.exception") == std::string::npos);
   }
   const std::string path = k_bad + "manifest-bom-syntax.json";
@@ -116,10 +116,12 @@ TEST_CASE("JSON inputs: a key repeated in one object and nesting past 200 are in
   const std::string dup = "{\"a\": {\"b\": 1}, \"b\": [\"[{\"], \"\\u0061\": 2}";
   const auto dup_error = input_error_of([&] { ng::parse_json_input(dup, "f.json"); });
   REQUIRE(dup_error);
-  CHECK(std::string(dup_error->what()) == "f.json:byte " + std::to_string(dup.rfind("\"\\u0061")) +
-                                              ": not valid JSON for neuron-gate: duplicate key \"a\" in one object (which "
-                                              "of its values counts would be a guess)");
-  CHECK_FALSE(input_error_of([&] { ng::parse_json_input("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}", "f.json"); }));
+  CHECK(std::string(dup_error->what()) ==
+        "f.json:byte " + std::to_string(dup.rfind("\"\\u0061")) +
+            ": not valid JSON for neuron-gate: duplicate key \"a\" in one object (which "
+            "of its values counts would be a guess)");
+  CHECK_FALSE(
+      input_error_of([&] { ng::parse_json_input("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}", "f.json"); }));
   // nlohmann's lexer ends the input at a NUL byte and ignores the rest: a NUL is a syntax error at its byte.
   const std::string after_nul = std::string("{\"a\": 1}") + '\0' + "{\"\\x\": 1, \"\\x\": 2}";
   const auto nul_error = input_error_of([&] { ng::parse_json_input(after_nul, "f.json"); });
@@ -132,8 +134,9 @@ TEST_CASE("JSON inputs: a key repeated in one object and nesting past 200 are in
   comments.comments = true;
   const auto deep_error = input_error_of([&] { ng::parse_json_input(deeper, "rules.json", comments); });
   REQUIRE(deep_error);
-  CHECK(std::string(deep_error->what()) == "rules.json:byte " + std::to_string(deeper.find(": [") + 2 + 199) +
-                                               ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
+  CHECK(std::string(deep_error->what()) ==
+        "rules.json:byte " + std::to_string(deeper.find(": [") + 2 + 199) +
+            ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
 }
 
 TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offset") {
@@ -142,7 +145,8 @@ TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offse
   REQUIRE(error);
   REQUIRE(error->byte_offset());
   CHECK(error->problem().find("ill-formed UTF-8") != std::string::npos);
-  CHECK(*error->byte_offset() == std::string("{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [{\"name\": \"x").size());
+  CHECK(*error->byte_offset() ==
+        std::string("{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [{\"name\": \"x").size());
 }
 
 TEST_CASE("inputs must be regular files: a FIFO, a device and a folder are refused before any read") {
@@ -175,7 +179,8 @@ TEST_CASE("a gzip ISIZE trailer that lies sizes nothing and is a corrupt-gzip in
   CHECK(error->problem().rfind("corrupt gzip data", 0) == 0);
 }
 
-TEST_CASE("discovery sniffs files on the worker threads: one inventory and the first error in walk order for any thread count") {
+TEST_CASE("discovery sniffs files on the worker threads: one inventory and the first error in walk order for any "
+          "thread count") {
   const fs::path dir = fresh_dir("sniff-threads");
   const auto write = [&dir](const std::string& name, const std::string& bytes) {
     std::ofstream(dir / name, std::ios::binary) << bytes;

@@ -2,17 +2,17 @@
 // turn into input errors naming the file and the limit; long names are cut and counted; malformed events
 // are counted per kind with an example and refused past 1% of an op's events. Fixtures: tests/data/bad/
 // and inputs made here.
-#include "input/byte_source.hpp"
 #include "formats/discover.hpp"
-#include "store/gzip_writer.hpp"
-#include "input/json_input.hpp"
 #include "formats/kineto_trace.hpp"
+#include "input/byte_source.hpp"
+#include "input/json_input.hpp"
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
+#include "store/gzip_writer.hpp"
 
+#include "profile/op_keys.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
-#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -21,8 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +42,7 @@ fs::path scratch_file(const std::string& name) {
 
 // Sets an environment limit for one scope.
 class LimitScope {
-public:
+ public:
   LimitScope(const char* name, const std::string& value) : m_name(name) {
     ::setenv(name, value.c_str(), 1);
     ng::reload_input_limits();
@@ -54,7 +54,7 @@ public:
   LimitScope(const LimitScope&) = delete;
   LimitScope& operator=(const LimitScope&) = delete;
 
-private:
+ private:
   const char* m_name;
 };
 
@@ -68,8 +68,8 @@ std::optional<ng::InputError> input_error_of(const std::function<void()>& action
 }
 
 std::string event(const std::string& name, int ts) {
-  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
-         std::to_string(ts) + R"(, "dur": 5})";
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) +
+         R"(, "dur": 5})";
 }
 
 ng::TraceSamples read_trace_text(const std::string& text) {
@@ -77,7 +77,7 @@ ng::TraceSamples read_trace_text(const std::string& text) {
   return ng::read_trace_samples(source);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("limits");
 
@@ -210,7 +210,8 @@ TEST_CASE("white space, brackets or a number longer than the string limit are re
   const std::string head = "{\"traceEvents\": [";
   const std::string filler = "more than 65536 bytes of white space and punctuation ([]{},:) with no string, number "
                              "or literal between (the limit of NEURON_GATE_MAX_STRING_BYTES)";
-  const std::string number = "a JSON number or literal longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)";
+  const std::string number =
+      "a JSON number or literal longer than the limit of 65536 bytes (NEURON_GATE_MAX_STRING_BYTES)";
   struct Case {
     std::string text;
     std::string problem;
@@ -265,18 +266,20 @@ TEST_CASE("runs below the string limit are read alike by both parsers, and a par
   const auto key = input_error_of([&] { read_trace_text(key_head + std::string(60000, 'k')); });
   REQUIRE(key);
   CHECK(key->problem() == "truncated trace: the JSON ends early (syntax error while parsing object key - invalid "
-                          "string: missing closing quote; last read: '…" + std::string(40, 'k') +
-                              "'; expected string literal)");
+                          "string: missing closing quote; last read: '…" +
+                              std::string(40, 'k') + "'; expected string literal)");
   CHECK(key->byte_offset() == key_head.size() + 60000);
 }
 
 TEST_CASE("a whole-document JSON input is held to the same runs, and nlohmann's quote of a long token is cut") {
   const LimitScope limit("NEURON_GATE_MAX_STRING_BYTES", "65536");
-  const auto error = input_error_of([] { ng::parse_json_input("{\"samples\": " + std::string(70000, '\n') + "[1]}", "e2e.json"); });
+  const auto error =
+      input_error_of([] { ng::parse_json_input("{\"samples\": " + std::string(70000, '\n') + "[1]}", "e2e.json"); });
   REQUIRE(error);
   CHECK(error->path() == "e2e.json");
-  CHECK(error->problem() == "not valid JSON for neuron-gate: more than 65536 bytes of white space and punctuation "
-                            "([]{},:) with no string, number or literal between (the limit of NEURON_GATE_MAX_STRING_BYTES)");
+  CHECK(error->problem() ==
+        "not valid JSON for neuron-gate: more than 65536 bytes of white space and punctuation "
+        "([]{},:) with no string, number or literal between (the limit of NEURON_GATE_MAX_STRING_BYTES)");
   CHECK(error->byte_offset() == 10 + 65536);
   const auto overflow = input_error_of([] { ng::parse_json_input("[1" + std::string(500, '0') + "e400]", "b.json"); });
   REQUIRE(overflow);

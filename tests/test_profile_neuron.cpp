@@ -26,7 +26,7 @@ namespace {
 
 // A fresh folder under the system temp folder, removed again at the end of the test.
 class ScratchFolder {
-public:
+ public:
   explicit ScratchFolder(const std::string& name)
       : m_root(fs::temp_directory_path() / ("neuron-gate-test-neuron-" + name + "-" + std::to_string(::getpid()))) {
     fs::remove_all(m_root);
@@ -49,15 +49,17 @@ public:
   std::string root() const { return m_root.string(); }
   NeuronArtifacts scan() const { return find_neuron_artifacts(list_artifact_files(root())); }
 
-private:
+ private:
   fs::path m_root;
 };
 
 const std::string k_capture = "i-0abc_pid_4242/20261130_120000_000";
 
-RankFolder rank_4242() { return RankFolder{"i-0abc_pid_4242", "i-0abc", 4242}; }
+RankFolder rank_4242() {
+  return RankFolder{"i-0abc_pid_4242", "i-0abc", 4242};
+}
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::neuron_artifacts");
 
@@ -180,8 +182,8 @@ TEST_CASE("two rank folders are found and kept apart") {
   dir.file("prof/i-0abc_pid_4243/20261130_120000_004/profile_nc_1_session_0.ntff");
 
   const std::vector<ArtifactFile> files = list_artifact_files(dir.root());
-  CHECK(find_rank_folders(files) == std::vector<RankFolder>{{"prof/i-0abc_pid_4242", "i-0abc", 4242},
-                                                            {"prof/i-0abc_pid_4243", "i-0abc", 4243}});
+  CHECK(find_rank_folders(files) ==
+        std::vector<RankFolder>{{"prof/i-0abc_pid_4242", "i-0abc", 4242}, {"prof/i-0abc_pid_4243", "i-0abc", 4243}});
   const NeuronArtifacts artifacts = find_neuron_artifacts(files);
   REQUIRE(artifacts.captures.size() == 2);
   CHECK(artifacts.captures[0].rank->pid == 4242);
@@ -303,7 +305,7 @@ std::string edited(const std::string& from, const std::string& to) {
   return text.replace(at, from.size(), to);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a manifest becomes a flat map of canonical field values") {
   const RunManifest manifest = parse_manifest(k_manifest, "base/neuron-gate.json");
@@ -331,26 +333,26 @@ TEST_CASE("a manifest becomes a flat map of canonical field values") {
 }
 
 TEST_CASE("a manifest's pairing session is kept apart from the conditions - a bad one names the file") {
-  const RunManifest paired = parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
-                                                   "\"schema\": \"neuron-gate.manifest/1\", \"pairing\": {\"session\": \"ci-4242-1\"},"),
-                                            "base/neuron-gate.json");
+  const RunManifest paired =
+      parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
+                            "\"schema\": \"neuron-gate.manifest/1\", \"pairing\": {\"session\": \"ci-4242-1\"},"),
+                     "base/neuron-gate.json");
   CHECK(paired.pairing_session == "ci-4242-1");
   CHECK(paired.fields == parse_manifest(k_manifest, "base/neuron-gate.json").fields);  // not a condition
   for (const char* bad : {R"({"session": "a b"})", R"({"session": ""})", R"({"id": "x"})", R"("x")"}) {
     CAPTURE(bad);
-    CHECK_THROWS_WITH_AS(parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
-                                               std::string("\"schema\": \"neuron-gate.manifest/1\", \"pairing\": ") +
-                                                   bad + ","),
-                                        "h/neuron-gate.json"),
-                         doctest::Contains("h/neuron-gate.json"), InputError);
+    CHECK_THROWS_WITH_AS(
+        parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",
+                              std::string("\"schema\": \"neuron-gate.manifest/1\", \"pairing\": ") + bad + ","),
+                       "h/neuron-gate.json"),
+        doctest::Contains("h/neuron-gate.json"), InputError);
   }
 }
 
 TEST_CASE("two manifests differing only in compilation_path give one difference") {
   const RunManifest base = parse_manifest(k_manifest, "base/neuron-gate.json");
   const RunManifest head = parse_manifest(edited("\"eager\"", "\"torch.compile\""), "head/neuron-gate.json");
-  CHECK(diff_manifests(base, head) ==
-        std::vector<ManifestDifference>{{"compilation_path", "eager", "torch.compile"}});
+  CHECK(diff_manifests(base, head) == std::vector<ManifestDifference>{{"compilation_path", "eager", "torch.compile"}});
   CHECK(diff_manifests(base, base).empty());
 }
 
@@ -498,9 +500,9 @@ TEST_CASE("the capture helper's keys: activities compare as a set, bad values na
   CHECK_THROWS_WITH_AS(parse_manifest(with("\"value\": \"fast\"", "\"value\": [1]"), "m.json"),
                        "m.json: \"inputs[mode].value\" must be a number, string, true, false or null, not [1]",
                        InputError);
-  CHECK_THROWS_WITH_AS(parse_manifest(with("\"operating_point\": \"x=4x512:bfloat16\"", "\"operating_point\": 4"),
-                                      "m.json"),
-                       "m.json: \"operating_point\" must be a string, not 4", InputError);
+  CHECK_THROWS_WITH_AS(
+      parse_manifest(with("\"operating_point\": \"x=4x512:bfloat16\"", "\"operating_point\": 4"), "m.json"),
+      "m.json: \"operating_point\" must be a string, not 4", InputError);
 }
 
 TEST_CASE("a missing or other schema is an error") {
@@ -533,8 +535,8 @@ TEST_CASE("read_manifest reads a file and names a missing one") {
   const std::string path = dir.root() + "/neuron-gate.json";
   std::ofstream(path, std::ios::binary) << k_manifest;
   CHECK(read_manifest(path) == parse_manifest(k_manifest, path));
-  CHECK_THROWS_WITH_AS(read_manifest(dir.root() + "/absent.json"), (dir.root() + "/absent.json: cannot open: No such file or directory").c_str(),
-                       InputError);
+  CHECK_THROWS_WITH_AS(read_manifest(dir.root() + "/absent.json"),
+                       (dir.root() + "/absent.json: cannot open: No such file or directory").c_str(), InputError);
 }
 
 TEST_SUITE_END();
@@ -558,7 +560,7 @@ std::string readme_manifest_example() {
   return readme.substr(start + fence.size(), end + 1 - start - fence.size());
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the README's run manifest example parses to the documented canonical fields") {
   const std::string example = readme_manifest_example();
@@ -618,7 +620,7 @@ TraceSamples trace_at(const std::string& path, const std::string& distributed_ra
   return trace;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a rank is read from distributedInfo.rank, then the file name, then the rank folder order") {
   CHECK(rank_from_metadata(trace_at("t.json", "3")) == 3u);
@@ -631,11 +633,10 @@ TEST_CASE("a rank is read from distributedInfo.rank, then the file name, then th
   CHECK_FALSE(rank_from_file_name("trace_rank_.json").has_value());
 
   // pid 999 sorts before pid 1000 as a number (not as text); metadata and file names win over folders.
-  std::vector<TraceSamples> traces{trace_at("p/i-1_pid_1000/20261130_120000_000/trace.json"),
-                                   trace_at("p/i-1_pid_999/20261130_120000_000/trace.json"),
-                                   trace_at("p/i-1_pid_5/trace.json", "7"),
-                                   trace_at("p/i-1_pid_6/neuron_framework_trace_rank_4.json"),
-                                   trace_at("p/plain.pt.trace.json")};
+  std::vector<TraceSamples> traces{
+      trace_at("p/i-1_pid_1000/20261130_120000_000/trace.json"),
+      trace_at("p/i-1_pid_999/20261130_120000_000/trace.json"), trace_at("p/i-1_pid_5/trace.json", "7"),
+      trace_at("p/i-1_pid_6/neuron_framework_trace_rank_4.json"), trace_at("p/plain.pt.trace.json")};
   assign_ranks(traces);
   CHECK(traces[0].rank == 1u);
   CHECK(traces[0].rank_source == "rank folder");

@@ -1,8 +1,8 @@
 // key_averages tables as samples: device time counted once when a table lists a kernel both in its
 // launching op's Self <DEV> and as a row of its own (issue 13 item 4).
 #include "formats/key_averages_table.hpp"
-#include "profile/table_samples.hpp"
 #include "profile/op_keys.hpp"
+#include "profile/table_samples.hpp"
 
 #include <doctest/doctest.h>
 
@@ -42,7 +42,7 @@ std::vector<ng::KeyAveragesTable> recipe_tables() {
   return ng::parse_key_averages_tables(text, "T1");
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile table samples");
 

@@ -1,11 +1,11 @@
 // Tests for input/byte_source and formats/kineto_trace at the reader level: what is a trace, what
 // is an input error (with its byte offset), gzip, and the files of tests/data/bad-inputs.
-#include "input/byte_source.hpp"
 #include "formats/kineto_trace.hpp"
+#include "input/byte_source.hpp"
+#include "keyed_step.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
-#include "profile/op_keys.hpp"
-#include "keyed_step.hpp"
 
 #include <doctest/doctest.h>
 #include <zlib.h>
@@ -81,7 +81,7 @@ const std::string k_small_trace =
     R"({"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 7, "tid": 7, "ts": 110.500, "dur": 4.250, "args": {"External id": 3}})"
     R"(]})";
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::kineto_trace");
 
@@ -304,8 +304,7 @@ TEST_CASE("corrupt gzip data is an input error") {
     CHECK(read_error("crc.json.gz", gz).problem() == "corrupt gzip data: incorrect data check");
   }
   SUBCASE("garbage after the gzip stream") {
-    CHECK(read_error("tail.json.gz", gz + "garbage").problem() ==
-          "unexpected data after the end of the gzip stream");
+    CHECK(read_error("tail.json.gz", gz + "garbage").problem() == "unexpected data after the end of the gzip stream");
   }
 }
 

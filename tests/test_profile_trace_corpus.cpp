@@ -1,10 +1,10 @@
 // Tests for profile/trace_samples on real traces: the 210 bundled RMSNorm traces against the
 // key_averages tables PyTorch printed beside them, and corpus traces (CUDA 2021, old Kineto, AMD,
 // CPU-only, Ascend) against numbers computed independently by tests/tools/trace_expected.py.
+#include "keyed_step.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/units.hpp"
-#include "profile/op_keys.hpp"
-#include "keyed_step.hpp"
 
 #include <doctest/doctest.h>
 
@@ -149,7 +149,7 @@ OpValues values(Nanoseconds self_cpu_ns, std::int64_t calls, Nanoseconds device_
   return v;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::trace_samples corpus");
 
@@ -186,7 +186,7 @@ TEST_CASE("every bundled rmsnorm trace sums to the Self CPU and # of Calls of it
 
     CHECK(actual.size() == expected.size());
     for (const auto& entry : expected) {
-      const auto& name = entry.first; // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
+      const auto& name = entry.first;  // a variable, not a binding: clang 14 cannot capture bindings (CAPTURE)
       const auto& row = entry.second;
       CAPTURE(name);
       const auto found = actual.find(name);
@@ -248,16 +248,14 @@ TEST_CASE("K1 ResNet50 on a V100 (2021 categories): per-op device time through c
 }
 
 TEST_CASE("K1 by shape: Input Dims and Input type in the key") {
-  const TraceSamples samples =
-      read_trace_samples(k_corpus + "K1/worker0.1623143089861.pt.trace.json.gz", {true});
+  const TraceSamples samples = read_trace_samples(k_corpus + "K1/worker0.1623143089861.pt.trace.json.gz", {true});
   CHECK(op(keyed(samples, samples.steps[0]),
            "aten::cudnn_convolution [[32, 1024, 14, 14], [256, 1024, 1, 1], [], [], [], [], [], [], []] "
            "['float', 'float', 'GenericList', 'GenericList', 'GenericList', 'Int', 'Bool', 'Bool', 'Bool']") ==
         values(390000, 5, 1800000));
   CHECK(op(keyed(samples, samples.steps[0]), "aten::addmm [[1000], [32, 2048], [2048, 1000], [], []] "
-                             "['float', 'float', 'float', 'Int', 'Int']") == values(105000, 1, 34000));
-  CHECK(samples.input_shapes.at("aten::addmm") ==
-        std::set<std::string>{"[[1000], [32, 2048], [2048, 1000], [], []]"});
+                                             "['float', 'float', 'float', 'Int', 'Int']") == values(105000, 1, 34000));
+  CHECK(samples.input_shapes.at("aten::addmm") == std::set<std::string>{"[[1000], [32, 2048], [2048, 1000], [], []]"});
 }
 
 TEST_CASE("K2, the same script captured again: 602.1 ms of device time") {
@@ -272,7 +270,8 @@ TEST_CASE("K5 under an older Kineto: lower-case Input dims, device events withou
   REQUIRE(samples.steps.size() == 6);
   CHECK(samples.metadata.count("deviceProperties.count") == 0);
   CHECK(op(keyed(samples, samples.steps[0]), "aten::cudnn_convolution") == values(5976000, 106, 22602000));
-  CHECK(op(keyed(samples, samples.steps[0]), "aten::cudnn_convolution_backward_weight") == values(3949000, 53, 24967000));
+  CHECK(op(keyed(samples, samples.steps[0]), "aten::cudnn_convolution_backward_weight") ==
+        values(3949000, 53, 24967000));
   // 835 device events have no runtime event and "external id": 0 - counted, never dropped
   CHECK(samples.steps[0].unattributed_device_ns == 37704000);
   CHECK(samples.steps[1].unattributed_device_ns == 2529000);

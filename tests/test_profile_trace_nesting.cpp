@@ -2,9 +2,9 @@
 // constructed traces: PyTorch's nesting rule, steps as process-wide windows, device time to the
 // launching op, op keys (by name, by shape), metadata and data problems.
 #include "input/byte_source.hpp"
-#include "profile/trace_samples.hpp"
-#include "profile/op_keys.hpp"
 #include "keyed_step.hpp"
+#include "profile/op_keys.hpp"
+#include "profile/trace_samples.hpp"
 
 #include <doctest/doctest.h>
 
@@ -51,21 +51,22 @@ OpValues op(const KeyedStep& step, const std::string& key) {
   return found->second;
 }
 
-Nanoseconds self_ns(const KeyedStep& step, const std::string& key) { return op(step, key).self_cpu_ns; }
+Nanoseconds self_ns(const KeyedStep& step, const std::string& key) {
+  return op(step, key).self_cpu_ns;
+}
 
 KeyedStep only_step(const TraceSamples& samples) {
   REQUIRE(samples.steps.size() == 1);
   return keyed(samples, samples.steps[0]);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::self_time");
 
 TEST_CASE("ending exactly at the parent's end is inside, ending 1 us later belongs to the grandparent") {
   const TraceSamples samples = read_text(kineto({
-      event("grandparent", "cpu_op", "0", "100"),
-      event("parent", "cpu_op", "10", "40"),
+      event("grandparent", "cpu_op", "0", "100"), event("parent", "cpu_op", "10", "40"),
       event("inside", "cpu_op", "20", "30"),  // ends at 50 = parent's end: child of parent
       event("across", "cpu_op", "40", "11"),  // ends at 51: child of grandparent
   }));
@@ -193,7 +194,7 @@ TEST_CASE("a step is a window of its whole process: the backward thread counts, 
   const TraceSamples samples = read_text(kineto({
       event("ProfilerStep#1", "user_annotation", "0", "100", "1"),
       event("ProfilerStep#2", "user_annotation", "100", "100", "1"),
-      event("aten::zeros", "cpu_op", "-5", "2", "1"),           // before the first step
+      event("aten::zeros", "cpu_op", "-5", "2", "1"),  // before the first step
       event("aten::mul", "cpu_op", "10", "5", "1"),
       event("MulBackward0", "cpu_op", "150", "20", "2"),          // autograd thread, step 2
       event("aten::mul", "cpu_op", "160", "5", "2"),              // nested in MulBackward0
@@ -273,8 +274,7 @@ TEST_CASE("ops keyed by shape: name, Input Dims and Input type as Python prints 
     const TraceSamples samples = read_text(text);
     const KeyedStep step = only_step(samples);
     CHECK(op(step, "aten::mm").calls == 2);
-    CHECK(samples.input_shapes.at("aten::mm") ==
-          std::set<std::string>{"[[16, 32], [32, 8]]", "[[8, 32], [32, 8]]"});
+    CHECK(samples.input_shapes.at("aten::mm") == std::set<std::string>{"[[16, 32], [32, 8]]", "[[8, 32], [32, 8]]"});
     CHECK(samples.input_shapes.at("aten::add") == std::set<std::string>{"[[4, 1], [], []]"});
     CHECK(samples.input_shapes.count("aten::empty") == 0);
   }
@@ -295,11 +295,11 @@ TEST_CASE("ops keyed by shape: name, Input Dims and Input type as Python prints 
 }
 
 TEST_CASE("top-level scalars, distributedInfo and the deviceProperties count become metadata") {
-  const TraceSamples samples = read_text(kineto(
-      {event("aten::add", "cpu_op", "0", "1")},
-      R"("schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU"}, {"id": 1}], "record_shapes": 1,)"
-      R"("with_stack": false, "displayTimeUnit": "ms", "INFO": ["a", "b"],)"
-      R"("distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, "pg_config": [{"pg_size": 8}]},)"));
+  const TraceSamples samples = read_text(
+      kineto({event("aten::add", "cpu_op", "0", "1")},
+             R"("schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU"}, {"id": 1}], "record_shapes": 1,)"
+             R"("with_stack": false, "displayTimeUnit": "ms", "INFO": ["a", "b"],)"
+             R"("distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, "pg_config": [{"pg_size": 8}]},)"));
   CHECK(samples.metadata == std::map<std::string, std::string>{
                                 {"schemaVersion", "1"},
                                 {"deviceProperties.count", "2"},
@@ -438,8 +438,7 @@ TEST_CASE("ids of 2^31 or more are kept apart from ids equal in their low bits")
 
 TEST_CASE("torch_npu: uncategorised tasks of the Ascend Hardware process are device time, linked by flows") {
   const std::string text =
-      "[" +
-      event("ProfilerStep#1", "cpu_op", "\"100.000\"", "500", "1", "", "11") + ",\n" +
+      "[" + event("ProfilerStep#1", "cpu_op", "\"100.000\"", "500", "1", "", "11") + ",\n" +
       event("aten::zero_", "cpu_op", "\"110.000\"", "50", "1", "", "11") + ",\n" +
       R"({"ph": "s", "bp": "e", "name": "torch_to_npu", "id": 77, "pid": 11, "tid": 1, "ts": "120.000", "cat": "async_npu"},)"
       "\n" +

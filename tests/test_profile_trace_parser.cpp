@@ -1,12 +1,12 @@
 // Tests for the trace reader's two parsers (formats/trace_rapidjson.hpp): RapidJSON's streaming SAX pass
 // reads strings across chunk boundaries whole, and every case where it hands the file to nlohmann's parser
 // (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
+#include "formats/trace_sax.hpp"
 #include "input/byte_source.hpp"
 #include "input/span_hash.hpp"
-#include "formats/trace_sax.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
 #include "util/error.hpp"
-#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 
@@ -36,7 +36,8 @@ InputError read_error(const std::string& name, std::string bytes) {
 // A one-step trace: a padding event whose args string makes `op_json` (a JSON string literal, the op's
 // name as written) start at byte `name_at`, then the op (self time 5 µs) inside ProfilerStep#1.
 std::string trace_with_name_at(std::size_t name_at, const std::string& op_json, const std::string& args = "{}") {
-  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
+  const std::string head =
+      R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
   const std::string middle =
       R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, {"ph": "X", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": )" +
       args + R"(, "name": )";
@@ -58,8 +59,9 @@ std::int64_t duplicates(const TraceSamples& samples) {
 // at byte `args_at`; `pad_args` are the args of the padding event before them.
 std::string trace_with_pair(std::size_t args_at, const std::string& first, const std::string& second,
                             const std::string& pad_args = "") {
-  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {)" +
-                           pad_args + R"("p": ")";
+  const std::string head =
+      R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {)" + pad_args +
+      R"("p": ")";
   const std::string middle =
       R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, )" + first + ", ";
   const std::size_t pad = args_at - head.size() - middle.size() - second.find("\"args\": ") - 8;
@@ -73,7 +75,7 @@ double self_us(const TraceSamples& samples, const std::string& op) {
   return static_cast<double>(found->self_cpu_ns) / 1000.0;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::trace_parser");
 
@@ -81,7 +83,9 @@ TEST_CASE("a name across the 1 MiB chunk boundary is read whole, escapes and UTF
   // "a\"b\u00e9c" plus 40 plain bytes: the boundary falls before, inside and after the escapes and the
   // 16-byte runs the string scan copies at once.
   const std::string written = R"("aten::a\"b\u00e9c)" + std::string(40, 'z') + "\"";
-  const std::string name = "aten::a\"b\xC3\xA9" "c" + std::string(40, 'z');
+  const std::string name = "aten::a\"b\xC3\xA9"
+                           "c" +
+                           std::string(40, 'z');
   const std::size_t befores[] = {0, 1, 2, 7, 8, 9, 10, 15, 16, 17, 31, 33, 49};
   for (const std::size_t before : befores) {
     CAPTURE(before);
@@ -170,7 +174,8 @@ TEST_CASE("an event repeated with the same args is a duplicate across chunk boun
 }
 
 TEST_CASE("a number across the 1 MiB chunk boundary is read whole") {
-  const std::string head = R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
+  const std::string head =
+      R"({"traceEvents": [{"ph": "X", "name": "pad", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"p": ")";
   const std::string middle =
       R"("}}, {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 50}, {"ph": "X", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 110, "dur": )";
   const std::size_t befores[] = {1, 2, 3, 4, 5, 6};
@@ -204,7 +209,8 @@ TEST_CASE("interned names keep first-seen ids whatever order they recur in") {
   trace_reader::StringTable table(strings);
   CHECK(strings.empty());  // ids are positions: the table starts empty
   // a b c, then the same order (every guess right), then orders that break the guess at each step.
-  const std::vector<std::string> names = {"a", "b", "c", "a", "b", "c", "a", "c", "b", "b", "a", "d", "c", "a", "d", "b"};
+  const std::vector<std::string> names = {"a", "b", "c", "a", "b", "c", "a", "c",
+                                          "b", "b", "a", "d", "c", "a", "d", "b"};
   std::vector<std::uint32_t> ids;
   for (const std::string& name : names) {
     ids.push_back(table.intern(name));

@@ -55,7 +55,7 @@ Report empty_report() {
   return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("annotations: an error per gating regression, a warning per non-gating one, none for structure") {
   const std::vector<std::string> lines = lines_of(render_annotations(sample_report()));
@@ -68,8 +68,9 @@ TEST_CASE("annotations: an error per gating regression, a warning per non-gating
   CHECK(lines[0] == "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +11.8%25 (95%25 CI +9.0…"
                     "+15.0%25, threshold 5%25), median 12.00 ms -> 13.41 ms (n 20 / 20); ratio 1.118x ≥ 1 + 5%25 "
                     "threshold, adjusted p 2.4e-7 ≤ alpha 0.05");
-  CHECK(lines[1].rfind("::warning title=neuron-gate%3A aten%3A%3Amm regressed (not gating)::aten::mm (device time): +10.4%",
-                       0) == 0);
+  CHECK(lines[1].rfind(
+            "::warning title=neuron-gate%3A aten%3A%3Amm regressed (not gating)::aten::mm (device time): +10.4%", 0) ==
+        0);
   // STRUCTURAL (fused_rms_norm, aten::pow, aten::mul), INCONCLUSIVE and INSUFFICIENT are left to the report.
   const std::string text = render_annotations(sample_report());
   for (const char* name : {"fused_rms_norm", "aten::pow", "aten::mul", "peak_memory", "script"}) {
@@ -122,8 +123,18 @@ TEST_CASE("annotations: waived regressions warn — --strict makes NO DECISION, 
   Report r = empty_report();
   MetricComparison waived = regressed("aten::mm", true);
   waived.waiver = "known, tracked in #12";
-  MetricComparison open = make_metric({MetricClass::end_to_end, "latency", Verdict::inconclusive, {1, 2, 3}, {2, 3, 4},
-                                       1.2, 0.9, 1.6, 0.2, 1.0, "95% CI crosses the threshold", true});
+  MetricComparison open = make_metric({MetricClass::end_to_end,
+                                       "latency",
+                                       Verdict::inconclusive,
+                                       {1, 2, 3},
+                                       {2, 3, 4},
+                                       1.2,
+                                       0.9,
+                                       1.6,
+                                       0.2,
+                                       1.0,
+                                       "95% CI crosses the threshold",
+                                       true});
   r.metrics = {waived, open};
   r.decision.exit_code = 0;
   std::vector<std::string> lines = lines_of(render_annotations(r));
@@ -136,7 +147,8 @@ TEST_CASE("annotations: waived regressions warn — --strict makes NO DECISION, 
   r.decision.exit_code = 4;
   lines = lines_of(render_annotations(r));
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0] == "::error title=neuron-gate%3A no decision (--strict)::⚠️ NO DECISION · `latency` (end-to-end) +20.0%25");
+  CHECK(lines[0] ==
+        "::error title=neuron-gate%3A no decision (--strict)::⚠️ NO DECISION · `latency` (end-to-end) +20.0%25");
   CHECK(count_kind(lines, "warning") == 1);
 }
 
@@ -147,8 +159,9 @@ TEST_CASE("annotations: NO DECISION is a warning with the headline, an error und
   r.decision.exit_code = 0;
   std::vector<std::string> lines = lines_of(render_annotations(r));
   REQUIRE(lines.size() == 1);
-  CHECK(lines[0] == "::warning title=neuron-gate%3A no decision::⚠️ NO DECISION · `lat␊ency` (end-to-end) +7.0%25: "
-                    "needs 6 per side");
+  CHECK(lines[0] ==
+        "::warning title=neuron-gate%3A no decision::⚠️ NO DECISION · `lat␊ency` (end-to-end) +7.0%25: "
+        "needs 6 per side");
   r.decision.exit_code = 4;
   lines = lines_of(render_annotations(r));
   REQUIRE(lines.size() == 1);

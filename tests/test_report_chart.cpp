@@ -47,7 +47,7 @@ std::vector<std::vector<std::string>> lists(const std::string& block, const std:
   return all;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::chart");
 
@@ -160,14 +160,14 @@ TEST_CASE("the SVG change chart clamps a huge change and keeps its true value in
   r.metrics[0].ratio = 12.0;
   const std::string svg = svg_change_chart(r);
   CHECK(svg.find("+1,100%") != std::string::npos);
-  CHECK(svg.find("+200%") != std::string::npos);  // axis end
+  CHECK(svg.find("+200%") != std::string::npos);               // axis end
   CHECK(svg.find("stroke=\"#ffffff\"") != std::string::npos);  // break mark
 }
 
 TEST_CASE("distribution strip plots: one dot per sample up to the cap, box and median per side") {
-  const MetricComparison m = make_metric({MetricClass::self_cpu, "aten::mm", Verdict::regressed,
-                                          spread_samples(10, 1, 30), spread_samples(12, 1, 40), 1.2, 1.1, 1.3, 0.01,
-                                          1.0, "r"});
+  const MetricComparison m =
+      make_metric({MetricClass::self_cpu, "aten::mm", Verdict::regressed, spread_samples(10, 1, 30),
+                   spread_samples(12, 1, 40), 1.2, 1.1, 1.3, 0.01, 1.0, "r"});
   const std::string svg = svg_distribution(m);
   CHECK(count(svg, "<circle") == 70);
   CHECK(count(svg, "fill-opacity=\"0.15\"") == 2);
@@ -180,8 +180,17 @@ TEST_CASE("distribution strip plots: one dot per sample up to the cap, box and m
 }
 
 TEST_CASE("distribution strip plots: a side that did not run, constant samples, and no samples at all") {
-  MetricComparison m = make_metric({MetricClass::self_cpu, "new_op", Verdict::structural, {}, {5, 5, 5},
-                                    std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "new"});
+  MetricComparison m = make_metric({MetricClass::self_cpu,
+                                    "new_op",
+                                    Verdict::structural,
+                                    {},
+                                    {5, 5, 5},
+                                    std::nullopt,
+                                    std::nullopt,
+                                    std::nullopt,
+                                    std::nullopt,
+                                    std::nullopt,
+                                    "new"});
   const std::string svg = svg_distribution(m);
   CHECK(svg.find("did not run on the base side") != std::string::npos);
   CHECK(count(svg, "<circle") == 3);
@@ -190,6 +199,5 @@ TEST_CASE("distribution strip plots: a side that did not run, constant samples, 
   m.head_samples.clear();
   CHECK(svg_distribution(m).empty());
 }
-
 
 TEST_SUITE_END();

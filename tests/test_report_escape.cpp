@@ -14,7 +14,7 @@ namespace {
 
 const std::string k_wj = "\xE2\x81\xA0";  // U+2060 WORD JOINER
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report");
 
@@ -40,7 +40,9 @@ TEST_CASE("sanitize_text: controls as Control Pictures, Unicode line breaks as �
   CHECK(sanitize_text("a\rb\nc\td\x1b[31m\x7f") == "a␍b␊c␉d␛[31m␡");
   CHECK(sanitize_text(std::string("x\0y", 3)) == "x␀y");
   CHECK(sanitize_text("l\xE2\x80\xA8p\xE2\x80\xA9n\xC2\x85") == "l␤p␤n␤");
-  CHECK(sanitize_text("\xC2\x9B" "c1") == "\xEF\xBF\xBD" "c1");  // C1 CSI
+  CHECK(sanitize_text("\xC2\x9B"
+                      "c1") == "\xEF\xBF\xBD"
+                               "c1");  // C1 CSI
   CHECK(sanitize_text("\xEF\xBF\xBE\xEF\xBF\xBF") == "\xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(sanitize_text("aten::mm µs → ✓") == "aten::mm µs → ✓");
   // Idempotent: a sanitized string stays as it is.
@@ -61,7 +63,8 @@ TEST_CASE("escape_markdown makes headings, links, images, HTML, comments, mentio
   CHECK(escape_markdown("---") == "\\---");
   CHECK(escape_markdown("1. one") == "1\\. one");
   CHECK(escape_markdown("1.25 ms") == "1.25 ms");
-  CHECK(escape_markdown("a\xE2\x80\xA8" "b") == "a␤b");
+  CHECK(escape_markdown("a\xE2\x80\xA8"
+                        "b") == "a␤b");
   CHECK(escape_markdown(std::string("bad\xFF")) == "bad\xEF\xBF\xBD");
 }
 
@@ -92,11 +95,18 @@ TEST_CASE("workflow command escaping: data cannot start a command, properties ca
 
 TEST_CASE("escape_terminal removes escape sequences and line breaks") {
   CHECK(escape_terminal("name\n::stop-commands::x\x1b]0;t\x07") == "name␊::stop-commands::x␛]0;t␇");
-  CHECK(escape_terminal("\xC2\x9B" "2J") == "\xEF\xBF\xBD" "2J");
+  CHECK(escape_terminal("\xC2\x9B"
+                        "2J") == "\xEF\xBF\xBD"
+                                 "2J");
   // Bidirectional overrides, embeddings, isolates and marks cannot reorder the line (Trojan Source).
-  CHECK(escape_terminal("a\xE2\x80\xAE" "cba\xE2\x80\xAC" "d") == "a\xEF\xBF\xBD" "cba\xEF\xBF\xBD" "d");  // RLO, PDF
+  CHECK(escape_terminal("a\xE2\x80\xAE"
+                        "cba\xE2\x80\xAC"
+                        "d") == "a\xEF\xBF\xBD"
+                                "cba\xEF\xBF\xBD"
+                                "d");                                                  // RLO, PDF
   CHECK(escape_terminal("\xE2\x81\xA6x\xE2\x81\xA9") == "\xEF\xBF\xBDx\xEF\xBF\xBD");  // LRI, PDI
-  CHECK(escape_terminal("\xE2\x80\x8F\xD8\x9C\xE2\x80\xAA") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // RLM, ALM, LRE
+  CHECK(escape_terminal("\xE2\x80\x8F\xD8\x9C\xE2\x80\xAA") ==
+        "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // RLM, ALM, LRE
   CHECK(escape_markdown("\xE2\x80\xAE") == "\xEF\xBF\xBD");
   CHECK(escape_html("\xE2\x81\xA7") == "\xEF\xBF\xBD");
   // Right-to-left text itself is data and stays (Hebrew alef, Arabic alef).
@@ -104,9 +114,10 @@ TEST_CASE("escape_terminal removes escape sequences and line breaks") {
 }
 
 TEST_CASE("prose: data pieces are escaped per format, the report's own code spans kept") {
-  const std::string line = "Op " + prose_code("a`<b>|@u") + " with value " + prose_text("[x](http://y) <!--") +
-                           "; rerun with `--flag`.";
-  CHECK(prose_markdown(line) == "Op ``a`<b>|@u`` with value \\[x\\](http:/" + k_wj + "/y) &lt;\\!--; rerun with `--flag`.");
+  const std::string line =
+      "Op " + prose_code("a`<b>|@u") + " with value " + prose_text("[x](http://y) <!--") + "; rerun with `--flag`.";
+  CHECK(prose_markdown(line) ==
+        "Op ``a`<b>|@u`` with value \\[x\\](http:/" + k_wj + "/y) &lt;\\!--; rerun with `--flag`.");
   CHECK(prose_html(line) ==
         "Op <code>a`&lt;b&gt;|@u</code> with value [x](http://y) &lt;!--; rerun with <code>--flag</code>.");
   CHECK(prose_plain(line) == "Op `a`<b>|@u` with value [x](http://y) <!--; rerun with `--flag`.");

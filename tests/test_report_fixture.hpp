@@ -58,7 +58,7 @@ inline MetricComparison make_metric(const MetricSpec& spec) {
   m.test_method = spec.base.empty() || spec.head.empty() ? "" : "exact";
   m.family = spec.metric_class == MetricClass::end_to_end  ? Family::end_to_end
              : spec.metric_class == MetricClass::step_time ? Family::step_time
-                                                            : Family::per_op;
+                                                           : Family::per_op;
   m.gating = spec.gating;
   m.verdict = spec.verdict;
   m.reason = spec.reason;
@@ -105,8 +105,8 @@ inline Report sample_report() {
   r.decision.outcome = Outcome::regression;
   r.decision.exit_code = 1;
   r.decision.gating_classes = {MetricClass::end_to_end};
-  r.decision.counts = {{Verdict::regressed, 2},    {Verdict::improved, 1},     {Verdict::structural, 3},
-                       {Verdict::equivalent, 3},   {Verdict::inconclusive, 2}, {Verdict::insufficient, 1}};
+  r.decision.counts = {{Verdict::regressed, 2},  {Verdict::improved, 1},     {Verdict::structural, 3},
+                       {Verdict::equivalent, 3}, {Verdict::inconclusive, 2}, {Verdict::insufficient, 1}};
   r.decision.regressed = {"latency"};
   r.conditions.rows = {
       condition_row("schedule", "8 steps per trace", "8 steps per trace", true, false),
@@ -114,48 +114,73 @@ inline Report sample_report() {
       condition_row("record_shapes", "true", "false", false, true),
   };
 
-  MetricComparison latency = make_metric({MetricClass::end_to_end, "latency", Verdict::regressed,
-                                          spread_samples(12.0, 0.3, 20), spread_samples(13.4, 0.35, 20), 1.118, 1.09,
-                                          1.15, 2.4e-7, 1.0,
-                                          "ratio 1.118x ≥ 1 + 5% threshold, adjusted p 2.4e-7 ≤ alpha 0.05", true});
+  MetricComparison latency =
+      make_metric({MetricClass::end_to_end, "latency", Verdict::regressed, spread_samples(12.0, 0.3, 20),
+                   spread_samples(13.4, 0.35, 20), 1.118, 1.09, 1.15, 2.4e-7, 1.0,
+                   "ratio 1.118x ≥ 1 + 5% threshold, adjusted p 2.4e-7 ≤ alpha 0.05", true});
   latency.unit = "ms";
-  MetricComparison throughput = make_metric(
-      {MetricClass::end_to_end, "throughput", Verdict::equivalent, spread_samples(330, 2, 20),
-       spread_samples(329, 2, 20), 0.997, 0.985, 1.009, 0.61, 0.78, "95% CI [0.985, 1.009] within ±5%", true});
+  MetricComparison throughput = make_metric({MetricClass::end_to_end, "throughput", Verdict::equivalent,
+                                             spread_samples(330, 2, 20), spread_samples(329, 2, 20), 0.997, 0.985,
+                                             1.009, 0.61, 0.78, "95% CI [0.985, 1.009] within ±5%", true});
   throughput.unit = "samples/s";
   throughput.better = Better::higher;
-  MetricComparison memory = make_metric({MetricClass::end_to_end, "peak_memory", Verdict::insufficient,
-                                         {512, 514}, {530, 529}, 1.03, std::nullopt, std::nullopt, 1.0, 1.0,
-                                         "2 vs 2 samples: the smallest attainable p 0.167 exceeds alpha / 3", true});
+  MetricComparison memory = make_metric({MetricClass::end_to_end,
+                                         "peak_memory",
+                                         Verdict::insufficient,
+                                         {512, 514},
+                                         {530, 529},
+                                         1.03,
+                                         std::nullopt,
+                                         std::nullopt,
+                                         1.0,
+                                         1.0,
+                                         "2 vs 2 samples: the smallest attainable p 0.167 exceeds alpha / 3",
+                                         true});
   memory.unit = "MB";
   memory.samples_needed = 6;
   MetricComparison step = make_metric({MetricClass::step_time, "step time", Verdict::inconclusive,
                                        spread_samples(1450, 40, 24), spread_samples(1510, 45, 24), 1.04, 0.98, 1.10,
                                        0.21, 1.0, "95% CI [0.980, 1.100] crosses the ±5% threshold"});
-  MetricComparison mm_device = make_metric({MetricClass::device, "aten::mm", Verdict::regressed,
-                                            spread_samples(820, 10, 24), spread_samples(905, 12, 24), 1.104, 1.09,
-                                            1.12, 1.1e-9, 1.0, "ratio 1.104x ≥ 1 + 5% threshold"});
-  MetricComparison mm_cpu = make_metric({MetricClass::self_cpu, "aten::mm", Verdict::equivalent,
-                                         spread_samples(45, 1, 24), spread_samples(45.2, 1, 24), 1.004, 0.98, 1.03,
-                                         0.7, 0.9, "95% CI [0.980, 1.030] within ±5%"});
-  MetricComparison add_cpu = make_metric({MetricClass::self_cpu, "aten::add_", Verdict::improved,
-                                          spread_samples(60, 2, 24), spread_samples(41, 2, 24), 0.68, 0.65, 0.71, 1.0,
-                                          3.0e-8, "ratio 0.680x ≤ 1 - 5% threshold"});
-  MetricComparison fused = make_metric({MetricClass::self_cpu, "fused_rms_norm", Verdict::structural, {},
-                                        spread_samples(38, 1.5, 24), std::nullopt, std::nullopt, std::nullopt,
-                                        std::nullopt, std::nullopt, "runs in head only"});
-  MetricComparison pow_cpu = make_metric({MetricClass::self_cpu, "aten::pow", Verdict::structural,
-                                          spread_samples(22, 1, 24), {}, std::nullopt, std::nullopt, std::nullopt,
-                                          std::nullopt, std::nullopt, "runs in base only"});
-  MetricComparison mul_cpu = make_metric({MetricClass::self_cpu, "aten::mul", Verdict::structural,
-                                          spread_samples(16, 0.5, 24), spread_samples(31, 0.8, 24), 1.93, 1.88, 2.0,
-                                          0.11, 1.0, "median calls per step 2 → 4"});
+  MetricComparison mm_device =
+      make_metric({MetricClass::device, "aten::mm", Verdict::regressed, spread_samples(820, 10, 24),
+                   spread_samples(905, 12, 24), 1.104, 1.09, 1.12, 1.1e-9, 1.0, "ratio 1.104x ≥ 1 + 5% threshold"});
+  MetricComparison mm_cpu =
+      make_metric({MetricClass::self_cpu, "aten::mm", Verdict::equivalent, spread_samples(45, 1, 24),
+                   spread_samples(45.2, 1, 24), 1.004, 0.98, 1.03, 0.7, 0.9, "95% CI [0.980, 1.030] within ±5%"});
+  MetricComparison add_cpu =
+      make_metric({MetricClass::self_cpu, "aten::add_", Verdict::improved, spread_samples(60, 2, 24),
+                   spread_samples(41, 2, 24), 0.68, 0.65, 0.71, 1.0, 3.0e-8, "ratio 0.680x ≤ 1 - 5% threshold"});
+  MetricComparison fused = make_metric({MetricClass::self_cpu,
+                                        "fused_rms_norm",
+                                        Verdict::structural,
+                                        {},
+                                        spread_samples(38, 1.5, 24),
+                                        std::nullopt,
+                                        std::nullopt,
+                                        std::nullopt,
+                                        std::nullopt,
+                                        std::nullopt,
+                                        "runs in head only"});
+  MetricComparison pow_cpu = make_metric({MetricClass::self_cpu,
+                                          "aten::pow",
+                                          Verdict::structural,
+                                          spread_samples(22, 1, 24),
+                                          {},
+                                          std::nullopt,
+                                          std::nullopt,
+                                          std::nullopt,
+                                          std::nullopt,
+                                          std::nullopt,
+                                          "runs in base only"});
+  MetricComparison mul_cpu =
+      make_metric({MetricClass::self_cpu, "aten::mul", Verdict::structural, spread_samples(16, 0.5, 24),
+                   spread_samples(31, 0.8, 24), 1.93, 1.88, 2.0, 0.11, 1.0, "median calls per step 2 → 4"});
   mul_cpu.base_calls = 2;
   mul_cpu.head_calls = 4;
   mul_cpu.calls_changed = true;
-  MetricComparison script = make_metric({MetricClass::self_cpu, "<script>alert(\"pwned\")</script>",
-                                         Verdict::inconclusive, spread_samples(9, 1, 24), spread_samples(9.6, 1.2, 24),
-                                         1.06, 0.97, 1.15, 0.3, 1.0, "95% CI [0.970, 1.150] crosses the ±5% threshold"});
+  MetricComparison script = make_metric(
+      {MetricClass::self_cpu, "<script>alert(\"pwned\")</script>", Verdict::inconclusive, spread_samples(9, 1, 24),
+       spread_samples(9.6, 1.2, 24), 1.06, 0.97, 1.15, 0.3, 1.0, "95% CI [0.970, 1.150] crosses the ±5% threshold"});
   MetricComparison odd = make_metric({MetricClass::self_cpu, "aten::index_put_ [a|b] \"q\" `x` & {y}",
                                       Verdict::equivalent, spread_samples(5, 0.2, 24), spread_samples(5.05, 0.2, 24),
                                       1.01, 0.97, 1.04, 0.8, 0.9, "95% CI [0.970, 1.040] within ±5%"});
@@ -185,16 +210,16 @@ inline Report sample_report() {
   r.provenance.files = {
       {"base", "run1/trace.pt.trace.json.gz", "kineto trace", 482133,
        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "", ""},
-      {"base", "e2e.json", "e2e", 811, "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "", "1 metric"},
+      {"base", "e2e.json", "e2e", 811, "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "",
+       "1 metric"},
       {"head", "run1/trace.pt.trace.json.gz", "kineto trace", 479820,
        "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "", ""},
       {"head", "notes <draft>.txt", "ignored", 120, "", "not a trace, table, or e2e.json", ""},
   };
-  r.provenance.commits = {
-      {"base", "fedcba9876543210fedcba9876543210fedcba98", "Merge `main` | *base*", false, "main|`x`", "/src/repo <1>",
-       true, ""},
-      {"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true, "feature/<fast>&",
-       "/src/repo <1>", false, "0123456789ab"}};
+  r.provenance.commits = {{"base", "fedcba9876543210fedcba9876543210fedcba98", "Merge `main` | *base*", false,
+                           "main|`x`", "/src/repo <1>", true, ""},
+                          {"head", "0123456789abcdef0123456789abcdef01234567", "Fuse RMSNorm <fast> & \"safe\"", true,
+                           "feature/<fast>&", "/src/repo <1>", false, "0123456789ab"}};
   r.provenance.noise_check = NoiseCheck{SplitBy::runs, 8, 24, 4, 4, 12, 20, 10, 1000000, 240, 998000, 20240601};
   r.provenance.warnings = {"head: summary <1>.json: no value (NaN, Infinity or null) for `total_active_time`: "
                            "skipped, not counted as 0"};
@@ -215,8 +240,8 @@ inline void check_golden(const std::string& name, const std::string& actual) {
     return;
   }
   std::ifstream in(golden, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing golden file " << golden.string()
-                                                     << " (run with NEURON_GATE_UPDATE_GOLDEN=1 to create it)");
+  REQUIRE_MESSAGE(in.good(),
+                  "missing golden file " << golden.string() << " (run with NEURON_GATE_UPDATE_GOLDEN=1 to create it)");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string expected = buffer.str();
@@ -247,4 +272,4 @@ inline void check_golden(const std::string& name, const std::string& actual) {
                   << "\n  (NEURON_GATE_UPDATE_GOLDEN=1 rewrites the golden files)");
 }
 
-} // namespace neuron_gate::testing
+}  // namespace neuron_gate::testing

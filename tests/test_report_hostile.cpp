@@ -44,7 +44,7 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::hostile");
 
@@ -76,7 +76,8 @@ TEST_CASE("an op named with CR + '## ✅ PASS … <!--' forges no heading and hi
   CHECK(count(text, "<!--") == 3);  // the two code spans and the report's own marker
 }
 
-TEST_CASE("an unmatched backtick in a manifest value leaves no <img>, link or @mention live (was: backtick toggled escaping)") {
+TEST_CASE("an unmatched backtick in a manifest value leaves no <img>, link or @mention live (was: backtick toggled "
+          "escaping)") {
   Report r = sample_report();
   r.conditions.rows[2].base = "m1 `<img src=x onerror=alert(1)> [link](http://x) @user";
   r.conditions.rows[2].head = "m2 `<img src=x onerror=alert(1)> ![i](http://x/i.png) @user";
@@ -93,11 +94,13 @@ TEST_CASE("an unmatched backtick in a manifest value leaves no <img>, link or @m
 
 TEST_CASE("JUnit stays well-formed XML 1.0 with U+FFFE, U+FFFF and control characters in names (was: kept U+FFFE)") {
   Report r = sample_report();
-  r.metrics[0].name = "lat\xEF\xBF\xBE" "ency\xEF\xBF\xBF\x01\x1b";
+  r.metrics[0].name = "lat\xEF\xBF\xBE"
+                      "ency\xEF\xBF\xBF\x01\x1b";
   const std::string xml = render_junit(r);
   CHECK(xml.find("\xEF\xBF\xBE") == std::string::npos);
   CHECK(xml.find("\xEF\xBF\xBF") == std::string::npos);
-  CHECK(xml.find("lat\xEF\xBF\xBD" "ency\xEF\xBF\xBD␁␛") != std::string::npos);
+  CHECK(xml.find("lat\xEF\xBF\xBD"
+                 "ency\xEF\xBF\xBD␁␛") != std::string::npos);
 }
 
 TEST_CASE("invalid UTF-8 in a name or file name is replaced in every output, never type_error.316") {
@@ -131,6 +134,5 @@ TEST_CASE("a 12x change reads +1,100% (was: 1.1e+03%), in the headline, the tabl
   CHECK(text.find("latency · +1,100% · REGRESSED") != std::string::npos);
   CHECK(text.find("e+0") == std::string::npos);
 }
-
 
 TEST_SUITE_END();

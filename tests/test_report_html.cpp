@@ -21,23 +21,31 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::html");
 
 TEST_CASE("the HTML report has the Markdown's sections in the same order") {
   const std::string html = render_html(sample_report());
-  const char* const order[] = {"REGRESSION: <code>latency</code> +11.8%", "2 regressed · 1 improved",
-                               "<section id=\"summary\">",       "<h2>Conditions held fixed</h2>",
-                               "<h2>Measurements</h2>",            "<h3>End-to-end</h3>",
-                               "<h3>Profiled step time</h3>",      "<h3>Ops that changed most: device time",
-                               "<h3>Ops that changed most: self CPU time", "<h3>Change of the summary metrics</h3>",
-                               "<h3>Distributions, base vs head</h3>", "<summary>All ",
-                               "<h2>Interpretations</h2>",         "<h2>Open hypotheses</h2>",
+  const char* const order[] = {"REGRESSION: <code>latency</code> +11.8%",
+                               "2 regressed · 1 improved",
+                               "<section id=\"summary\">",
+                               "<h2>Conditions held fixed</h2>",
+                               "<h2>Measurements</h2>",
+                               "<h3>End-to-end</h3>",
+                               "<h3>Profiled step time</h3>",
+                               "<h3>Ops that changed most: device time",
+                               "<h3>Ops that changed most: self CPU time",
+                               "<h3>Change of the summary metrics</h3>",
+                               "<h3>Distributions, base vs head</h3>",
+                               "<summary>All ",
+                               "<h2>Interpretations</h2>",
+                               "<h2>Open hypotheses</h2>",
                                "<h2>Provenance</h2>"};
   std::size_t at = 0;
   for (const char* heading : order) {
@@ -59,7 +67,8 @@ TEST_CASE("the HTML report contains the SVG change chart and one distribution pe
   CHECK(count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"") == 10);
   CHECK(count(html, "</svg>") == 11);  // and the verdict icon
   CHECK(html.find("5 of 5 ops that regressed, improved or changed structure") != std::string::npos);
-  CHECK(html.find("aria-label=\"Change of the summary metrics, head versus base, in percent, deciding first\"") != std::string::npos);
+  CHECK(html.find("aria-label=\"Change of the summary metrics, head versus base, in percent, deciding first\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("the HTML report escapes <script> in an op name and runs and fetches nothing") {

@@ -137,7 +137,7 @@ std::map<std::string, int> suite_counts(const std::string& xml) {
   return counts;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::junit");
 

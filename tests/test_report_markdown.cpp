@@ -23,11 +23,10 @@ Report many_ops_report(std::size_t ops) {
   for (std::size_t i = 0; i < ops; ++i) {
     const double base = 10.0 + static_cast<double>(i % 97);
     const double head = base * (1.10 + 0.001 * static_cast<double>(i % 50));
-    MetricComparison m = make_metric({MetricClass::self_cpu,
-                                      "aten::some_fairly_long_operator_name_" + std::to_string(i) + "_backward",
-                                      i % 2 == 0 ? Verdict::regressed : Verdict::structural,
-                                      spread_samples(base, 0.5, 30), spread_samples(head, 0.5, 30), head / base,
-                                      head / base - 0.02, head / base + 0.02, 1e-4, 1.0, "changed"});
+    MetricComparison m = make_metric(
+        {MetricClass::self_cpu, "aten::some_fairly_long_operator_name_" + std::to_string(i) + "_backward",
+         i % 2 == 0 ? Verdict::regressed : Verdict::structural, spread_samples(base, 0.5, 30),
+         spread_samples(head, 0.5, 30), head / base, head / base - 0.02, head / base + 0.02, 1e-4, 1.0, "changed"});
     r.metrics.push_back(m);
   }
   neuron_gate::testing::finish_summary(r);
@@ -42,20 +41,22 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::markdown");
 
 TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says how many rows were cut") {
   const std::string text = render_markdown(many_ops_report(2000));
   CHECK(text.size() < k_comment_limit);
-  const std::size_t full_open = text.find("<details><summary>All 2000 ops: self CPU time per step, most changed first</summary>");
+  const std::size_t full_open =
+      text.find("<details><summary>All 2000 ops: self CPU time per step, most changed first</summary>");
   REQUIRE(full_open != std::string::npos);
   const std::size_t full_close = text.find("</details>", full_open);
   const std::string full = text.substr(full_open, full_close - full_open);
   const std::size_t rows = count(full, "\n| `");
   std::smatch match;
-  REQUIRE(std::regex_search(full, match, std::regex("\n([0-9]+) least-changed rows cut to fit GitHub's comment limit")));
+  REQUIRE(
+      std::regex_search(full, match, std::regex("\n([0-9]+) least-changed rows cut to fit GitHub's comment limit")));
   CHECK(std::stoul(match[1].str()) == 2000 - rows);
   CHECK(rows > 100);
   // What is cut are full-table rows: the verdict, chart, interpretations and provenance all remain.
@@ -83,8 +84,9 @@ TEST_CASE("a summary change that points against its medians carries the Hodges�
   }
   REQUIRE(line != nullptr);
   CHECK(line->change == "+9.2%†");
-  CHECK(prose_plain(line->medians_note).find("the change +9.2% is the Hodges–Lehmann estimate over all base × head pairs of "
-                                             "samples and moves the other way from the two medians shown (71.0 µs → 69.5 µs)") !=
+  CHECK(prose_plain(line->medians_note)
+            .find("the change +9.2% is the Hodges–Lehmann estimate over all base × head pairs of "
+                  "samples and moves the other way from the two medians shown (71.0 µs → 69.5 µs)") !=
         std::string::npos);
   const std::string markdown = render_markdown(r);
   CHECK(markdown.find("| +9.2%† | 71.0 µs | 69.5 µs |") != std::string::npos);

@@ -1,7 +1,7 @@
 // Tests for src/report/prose.hpp: reasons, headlines and findings as text, from judged values only.
 #include "compare/judgement.hpp"
-#include "report/number_format.hpp"
 #include "report/escape.hpp"
+#include "report/number_format.hpp"
 #include "report/prose.hpp"
 #include "report/provenance.hpp"
 #include "report/report.hpp"
@@ -45,7 +45,7 @@ Report report_of(Judgement judgement) {
                       Provenance{});
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("report::prose");
 
@@ -74,9 +74,10 @@ TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
 TEST_CASE("NO DECISION headline names the metric, its change and the samples needed, never a tick") {
   const Report r = report_of(judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)}));
   CHECK(r.outcome == Outcome::no_decision);
-  CHECK(prose_markdown(r.verdict_line).rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (95% CI -10.0…+50.0%): too few samples "
-                             "to decide; needs 3 samples per side (has 2 / 2)",
-                             0) == 0);
+  CHECK(prose_markdown(r.verdict_line)
+            .rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (95% CI -10.0…+50.0%): too few samples "
+                   "to decide; needs 3 samples per side (has 2 / 2)",
+                   0) == 0);
   CHECK(r.verdict_line.find("✅") == std::string::npos);
   CHECK(std::string(outcome_key(r.outcome)) == "no-decision");
 }
@@ -141,8 +142,9 @@ TEST_CASE("the noise check's provenance line counts its halvings and comparisons
         "values (reduced from 20 halvings: their values exceeded the budget of 1000000 values; never fewer than 10)");
   check.value_budget.reset();
   check.splits = check.requested_splits = 20;
-  CHECK(noise_check_text(check) ==
-        "base's A/A noise: 20 random halvings of its 6 traces (3 vs 3), seed 7: 240 comparisons of 998000 sample values");
+  CHECK(
+      noise_check_text(check) ==
+      "base's A/A noise: 20 random halvings of its 6 traces (3 vs 3), seed 7: 240 comparisons of 998000 sample values");
 }
 
 TEST_SUITE_END();

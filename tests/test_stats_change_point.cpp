@@ -64,5 +64,5 @@ TEST_CASE("Pettitt: fewer than three values or a constant series has no change p
   CHECK_FALSE(pettitt_change_point(std::vector<double>{4.0, 4.0, 4.0, 4.0}).has_value());
 }
 
-} // namespace
-} // namespace neuron_gate
+}  // namespace
+}  // namespace neuron_gate

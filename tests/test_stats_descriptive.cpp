@@ -64,4 +64,4 @@ TEST_CASE("NaN or infinite values and q outside [0, 1] give nullopt, never NaN")
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -25,7 +25,7 @@ std::vector<double> all_differences(const std::vector<double>& x, const std::vec
   return differences;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("stats::hodges_lehmann");
 
@@ -224,4 +224,4 @@ TEST_CASE("confidence outside (0, 1) keeps the estimate and leaves the interval 
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

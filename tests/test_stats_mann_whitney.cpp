@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <random>
 #include <map>
+#include <random>
 #include <vector>
 
 namespace neuron_gate {
@@ -32,7 +32,7 @@ bool relative_close(double a, double b, double tolerance) {
 
 constexpr Alternative k_alternatives[] = {Alternative::two_sided, Alternative::greater, Alternative::less};
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("stats::mann_whitney");
 
@@ -134,7 +134,8 @@ TEST_CASE("3 vs 200 heavily tied values: the exact conditional p equals complete
   // The normal approximation is off by orders of magnitude here.
   const MannWhitneyResult approximate = mann_whitney_u(base, head, Alternative::less, UMethod::asymptotic_continuity);
   REQUIRE(approximate.p.has_value());
-  CHECK(std::fabs(std::log10(*approximate.p / *less.p)) > 1.0);  // 2.3e-3 vs 2.5e-5 (SciPy permutation_test, n_resamples=inf: 2.547861579776094e-05)
+  CHECK(std::fabs(std::log10(*approximate.p / *less.p)) >
+        1.0);  // 2.3e-3 vs 2.5e-5 (SciPy permutation_test, n_resamples=inf: 2.547861579776094e-05)
 }
 
 TEST_CASE("3 equal values against 200 equal larger values: exact conditional p is 1 / C(203, 3), not 5e-46") {
@@ -272,8 +273,8 @@ TEST_CASE("constant samples give U = mn/2 and p 1 or nullopt, never NaN") {
   const std::vector<double> same(5, 5.0);
   for (const Alternative alternative : k_alternatives) {
     CAPTURE(static_cast<int>(alternative));
-    for (const UMethod method : {UMethod::automatic, UMethod::exact, UMethod::exact_conditional,
-                                 UMethod::asymptotic_continuity}) {
+    for (const UMethod method :
+         {UMethod::automatic, UMethod::exact, UMethod::exact_conditional, UMethod::asymptotic_continuity}) {
       CAPTURE(static_cast<int>(method));
       const MannWhitneyResult result = mann_whitney_u(same, same, alternative, method);
       CHECK(result.u1 == 12.5);
@@ -349,4 +350,4 @@ TEST_CASE("the exact p at n = 15 per side is the fraction of the C(30, 15) split
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -63,4 +63,4 @@ TEST_CASE("correction names are the ones reports print") {
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -34,8 +34,8 @@ TEST_CASE("smallest attainable p is what the exact U test gives for completely s
 }
 
 TEST_CASE("samples needed per side is the smallest n with 1 / C(2n, n) <= alpha") {
-  CHECK(samples_needed_per_side(0.05) == 3);        // 1/20
-  CHECK(samples_needed_per_side(0.05 / 50) == 7);   // 1/924 > 0.001 >= 1/3432
+  CHECK(samples_needed_per_side(0.05) == 3);       // 1/20
+  CHECK(samples_needed_per_side(0.05 / 50) == 7);  // 1/924 > 0.001 >= 1/3432
   CHECK(samples_needed_per_side(1.0) == 1);
   CHECK(samples_needed_per_side(0.5) == 1);
   CHECK(samples_needed_per_side(0.4) == 2);
@@ -87,4 +87,4 @@ TEST_CASE("minimum detectable ratio is nullopt without noise, with values <= 0, 
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -42,4 +42,4 @@ TEST_CASE("a proportion of no trials or more successes than trials is undefined"
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -71,7 +71,7 @@ constexpr double k_exact_tolerance = 1e-9;
 constexpr double k_approximate_tolerance = 1e-6;
 constexpr double k_value_tolerance = 1e-9;
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("stats::reference");
 
@@ -91,7 +91,7 @@ TEST_CASE("stats.json has the cases and keys these tests know") {
   for (const auto& c : cases) {
     CAPTURE(c.at("name").get<std::string>());
     for (const auto& item : c.items()) {
-      const std::string& key = item.key(); // a variable, not a binding: clang 14 cannot capture bindings (INFO)
+      const std::string& key = item.key();  // a variable, not a binding: clang 14 cannot capture bindings (INFO)
       INFO("unknown key ", key);
       CHECK(known.count(key) == 1);
     }
@@ -102,7 +102,8 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("stats::mann_whitney");
 
-TEST_CASE("U1, exact and asymptotic p match SciPy mannwhitneyu for every case and alternative, also all three at once") {
+TEST_CASE(
+    "U1, exact and asymptotic p match SciPy mannwhitneyu for every case and alternative, also all three at once") {
   int checked = 0;
   int together = 0;
   for (const auto& c : reference().at("cases")) {
@@ -179,9 +180,9 @@ TEST_CASE("exact conditional p matches the enumerated permutation distribution g
       const auto& value = item.value();
       CAPTURE(key);
       if (key == "enumerated") {
-        CHECK(value.get<double>() == doctest::Approx(std::tgamma(double(x.size() + y.size()) + 1) /
-                                                     std::tgamma(double(x.size()) + 1) /
-                                                     std::tgamma(double(y.size()) + 1)));
+        CHECK(value.get<double>() ==
+              doctest::Approx(std::tgamma(double(x.size() + y.size()) + 1) / std::tgamma(double(x.size()) + 1) /
+                              std::tgamma(double(y.size()) + 1)));
         continue;
       }
       const MannWhitneyResult result = mann_whitney_u(x, y, alternative_named(key), UMethod::exact_conditional);
@@ -304,9 +305,9 @@ TEST_CASE("Holm, Benjamini-Hochberg and Bonferroni adjusted p and rejections mat
   const auto& p_adjust = reference().at("p_adjust");
   const auto p = p_adjust.at("p").get<std::vector<double>>();
   CHECK(p_adjust.size() == 4);
-  const std::pair<const char*, Correction> methods[] = {
-      {"holm", Correction::holm}, {"benjamini_hochberg", Correction::benjamini_hochberg},
-      {"bonferroni", Correction::bonferroni}};
+  const std::pair<const char*, Correction> methods[] = {{"holm", Correction::holm},
+                                                        {"benjamini_hochberg", Correction::benjamini_hochberg},
+                                                        {"bonferroni", Correction::bonferroni}};
   for (const auto& method : methods) {
     const char* const key = method.first;
     const Correction correction = method.second;
@@ -328,4 +329,4 @@ TEST_CASE("Holm, Benjamini-Hochberg and Bonferroni adjusted p and rejections mat
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -54,7 +54,7 @@ std::vector<bool> flag_regressions(std::mt19937_64& generator, std::size_t n, do
   return flagged;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("stats::simulation");
 
@@ -76,8 +76,8 @@ TEST_CASE("Holm over 50 one-sided U tests keeps the family-wise false-alarm rate
     }
     const double rate = static_cast<double>(families_with_false_alarm) / static_cast<double>(k_trials);
     MESSAGE("n = ", setting.n, " per side", std::string(setting.quantum_us > 0 ? ", rounded to 1 µs" : ""),
-            ", equal distributions (sigma 0.05): family-wise false-alarm rate ", rate, " (",
-            families_with_false_alarm, " of ", k_trials, " comparisons of ", k_ops, " ops)");
+            ", equal distributions (sigma 0.05): family-wise false-alarm rate ", rate, " (", families_with_false_alarm,
+            " of ", k_trials, " comparisons of ", k_ops, " ops)");
     CHECK(rate <= k_alpha + 0.02);
   }
 }
@@ -99,4 +99,4 @@ TEST_CASE("one op among 50 slowed by 10% at n = 15 with 3% noise is flagged afte
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -66,4 +66,4 @@ TEST_CASE("a higher confidence gives a wider ratio interval around the same rati
 
 TEST_SUITE_END();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -36,7 +36,7 @@ bool close(double actual, double expected, double tolerance) {
   return std::abs(actual - expected) <= tolerance * std::max(1e-300, std::abs(expected));
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("signed-rank p values and the Walsh Hodges-Lehmann interval equal the reference (SciPy 1.10.1)") {
   const nlohmann::json reference = wilcoxon_reference();
@@ -78,7 +78,9 @@ TEST_CASE("signed-rank p values and the Walsh Hodges-Lehmann interval equal the 
 TEST_CASE("signed-rank: no non-zero difference, or a value that is not finite, has no p") {
   CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{0.0, 0.0}, Alternative::greater).p.has_value());
   CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{}, Alternative::two_sided).p.has_value());
-  CHECK_FALSE(wilcoxon_signed_rank(std::vector<double>{0.1, std::numeric_limits<double>::quiet_NaN()}, Alternative::less).p.has_value());
+  CHECK_FALSE(
+      wilcoxon_signed_rank(std::vector<double>{0.1, std::numeric_limits<double>::quiet_NaN()}, Alternative::less)
+          .p.has_value());
   CHECK_FALSE(walsh_hodges_lehmann(std::vector<double>{}).has_value());
   CHECK_FALSE(walsh_hodges_lehmann(std::vector<double>{0.2, std::numeric_limits<double>::infinity()}).has_value());
   // All eight pairs slower: the smallest exact one-sided p of 8 pairs, 1/256.
@@ -86,4 +88,4 @@ TEST_CASE("signed-rank: no non-zero difference, or a value that is not finite, h
   CHECK(wilcoxon_signed_rank(slower, Alternative::greater).p == doctest::Approx(1.0 / 256).epsilon(1e-12));
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -1,12 +1,12 @@
 // Digests (store/digest.hpp, README "Digests"): the round trip of every bundled profile, the format's
 // checks on hostile digests, and combining digests of ranks.
-#include "store/digest.hpp"
-#include "store/digest_side.hpp"
 #include "formats/discover.hpp"
+#include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "profile/read_side.hpp"
+#include "store/digest.hpp"
+#include "store/digest_side.hpp"
 #include "util/error.hpp"
-#include "profile/op_keys.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -34,9 +34,9 @@ std::vector<std::string> bundled_profiles() {
   for (const fs::directory_entry& entry : fs::directory_iterator(k_source + "/examples/rmsnorm-4x512")) {
     specs.push_back(entry.path().string());
   }
-  for (const char* folder : {"/profiles/new-call-site", "/profiles/traces-only", "/profiles/two-ranks", "/corpus",
-                             "/formats", "/key_averages", "/unattributed", "/profiles/operating-points/base",
-                             "/profiles/operating-points/head"}) {
+  for (const char* folder :
+       {"/profiles/new-call-site", "/profiles/traces-only", "/profiles/two-ranks", "/corpus", "/formats",
+        "/key_averages", "/unattributed", "/profiles/operating-points/base", "/profiles/operating-points/head"}) {
     for (const fs::directory_entry& entry : fs::directory_iterator(k_data + folder)) {
       specs.push_back(entry.path().string());
     }
@@ -104,7 +104,7 @@ std::string changed_digest(const std::function<void(nlohmann::json&)>& change) {
   return document.dump();
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("digest: every bundled profile survives the round trip exactly") {
   std::size_t round_tripped = 0, traces = 0, metrics = 0, tables = 0, problems = 0;
@@ -151,7 +151,8 @@ TEST_CASE("digest: a run manifest's fields and commit round-trip") {
 TEST_CASE("digest: a side read by shape round-trips and says so") {
   TraceReadOptions options;
   options.by_shape = true;
-  const SideSamples side = read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), options);
+  const SideSamples side =
+      read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), options);
   CHECK(round_trip(side, true) == side);
 }
 
@@ -204,56 +205,73 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
   CHECK(digest_error(gzip_text(text.substr(0, 100))).find("bad.ngdigest:byte 100: not valid JSON") == 0);
   CHECK(digest_error(gzip_text(text.substr(0, 100))).find("not valid JSON") != std::string::npos);
   CHECK(digest_error("{\"format\": \"something else\"}").find("not a neuron-gate digest") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["version"] = 2; }))
-            .find("bad.ngdigest: digest format version 2 was written by a newer neuron-gate") == 0);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["version"] = "1"; }))
-            .find("\"version\" must be an integer") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["version"] = 2;
+        })).find("bad.ngdigest: digest format version 2 was written by a newer neuron-gate") == 0);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["version"] = "1";
+        })).find("\"version\" must be an integer") != std::string::npos);
   CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"] = 5; })) ==
         "bad.ngdigest: \"side.traces[0].steps\" must be an array, not 5");
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][0] = 100000; }))
-            .find("\"side.traces[0].steps[0].ops[0][0]\" is 100000, not an index into the trace's") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["ops"][0][0] = 100000;
+        })).find("\"side.traces[0].steps[0].ops[0][0]\" is 100000, not an index into the trace's") !=
+        std::string::npos);
   CHECK(digest_error(changed_digest([](nlohmann::json& d) {
           d["side"]["traces"][0]["steps"][0]["ops"][0][1] = std::int64_t{1} << 62;
           d["side"]["traces"][0]["steps"][0]["ops"][1][1] = std::int64_t{1} << 62;
         })).find("the side's times sum to more than 2^62 ns") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][3] = -1; }))
-            .find("\"side.traces[0].steps[0].ops[0][3]\" must not be negative") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["ops"][0][3] = -1;
+        })).find("\"side.traces[0].steps[0].ops[0][3]\" must not be negative") != std::string::npos);
   CHECK(digest_error(changed_digest([](nlohmann::json& d) {
           auto& ops = d["side"]["traces"][0]["steps"][0]["ops"];
           ops[1][0] = ops[0][0];
         })).find("in one step") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["end_to_end"][0]["samples"][0] = -3.0; }))
-            .find("\"side.end_to_end[0].samples[0]\" must be positive") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["end_to_end"][0]["run_sizes"][0] = 1e6; }))
-            .find("run_sizes[0]\" must be an integer") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["inventory"]["files"][0]["sha256"] = "/etc/passwd"; }))
-            .find("must be a SHA-256") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["inventory"]["files"][0]["kind"] = "digest"; }))
-            .find("is not a kind of profile file") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["data_problems"] = {{{"kind", "nonsense"}}}; }))
-            .find("bad.ngdigest: ") == 0);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["end_to_end"][0]["samples"][0] = -3.0;
+        })).find("\"side.end_to_end[0].samples[0]\" must be positive") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["end_to_end"][0]["run_sizes"][0] = 1e6;
+        })).find("run_sizes[0]\" must be an integer") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["inventory"]["files"][0]["sha256"] = "/etc/passwd";
+        })).find("must be a SHA-256") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["inventory"]["files"][0]["kind"] = "digest";
+        })).find("is not a kind of profile file") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["data_problems"] = {{{"kind", "nonsense"}}};
+        })).find("bad.ngdigest: ") == 0);
   CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["extra"] = 1; })) ==
         "bad.ngdigest: unknown key \"side.extra\"");
   CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"].erase("traces"); })) ==
         "bad.ngdigest: \"side\" has no \"traces\"");
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["format"] = "perfetto"; }))
-            .find("\"side.traces[0].format\" must be") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["format"] = "perfetto";
+        })).find("\"side.traces[0].format\" must be") != std::string::npos);
   // What no trace gives: a negative duration or device time (a negated step would read as a speed-up).
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["duration_ns"] = -78000; })) ==
+  CHECK(digest_error(
+            changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["duration_ns"] = -78000; })) ==
         "bad.ngdigest: \"side.traces[0].steps[0].duration_ns\" must not be negative, not -78000 ns (a duration)");
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][2] = -1; }))
-            .find("\"side.traces[0].steps[0].ops[0][2]\" must not be negative") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["unattributed_device_ns"] = -5; }))
-            .find("unattributed_device_ns\" must not be negative") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["ops"][0][2] = -1;
+        })).find("\"side.traces[0].steps[0].ops[0][2]\" must not be negative") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["unattributed_device_ns"] = -5;
+        })).find("unattributed_device_ns\" must not be negative") != std::string::npos);
   // Negative self CPU time only where the trace's problems list the op (as the trace reader writes it).
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000; }))
-            .find("\"side.traces[0]\": op ") != std::string::npos);
-  CHECK(digest_error(changed_digest([](nlohmann::json& d) { d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000; }))
-            .find("but is not in problems.negative_self_time") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000;
+        })).find("\"side.traces[0]\": op ") != std::string::npos);
+  CHECK(digest_error(changed_digest([](nlohmann::json& d) {
+          d["side"]["traces"][0]["steps"][0]["ops"][0][1] = -7000;
+        })).find("but is not in problems.negative_self_time") != std::string::npos);
   const std::string listed = changed_digest([](nlohmann::json& d) {
     nlohmann::json& trace = d["side"]["traces"][0];
     trace["steps"][0]["ops"][0][1] = -7000;
-    trace["problems"]["negative_self_time"][trace["names"][trace["steps"][0]["ops"][0][0].get<std::size_t>()].get<std::string>()] = -7000;
+    trace["problems"]["negative_self_time"]
+         [trace["names"][trace["steps"][0]["ops"][0][0].get<std::size_t>()].get<std::string>()] = -7000;
   });
   ByteSource listed_source("listed.ngdigest", listed);
   CHECK(read_digest(listed_source).traces[0].steps[0].ops[0].values.self_cpu_ns == -7000);
@@ -261,14 +279,15 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
   const std::string dup_at = "{\"format\":\"neuron-gate digest\",\"version\":1,";
   CHECK(digest_error(gzip_text(dup_at + "\"version\":1}")) ==
         "bad.ngdigest:byte " + std::to_string(dup_at.size()) +
-            ": not valid JSON for neuron-gate: duplicate key \"version\" in one object (which of its values counts would be a guess)");
+            ": not valid JSON for neuron-gate: duplicate key \"version\" in one object (which of its values counts "
+            "would be a guess)");
   const std::string deep = dup_at + "\"side\":" + std::string(1 << 20, '[');
-  CHECK(digest_error(gzip_text(deep)) == "bad.ngdigest:byte " + std::to_string(dup_at.size() + 7 + 199) +
-                                             ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
+  CHECK(digest_error(gzip_text(deep)) ==
+        "bad.ngdigest:byte " + std::to_string(dup_at.size() + 7 + 199) +
+            ": not valid JSON for neuron-gate: nesting deeper than 200 arrays and objects");
   // Hostile text survives as text (the renderers escape it): a name with markup and controls is kept.
-  const std::string hostile = changed_digest([](nlohmann::json& d) {
-    d["side"]["traces"][0]["names"][0] = "<img src=x onerror=alert(1)>\u001b[31m|`x";
-  });
+  const std::string hostile = changed_digest(
+      [](nlohmann::json& d) { d["side"]["traces"][0]["names"][0] = "<img src=x onerror=alert(1)>\u001b[31m|`x"; });
   ByteSource source("hostile.ngdigest", hostile);
   const SideSamples read = read_digest(source);
   CHECK(ops_by_key(read.traces[0], read.traces[0].steps[0]).count("<img src=x onerror=alert(1)>\u001b[31m|`x") == 1);
@@ -304,7 +323,7 @@ TEST_CASE("digest: four ranks digested one by one combine into the side the whol
     ranks.push_back(ranks.front());
     infos.push_back(DigestInfo{});
     sources.push_back("again.ngdigest");
-    CHECK_THROWS_WITH_AS(combine_digest_sides(ranks, infos, sources, "digests"),
-                         doctest::Contains("again.ngdigest"), InputError);
+    CHECK_THROWS_WITH_AS(combine_digest_sides(ranks, infos, sources, "digests"), doctest::Contains("again.ngdigest"),
+                         InputError);
   }
 }

@@ -1,12 +1,12 @@
 // The digest written as it goes (store/json_writer.hpp, store/gzip_writer.hpp, digest_json_write.cpp;
 // issue 21 item 4) gives the bytes the digest had when it was built as an nlohmann ordered_json document
 // and dumped: the reference below is that builder as it was (a77eada..6a63732), kept here only to compare.
+#include "formats/discover.hpp"
+#include "profile/read_side.hpp"
 #include "store/digest.hpp"
 #include "store/digest_fields.hpp"
-#include "formats/discover.hpp"
 #include "store/gzip_writer.hpp"
 #include "store/json_writer.hpp"
-#include "profile/read_side.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -188,12 +188,9 @@ ojson side_to_json(const SideSamples& side, const std::optional<SideRepository>&
   out["file_details"] = side.file_details;
   out["read_warnings"] = side.read_warnings;
   out["data_problems"] = problems_to_json(side.data_problems);
-  out["repository"] = state ? ojson{{"commit", state->commit},
-                                    {"summary", state->summary},
-                                    {"dirty", state->dirty},
-                                    {"branch", state->branch},
-                                    {"repository", state->repository},
-                                    {"object_database", state->object_database}}
+  out["repository"] = state ? ojson{{"commit", state->commit},         {"summary", state->summary},
+                                    {"dirty", state->dirty},           {"branch", state->branch},
+                                    {"repository", state->repository}, {"object_database", state->object_database}}
                             : ojson(nullptr);
   return out;
 }
@@ -323,8 +320,17 @@ SideSamples hostile_side() {
   side.traces[1].rank.reset();
   EndToEndMetric metric;
   metric.name = strings[3];
-  metric.samples = {0.1, 1.0, 1e300, 5e-324, 123456789.125, 1e-7, 2.5e16, -0.0, 1.0 / 3.0,
-                    std::nan(""), std::numeric_limits<double>::infinity()};
+  metric.samples = {0.1,
+                    1.0,
+                    1e300,
+                    5e-324,
+                    123456789.125,
+                    1e-7,
+                    2.5e16,
+                    -0.0,
+                    1.0 / 3.0,
+                    std::nan(""),
+                    std::numeric_limits<double>::infinity()};
   metric.run_sizes = {11};
   side.end_to_end = {metric};
   side.manifest = RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc", strings[9]};
@@ -344,9 +350,12 @@ fs::path hostile_trace_folder() {
   const fs::path dir = fs::temp_directory_path() / "neuron-gate-digest-writer-hostile";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::vector<std::string> names = {
-      R"(aten::\"quoted\")", R"(back\\slash\\)", R"(ctl \u0001\u001f\u007f\b\f\n\r\t)", "caf\xc3\xa9 \xe4\xb8\xad",
-      R"(emoji \ud83d\ude00 and \u00e9)", R"(slash \/ and nul \u0000 end)"};
+  const std::vector<std::string> names = {R"(aten::\"quoted\")",
+                                          R"(back\\slash\\)",
+                                          R"(ctl \u0001\u001f\u007f\b\f\n\r\t)",
+                                          "caf\xc3\xa9 \xe4\xb8\xad",
+                                          R"(emoji \ud83d\ude00 and \u00e9)",
+                                          R"(slash \/ and nul \u0000 end)"};
   std::string events;
   for (int step = 0; step < 2; ++step) {
     const int base = 1000 * step;
@@ -361,12 +370,13 @@ fs::path hostile_trace_folder() {
               std::to_string(base + 20) + R"(, "dur": 5, "args": {"correlation": 1}},)";
   }
   events.pop_back();
-  std::ofstream(dir / "op \"names\" \\ caf\xc3\xa9.pt.trace.json") << R"({"schemaVersion": 1, "traceEvents": [)" << events << "]}";
+  std::ofstream(dir / "op \"names\" \\ caf\xc3\xa9.pt.trace.json")
+      << R"({"schemaVersion": 1, "traceEvents": [)" << events << "]}";
   std::ofstream(dir / "notes-\xff\xfe.txt") << "not a profile file";
   return dir;
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("profile::digest_writer");
 
@@ -403,10 +413,18 @@ TEST_CASE("JsonWriter writes every string as nlohmann's dump does, escapes and i
 }
 
 TEST_CASE("JsonWriter writes numbers, literals and nesting as nlohmann's dump does") {
-  const std::vector<std::int64_t> integers = {0, -1, 1, 9, 10, -10, 1234567890123, std::numeric_limits<std::int64_t>::min(),
+  const std::vector<std::int64_t> integers = {0,
+                                              -1,
+                                              1,
+                                              9,
+                                              10,
+                                              -10,
+                                              1234567890123,
+                                              std::numeric_limits<std::int64_t>::min(),
                                               std::numeric_limits<std::int64_t>::max()};
-  const std::vector<double> doubles = {0.0, -0.0, 1.0, -1.5, 0.1, 1.0 / 3.0, 1e300, 5e-324, 1e-7, 2.5e16, 1e21,
-                                       123456789.125, std::nan(""), -std::numeric_limits<double>::infinity()};
+  const std::vector<double> doubles = {
+      0.0,    -0.0, 1.0,    -1.5, 0.1,           1.0 / 3.0,    1e300,
+      5e-324, 1e-7, 2.5e16, 1e21, 123456789.125, std::nan(""), -std::numeric_limits<double>::infinity()};
   ojson reference = ojson::array();
   const std::string text = written([&](JsonWriter& out) {
     out.begin_array();
@@ -491,7 +509,8 @@ TEST_CASE("a streamed digest is byte-identical to the document's dump on every b
   CHECK(compared >= 25);
   TraceReadOptions by_shape;
   by_shape.by_shape = true;
-  check_same_digest(read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), by_shape), true);
+  check_same_digest(read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), by_shape),
+                    true);
 }
 
 TEST_CASE("a streamed digest is byte-identical to the document's dump with hostile names") {
@@ -504,10 +523,13 @@ TEST_CASE("a streamed digest is byte-identical to the document's dump with hosti
     CHECK(std::count(trace.op_keys.begin(), trace.op_keys.end(), std::string("aten::\"quoted\"")) == 1);
     CHECK(std::count(trace.op_keys.begin(), trace.op_keys.end(), std::string("ctl \x01\x1f\x7f\b\f\n\r\t")) == 1);
     CHECK(std::count(trace.op_keys.begin(), trace.op_keys.end(), std::string("slash / and nul \0 end", 21)) == 1);
-    CHECK(std::count(trace.op_keys.begin(), trace.op_keys.end(), std::string("emoji \xf0\x9f\x98\x80 and \xc3\xa9")) == 1);
+    CHECK(std::count(trace.op_keys.begin(), trace.op_keys.end(), std::string("emoji \xf0\x9f\x98\x80 and \xc3\xa9")) ==
+          1);
     check_same_digest(side);
     const std::string text = gunzip_text(digest_bytes(side));
-    CHECK(text.find(R"("ctl \u0001\u001f)" "\x7f" R"(\b\f\n\r\t")") != std::string::npos);
+    CHECK(text.find(R"("ctl \u0001\u001f)"
+                    "\x7f"
+                    R"(\b\f\n\r\t")") != std::string::npos);
     CHECK(text.find(R"("aten::\"quoted\"")") != std::string::npos);
     fs::remove_all(dir);
   }

@@ -12,10 +12,10 @@
 
 #include <atomic>
 #include <filesystem>
-#include <stdexcept>
-#include <thread>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 namespace ng = neuron_gate;
 
@@ -26,7 +26,8 @@ TEST_CASE("ISO dates: days since 1970-01-01 (checked against Python's datetime.d
   CHECK(ng::parse_iso_date("1969-12-31") == -1);
   CHECK(ng::parse_iso_date("2000-03-01") == 11017);
   CHECK(ng::parse_iso_date("2024-02-29") == 19782);
-  for (const char* bad : {"2023-02-29", "2026-13-01", "2026-00-10", "2026-1-01", " 2026-01-01", "2026-01-01x", "2026/01/01", ""}) {
+  for (const char* bad :
+       {"2023-02-29", "2026-13-01", "2026-00-10", "2026-1-01", " 2026-01-01", "2026-01-01x", "2026/01/01", ""}) {
     CAPTURE(bad);
     CHECK_FALSE(ng::parse_iso_date(bad));
   }
@@ -114,10 +115,10 @@ TEST_CASE("InputError names the file and the byte offset") {
 TEST_CASE("shorten_middle cuts long text in the middle by code points, marking the cut with an ellipsis") {
   CHECK(ng::shorten_middle("aten::some_fairly_long_operator_name", 16) == "aten::so…or_name");
   CHECK(ng::shorten_middle("aten::mm", 16) == "aten::mm");
-  CHECK(ng::shorten_middle("0123456789abcdef", 16) == "0123456789abcdef");  // exactly the limit: unchanged
+  CHECK(ng::shorten_middle("0123456789abcdef", 16) == "0123456789abcdef");   // exactly the limit: unchanged
   CHECK(ng::shorten_middle("0123456789abcdefg", 16) == "01234567…abcdefg");  // 8 + … + 7
   CHECK(ng::shorten_middle("µµµµµµµµµµ", 5) == "µµ…µµ");                     // code points, not bytes
-  CHECK(ng::shorten_middle("abcdef", 1) == "a…f");                             // at least 3
+  CHECK(ng::shorten_middle("abcdef", 1) == "a…f");                           // at least 3
 }
 
 TEST_CASE("parallel_for runs every item once, returns each item's exception at its index, never nests") {

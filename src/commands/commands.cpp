@@ -7,16 +7,13 @@
 #include "compare/cost.hpp"
 #include "compare/findings.hpp"
 #include "compare/gate_policy.hpp"
+#include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/ranking.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/judgement.hpp"
 #include "formats/discover.hpp"
-#include "store/digest_side.hpp"
-#include "profile/read_side.hpp"
-#include "store/baseline_store.hpp"
 #include "input/git_source.hpp"
-#include "store/repository_state.hpp"
+#include "profile/read_side.hpp"
 #include "report/annotations.hpp"
 #include "report/calibration_report.hpp"
 #include "report/escape.hpp"
@@ -25,10 +22,13 @@
 #include "report/json.hpp"
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
-#include "report/terminal.hpp"
 #include "report/provenance.hpp"
 #include "report/ranking_report.hpp"
 #include "report/report.hpp"
+#include "report/terminal.hpp"
+#include "store/baseline_store.hpp"
+#include "store/digest_side.hpp"
+#include "store/repository_state.hpp"
 #include "util/atomic_file.hpp"
 #include "util/date.hpp"
 #include "util/error.hpp"
@@ -68,7 +68,7 @@ std::string today(const std::string& option) {
   return text;
 }
 
-} // namespace
+}  // namespace
 
 void require_samples(const SideSamples& side) {
   if (side.traces.empty() && side.end_to_end.empty()) {
@@ -96,14 +96,13 @@ void add_git_state(const CompareOptions& options, const GitStateInputs& base_sid
   if (!options.git) {
     return;
   }
-  const RepositoryStates states =
-      gather_repository_states(base, head, base_manifest, head_manifest, options.repository, base_recorded, head_recorded);
+  const RepositoryStates states = gather_repository_states(base, head, base_manifest, head_manifest, options.repository,
+                                                           base_recorded, head_recorded);
   provenance.commits = states.sides;
   found.baseline_not_ancestor = baseline_not_ancestor(states);
 }
 
 namespace {
-
 
 // How far run_compare checked the report destinations when an error stopped it.
 enum class Checked { nothing, destinations, everything };
@@ -158,18 +157,17 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
   ConditionsDiff conditions = diff_conditions(fingerprint_side(base), fingerprint_side(head), allowed);
-  const std::optional<Calibration> calibration =
-      conditions.comparable() ? base_calibration(base, rules) : std::nullopt;
+  const std::optional<Calibration> calibration = conditions.comparable() ? base_calibration(base, rules) : std::nullopt;
   // Measured in place (judged where they are made); then the sides' per-op samples are not read again:
   // their report facts are taken and the samples freed, not held beside every judged metric.
   std::vector<MetricComparison> measurements =
       conditions.comparable() ? compare_metrics_in_place(base, head, rules) : std::vector<MetricComparison>{};
-  SideFacts base_facts = side_facts(base, rules.drop_first_steps), head_facts = side_facts(head, rules.drop_first_steps);
+  SideFacts base_facts = side_facts(base, rules.drop_first_steps),
+            head_facts = side_facts(head, rules.drop_first_steps);
   release_op_samples(base);
   release_op_samples(head);
-  Judgement judgement =
-      judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date, calibration,
-                       device_time_missing(base, head));
+  Judgement judgement = judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date,
+                                         calibration, device_time_missing(base, head));
   Findings findings = find_findings(base, head, conditions, judgement, rules);
   if (conditions.comparable()) {
     add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);
@@ -193,14 +191,13 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
     add_git_state(options, {base.inventory, base.manifest, recorded[0]}, {head.inventory, head.manifest, recorded[1]},
                   provenance, findings.open_hypotheses);
   }
-  const Report report =
-      build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions), std::move(judgement),
-                   findings, rules, std::move(provenance));
+  const Report report = build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions),
+                                     std::move(judgement), findings, rules, std::move(provenance));
   write_reports(options, report, out);
   return report.decision.exit_code;
 }
 
-} // namespace
+}  // namespace
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
   Checked checked = Checked::nothing;
@@ -266,7 +263,7 @@ void check_rank_outputs(const RankOptions& options, const std::vector<ProfileInv
   }
 }
 
-} // namespace
+}  // namespace
 
 int run_rank(const RankOptions& options, std::ostream& out) {
   for (const std::string& path : {options.markdown_path, options.json_path, options.html_path}) {
@@ -330,6 +327,8 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   return 0;
 }
 
-std::string terminal_text(std::string_view message) { return escape_terminal(message); }
+std::string terminal_text(std::string_view message) {
+  return escape_terminal(message);
+}
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

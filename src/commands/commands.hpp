@@ -18,24 +18,24 @@ namespace neuron_gate {
 
 // Options of `neuron-gate compare`.
 struct CompareOptions {
-  std::string base, head;             // profile specs: directory, file or git:REF:PATH (base also git:REF:@merge-base)
-  std::string head_commit;            // --head-commit: where a stored baseline's lookup starts ("" = HEAD)
-  std::string repository;             // --repo: the repository of git: specs and of the provenance ("" = found)
-  std::string rules_path;             // "" = built-in rules/default.json
-  std::string markdown_path;          // "" = Markdown to stdout (unless quiet)
-  std::string json_path;              // "" = no JSON report
-  std::string html_path;              // "" = no HTML report
-  std::string junit_path;             // "" = no JUnit XML report
-  std::string annotations_path;       // "" = no GitHub annotations (workflow commands)
-  bool by_shape = false;              // op identity includes input shapes
-  bool strict = false;                // undecided gating metrics exit 4
-  bool quiet = false;                 // no report on stdout
-  bool git = true;                    // look up git commits for provenance
+  std::string base, head;        // profile specs: directory, file or git:REF:PATH (base also git:REF:@merge-base)
+  std::string head_commit;       // --head-commit: where a stored baseline's lookup starts ("" = HEAD)
+  std::string repository;        // --repo: the repository of git: specs and of the provenance ("" = found)
+  std::string rules_path;        // "" = built-in rules/default.json
+  std::string markdown_path;     // "" = Markdown to stdout (unless quiet)
+  std::string json_path;         // "" = no JSON report
+  std::string html_path;         // "" = no HTML report
+  std::string junit_path;        // "" = no JUnit XML report
+  std::string annotations_path;  // "" = no GitHub annotations (workflow commands)
+  bool by_shape = false;         // op identity includes input shapes
+  bool strict = false;           // undecided gating metrics exit 4
+  bool quiet = false;            // no report on stdout
+  bool git = true;               // look up git commits for provenance
   std::vector<std::string> allow_mismatch;  // condition names accepted to differ
-  std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
-  std::string today;                  // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
-  std::string rules_from;             // where the rules came from (e.g. the base commit), shown in Provenance
-  std::string comment_key;            // --comment-key: carried by the Markdown's marker line ("" = none)
+  std::optional<SampleUnit> unit;           // --unit, validated by the CLI: overrides the rules' `unit`
+  std::string today;        // YYYY-MM-DD for waiver expiry; "" = SOURCE_DATE_EPOCH, else the clock (UTC)
+  std::string rules_from;   // where the rules came from (e.g. the base commit), shown in Provenance
+  std::string comment_key;  // --comment-key: carried by the Markdown's marker line ("" = none)
   // --format: what stdout gets when no --markdown file is named: "markdown", "terminal" (a compact
   // summary; coloured when `colour`), "none". The CLI picks terminal when stdout is a terminal, else markdown.
   std::string format = "markdown";
@@ -53,13 +53,13 @@ int run_compare(const CompareOptions& options, std::ostream& out);
 
 // Options of `neuron-gate calibrate`.
 struct CalibrateOptions {
-  std::string profile;                // one side: directory, file or git:REF:PATH
-  std::string repository;             // --repo: the repository of a git: spec ("" = the current directory's)
-  std::string rules_path;             // "" = built-in rules/default.json
-  std::optional<SampleUnit> unit;     // --unit, validated by the CLI: overrides the rules' `unit`
-  std::size_t splits = 200;           // random A/A halvings
+  std::string profile;                      // one side: directory, file or git:REF:PATH
+  std::string repository;                   // --repo: the repository of a git: spec ("" = the current directory's)
+  std::string rules_path;                   // "" = built-in rules/default.json
+  std::optional<SampleUnit> unit;           // --unit, validated by the CLI: overrides the rules' `unit`
+  std::size_t splits = 200;                 // random A/A halvings
   std::uint64_t seed = k_calibration_seed;  // compare/calibration.hpp
-  std::string json_path;              // "" = no JSON output
+  std::string json_path;                    // "" = no JSON output
 };
 
 // Splits one profile's runs into random halves many times, compares them as the gate would, and
@@ -69,15 +69,15 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out);
 
 // Options of `neuron-gate history`.
 struct HistoryOptions {
-  std::string baseline_ref;      // where `baseline save` stored the digests: refs/neuron-gate/baselines/NAME
-  std::string along = "HEAD";    // --along: the revision whose first-parent history is walked
-  std::string repository;        // --repo: the repository ("" = the current directory's)
-  std::string rules_path;        // "" = built-in rules/default.json (alpha, unit, drop_first_steps)
+  std::string baseline_ref;        // where `baseline save` stored the digests: refs/neuron-gate/baselines/NAME
+  std::string along = "HEAD";      // --along: the revision whose first-parent history is walked
+  std::string repository;          // --repo: the repository ("" = the current directory's)
+  std::string rules_path;          // "" = built-in rules/default.json (alpha, unit, drop_first_steps)
   std::optional<SampleUnit> unit;  // --unit, validated by the CLI
-  std::size_t limit = 30;        // --limit: newest baselines analysed
-  double min_shift = 0.01;       // --min-shift: smallest relative shift marked (0.01 = 1%)
-  std::string markdown_path;     // "" = Markdown to stdout
-  std::string json_path;         // "" = no JSON (schema neuron-gate.history/1)
+  std::size_t limit = 30;          // --limit: newest baselines analysed
+  double min_shift = 0.01;         // --min-shift: smallest relative shift marked (0.01 = 1%)
+  std::string markdown_path;       // "" = Markdown to stdout
+  std::string json_path;           // "" = no JSON (schema neuron-gate.history/1)
 };
 
 // Lists the stored baselines along first-parent history with their deciding metrics and marks change
@@ -87,18 +87,18 @@ int run_history(const HistoryOptions& options, std::ostream& out);
 
 // Options of `neuron-gate rank`.
 struct RankOptions {
-  std::string base;                       // the baseline profile: directory, file or git:REF:PATH
-  std::string repository;                 // --repo: the repository of git: specs ("" = the current directory's)
-  std::vector<std::string> alternatives;  // ALT1..: each compared to base (at least one; CLI checks)
-  std::string rules_path;                 // "" = built-in rules/default.json
-  std::string metric;                     // the deciding end-to-end metric; "" = base's first (e.g. latency)
-  std::string markdown_path;              // "" = Markdown to stdout (unless quiet)
-  std::string json_path;                  // "" = no JSON (schema neuron-gate.ranking/1)
-  std::string html_path;                  // "" = no HTML
-  bool by_shape = false;                  // op identity includes input shapes (conditions)
-  bool quiet = false;                     // no report on stdout
+  std::string base;                         // the baseline profile: directory, file or git:REF:PATH
+  std::string repository;                   // --repo: the repository of git: specs ("" = the current directory's)
+  std::vector<std::string> alternatives;    // ALT1..: each compared to base (at least one; CLI checks)
+  std::string rules_path;                   // "" = built-in rules/default.json
+  std::string metric;                       // the deciding end-to-end metric; "" = base's first (e.g. latency)
+  std::string markdown_path;                // "" = Markdown to stdout (unless quiet)
+  std::string json_path;                    // "" = no JSON (schema neuron-gate.ranking/1)
+  std::string html_path;                    // "" = no HTML
+  bool by_shape = false;                    // op identity includes input shapes (conditions)
+  bool quiet = false;                       // no report on stdout
   std::vector<std::string> allow_mismatch;  // condition names accepted to differ
-  std::optional<SampleUnit> unit;         // --unit: overrides the rules' `unit`
+  std::optional<SampleUnit> unit;           // --unit: overrides the rules' `unit`
 };
 
 // Ranks the alternatives against one base (compare/ranking.hpp) under the same rules, conditions checked
@@ -141,7 +141,7 @@ struct BaselineSaveOptions {
   std::string ref;         // --ref: full ref name, e.g. refs/neuron-gate/baselines/main
   std::string commit;      // --commit: the profiled commit ("" = the repository's HEAD)
   bool allow_dirty = false;
-  bool by_shape = false;   // digest with ops keyed by name and input shapes
+  bool by_shape = false;  // digest with ops keyed by name and input shapes
 };
 
 // Reads the profile (as `digest` does), and commits its digest to options.ref (store/baseline_store.hpp);
@@ -153,4 +153,4 @@ int run_baseline_save(const BaselineSaveOptions& options, std::ostream& out);
 // valid UTF-8, one line, no control character or escape sequence from the data.
 std::string terminal_text(std::string_view message);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -45,7 +45,7 @@ std::vector<std::string> output_paths(const CompareOptions& options) {
   return {options.markdown_path, options.json_path, options.html_path, options.junit_path, options.annotations_path};
 }
 
-} // namespace
+}  // namespace
 
 // Before any work (rules, walk, reads): every destination can take a file, and no two of them are one
 // file (the same path, `./` spellings, `..`, or a symbolic link to another's target).
@@ -65,7 +65,8 @@ void check_output_destinations(const CompareOptions& options) {
 }
 
 // Once the profiles are walked: no report is written over an input file or the rules file.
-void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head) {
+void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base,
+                              const ProfileInventory& head) {
   for (const std::string& path : output_paths(options)) {
     check_output_path(path, {&base, &head}, options.rules_path);
   }
@@ -110,10 +111,11 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   if (markdown_to_stdout) {
     write_stream(out, markdown, "stdout");
   } else if (to_stdout && options.format == "terminal") {
-    write_stream(out, render_terminal(report, options.colour,
-                                      {options.markdown_path, options.html_path, options.json_path, options.junit_path}),
+    write_stream(out,
+                 render_terminal(report, options.colour,
+                                 {options.markdown_path, options.html_path, options.json_path, options.junit_path}),
                  "stdout");
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

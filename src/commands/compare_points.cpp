@@ -5,10 +5,10 @@
 #include "compare/conditions.hpp"
 #include "compare/cost.hpp"
 #include "compare/operating_points.hpp"
-#include "store/digest_side.hpp"
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
 #include "report/provenance.hpp"
+#include "store/digest_side.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -27,7 +27,9 @@ struct PointFiles {
 
 // A point's label for matching: the one it was given, else "unlabelled" (a one-point side whose manifest
 // names no operating point).
-std::string label_of(const OperatingPointFiles& point) { return point.label.empty() ? "unlabelled" : point.label; }
+std::string label_of(const OperatingPointFiles& point) {
+  return point.label.empty() ? "unlabelled" : point.label;
+}
 
 // Labels in natural order: runs of digits compared as numbers ("4x512" before "16x2048").
 struct NaturalOrder {
@@ -36,8 +38,10 @@ struct NaturalOrder {
     while (i < a.size() && j < b.size()) {
       if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
         const std::size_t i0 = i, j0 = j;
-        while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) ++i;
-        while (j < b.size() && std::isdigit(static_cast<unsigned char>(b[j]))) ++j;
+        while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i])))
+          ++i;
+        while (j < b.size() && std::isdigit(static_cast<unsigned char>(b[j])))
+          ++j;
         const std::string x = a.substr(i0, i - i0), y = b.substr(j0, j - j0);
         const std::string xs = x.substr(std::min(x.find_first_not_of('0'), x.size()));
         const std::string ys = y.substr(std::min(y.find_first_not_of('0'), y.size()));
@@ -55,7 +59,7 @@ struct NaturalOrder {
 };
 
 std::map<std::string, PointFiles, NaturalOrder> match_by_label(const std::vector<OperatingPointFiles>& base,
-                                                 const std::vector<OperatingPointFiles>& head) {
+                                                               const std::vector<OperatingPointFiles>& head) {
   std::map<std::string, PointFiles, NaturalOrder> matched;
   for (const OperatingPointFiles& point : base) {
     matched[label_of(point)].base = &point;
@@ -120,15 +124,17 @@ Report point_report(const CompareOptions& options, const RuleSet& rules, const P
   if (point.status == PointStatus::compared) {
     add_noise_findings(*point.base, *point.head, rules, point.judgement.metrics, calibration, findings.open_hypotheses);
   }
-  Provenance provenance = collect_provenance(point.base->inventory, point.head->inventory, rules.source,
-                                             applied_rules_json(rules));
+  Provenance provenance =
+      collect_provenance(point.base->inventory, point.head->inventory, rules.source, applied_rules_json(rules));
   provenance.rules_from = options.rules_from;
   if (calibration) {
     provenance.noise_check = noise_check_of(*calibration);
   }
   add_git_state(options, {point.base->inventory, point.base->manifest, point.base_recorded},
-                {point.head->inventory, point.head->manifest, point.head_recorded}, provenance, findings.open_hypotheses);
-  return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules, std::move(provenance));
+                {point.head->inventory, point.head->manifest, point.head_recorded}, provenance,
+                findings.open_hypotheses);
+  return build_report(*point.base, *point.head, point.conditions, point.judgement, findings, rules,
+                      std::move(provenance));
 }
 
 // Renders every requested report, then writes them (a rendering error leaves none half done).
@@ -159,11 +165,11 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
   write_stream(out, options.format == "terminal" ? render_points_terminal(report) : markdown, "stdout");
 }
 
-} // namespace
+}  // namespace
 
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
-                   const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
-                   std::ostream& out) {
+                   const std::vector<OperatingPointFiles>& base_points,
+                   const std::vector<OperatingPointFiles>& head_points, std::ostream& out) {
   std::vector<std::optional<Calibration>> calibrations;
   std::vector<PointComparison> points = read_points(options, rules, base_points, head_points, calibrations);
   DecideOptions decide_options;
@@ -173,12 +179,13 @@ int compare_points(const CompareOptions& options, const RuleSet& rules, const st
   std::vector<std::optional<Report>> details;
   for (std::size_t i = 0; i < judged.points.size(); ++i) {
     const PointComparison& point = judged.points[i];
-    details.push_back(point.base && point.head ? std::optional<Report>(point_report(options, rules, point, calibrations[i]))
-                                               : std::nullopt);
+    details.push_back(point.base && point.head
+                          ? std::optional<Report>(point_report(options, rules, point, calibrations[i]))
+                          : std::nullopt);
   }
   const PointsReport report = build_points_report(judged, std::move(details), options.base, options.head, rules);
   write_points_reports(options, report, out);
   return report.decision.exit_code;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

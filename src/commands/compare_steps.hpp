@@ -9,9 +9,9 @@
 #include "compare/judgement.hpp"
 #include "profile/operating_points.hpp"
 #include "profile/read_side.hpp"
-#include "store/repository_state.hpp"
 #include "report/provenance.hpp"
 #include "report/report.hpp"
+#include "store/repository_state.hpp"
 
 #include <optional>
 #include <ostream>
@@ -42,7 +42,8 @@ void check_output_path(const std::string& output, const std::vector<const Profil
 void check_output_destinations(const CompareOptions& options);
 
 // Once the profiles are walked: no report of `options` is written over an input or the rules file (UsageError).
-void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base, const ProfileInventory& head);
+void check_outputs_not_inputs(const CompareOptions& options, const ProfileInventory& base,
+                              const ProfileInventory& head);
 
 // Renders every report `options` asks for, then writes them whole (InputError naming the file when a write
 // fails; none is left half written); stdout gets the Markdown or the terminal summary unless --quiet.
@@ -69,7 +70,7 @@ void add_git_state(const CompareOptions& options, const GitStateInputs& base, co
 // checks its conditions, judges all points at once, renders and writes the reports; returns the exit
 // code.
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,
-                   const std::vector<OperatingPointFiles>& base_points, const std::vector<OperatingPointFiles>& head_points,
-                   std::ostream& out);
+                   const std::vector<OperatingPointFiles>& base_points,
+                   const std::vector<OperatingPointFiles>& head_points, std::ostream& out);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

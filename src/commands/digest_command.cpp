@@ -3,12 +3,12 @@
 #include "commands/commands.hpp"
 #include "commands/compare_steps.hpp"
 
-#include "store/digest.hpp"
-#include "store/digest_side.hpp"
 #include "formats/discover.hpp"
 #include "profile/operating_points.hpp"
-#include "store/repository_state.hpp"
 #include "report/escape.hpp"
+#include "store/digest.hpp"
+#include "store/digest_side.hpp"
+#include "store/repository_state.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -43,7 +43,7 @@ std::string digest_summary(const SideSamples& side) {
   return text;
 }
 
-} // namespace
+}  // namespace
 
 SideSamples side_to_digest(const std::string& profile, const std::string& repository, bool by_shape, bool git,
                            const ProfileInventory& inventory, std::optional<SideRepository>& recorded) {
@@ -96,10 +96,11 @@ int run_digest(const DigestOptions& options, std::ostream& out) {
   const std::string bytes = digest_bytes(side, options.by_shape, recorded);
   write_file_atomically(options.output, bytes);
   write_stream(out,
-               "wrote " + escape_terminal(options.output) + ": " + std::to_string(bytes.size()) + " bytes, the digest of " +
-                   escape_terminal(side.inventory.spec) + " (" + escape_terminal(digest_summary(side)) + ")\n",
+               "wrote " + escape_terminal(options.output) + ": " + std::to_string(bytes.size()) +
+                   " bytes, the digest of " + escape_terminal(side.inventory.spec) + " (" +
+                   escape_terminal(digest_summary(side)) + ")\n",
                "stdout");
   return 0;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

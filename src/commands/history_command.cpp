@@ -3,10 +3,10 @@
 #include "commands/commands.hpp"
 #include "commands/compare_steps.hpp"
 #include "compare/history.hpp"
-#include "store/baseline_history.hpp"
-#include "store/digest.hpp"
 #include "input/git_source.hpp"
 #include "report/history_report.hpp"
+#include "store/baseline_history.hpp"
+#include "store/digest.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -29,7 +29,8 @@ int run_history(const HistoryOptions& options, std::ostream& out) {
     }
   }
   const RuleSet rules = applied_rules(options.rules_path, options.unit);
-  StoredBaselineWalk walk = stored_baselines_along(options.repository, options.baseline_ref, options.along, options.limit);
+  StoredBaselineWalk walk =
+      stored_baselines_along(options.repository, options.baseline_ref, options.along, options.limit);
   std::vector<StoredBaselineEntry> baselines = std::move(walk.entries);
   std::reverse(baselines.begin(), baselines.end());  // oldest first
   std::vector<SideSamples> sides;
@@ -51,4 +52,4 @@ int run_history(const HistoryOptions& options, std::ostream& out) {
   return 0;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -9,4 +9,4 @@ std::optional<Ancestry> baseline_not_ancestor(const RepositoryStates& states) {
   return states.ancestry;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -14,4 +14,4 @@ namespace neuron_gate {
 // head (the two differ and head does not descend from base); nullopt otherwise.
 std::optional<Ancestry> baseline_not_ancestor(const RepositoryStates& states);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

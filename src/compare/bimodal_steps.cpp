@@ -25,7 +25,7 @@ double spread(const std::vector<double>& v, std::size_t begin, std::size_t end) 
   return median_sorted(deviations, 0, deviations.size());
 }
 
-} // namespace
+}  // namespace
 
 std::optional<BimodalStepsFinding> bimodal_steps(const SideSamples& side, WarmUpSteps warm_up) {
   std::vector<double> logs;
@@ -66,4 +66,4 @@ std::optional<BimodalStepsFinding> bimodal_steps(const SideSamples& side, WarmUp
                              std::exp(median_sorted(logs, split, n)) / 1000.0};
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

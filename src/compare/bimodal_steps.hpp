@@ -24,13 +24,13 @@ struct BimodalStepsFinding {
 // Which steps are left out as warm-up (already named by the warm-up finding, findings.hpp).
 enum class WarmUpSteps { none, first_trace_of_run, first_step_of_trace };
 
-// The two modes of `side`'s step times, warm-up steps left out, if there are: at least k_bimodal_min_steps steps, each mode at
-// least max(2, 20%) of them, the widest gap between sorted step times splitting them (the faster mode's
-// slowest x k_bimodal_min_gap <= the slower mode's fastest), and that gap (in log time) at least 4 times
-// either mode's own spread (median absolute deviation of log time, at least ln 1.01).
+// The two modes of `side`'s step times, warm-up steps left out, if there are: at least k_bimodal_min_steps steps, each
+// mode at least max(2, 20%) of them, the widest gap between sorted step times splitting them (the faster mode's slowest
+// x k_bimodal_min_gap <= the slower mode's fastest), and that gap (in log time) at least 4 times either mode's own
+// spread (median absolute deviation of log time, at least ln 1.01).
 std::optional<BimodalStepsFinding> bimodal_steps(const SideSamples& side, WarmUpSteps warm_up);
 
 constexpr std::size_t k_bimodal_min_steps = 8;
 constexpr double k_bimodal_min_gap = 1.25;
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

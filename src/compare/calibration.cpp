@@ -112,7 +112,7 @@ std::pair<EndToEndMetric, EndToEndMetric> split_end_to_end(const EndToEndMetric&
   return {half_a, half_b};
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -136,7 +136,8 @@ std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, cons
     }
   } else if (!side.traces.empty()) {
     throw UsageError(spec + ": calibration needs at least " + std::to_string(needed) + " runs (folders of traces) or " +
-                     std::to_string(needed) + " traces to split into two halves; found " + plural(runs.size(), "run") + " of " + plural(side.traces.size(), "trace"));
+                     std::to_string(needed) + " traces to split into two halves; found " + plural(runs.size(), "run") +
+                     " of " + plural(side.traces.size(), "trace"));
   }
   std::size_t fewest_e2e = 0;
   for (std::size_t i = 0; i < side.end_to_end.size(); ++i) {
@@ -146,8 +147,8 @@ std::vector<std::vector<std::size_t>> split_groups(const SideSamples& side, cons
   }
   if (side.traces.empty() && fewest_e2e < needed) {
     throw UsageError(spec + ": calibration needs traces or at least " + std::to_string(needed) +
-                     " end-to-end samples per metric to split into two halves; found " + (side.end_to_end.empty() ? std::string("neither") :
-                                                    plural(fewest_e2e, "sample")));
+                     " end-to-end samples per metric to split into two halves; found " +
+                     (side.end_to_end.empty() ? std::string("neither") : plural(fewest_e2e, "sample")));
   }
   if (rules.unit == SampleUnit::run && !side.traces.empty() &&
       (result.split_by != SplitBy::runs || runs.size() < sampling_plan().noise_check_run_unit)) {
@@ -241,7 +242,8 @@ SplitOutcome outcome_of(const Judgement& judgement) {
     o.floor.threshold = m.threshold;
     o.floor.regressed = m.verdict == Verdict::regressed ? 1 : 0;
     const bool both = m.present_in_base && m.present_in_head;
-    o.floor.unreachable = both && smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p ? 1 : 0;
+    o.floor.unreachable =
+        both && smallest_attainable_p(m.base_samples.size(), m.head_samples.size()) > m.needed_p ? 1 : 0;
     if (both && m.ratio && *m.ratio > 0) {
       o.abs_change = std::fabs(*m.ratio - 1.0);
       o.abs_log = std::fabs(std::log(*m.ratio));
@@ -304,8 +306,8 @@ std::vector<SplitOutcome> judge_splits(const SideSamples& side, const RuleSet& r
   const std::vector<std::exception_ptr> errors = parallel_for(outcomes.size(), [&](std::size_t i) {
     Halves halves;
     split_side(side, groups, half_a, plans[first + i], halves);
-    outcomes[i] =
-        outcome_of(judge_in_place(compare_metrics_in_place(halves.a, halves.b, rules), ConditionsDiff{}, rules, DecideOptions{}));
+    outcomes[i] = outcome_of(
+        judge_in_place(compare_metrics_in_place(halves.a, halves.b, rules), ConditionsDiff{}, rules, DecideOptions{}));
   });
   for (const std::exception_ptr& error : errors) {
     if (error) {
@@ -315,10 +317,10 @@ std::vector<SplitOutcome> judge_splits(const SideSamples& side, const RuleSet& r
   return outcomes;
 }
 
-} // namespace
+}  // namespace
 
 NoiseCheck noise_check_of(const Calibration& c) {
-  return NoiseCheck{c.split_by, c.runs,         c.traces,       c.half_a,      c.half_b,        c.splits,
+  return NoiseCheck{c.split_by,         c.runs,       c.traces,       c.half_a,      c.half_b,        c.splits,
                     c.requested_splits, c.min_splits, c.value_budget, c.comparisons, c.sample_values, c.seed};
 }
 
@@ -386,4 +388,4 @@ Calibration calibrate(const SideSamples& side, const RuleSet& rules, const Calib
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -22,8 +22,8 @@ inline constexpr std::uint64_t k_calibration_seed = 20240601;
 
 // How to calibrate.
 struct CalibrationOptions {
-  std::size_t splits = 200;                  // random halvings
-  std::uint64_t seed = k_calibration_seed;   // std::mt19937_64 seed; the shuffle is our own Fisher–Yates
+  std::size_t splits = 200;                 // random halvings
+  std::uint64_t seed = k_calibration_seed;  // std::mt19937_64 seed; the shuffle is our own Fisher–Yates
   // A cap on the sample values compared over all splits (sum over splits and metrics of the two halves'
   // sample counts), none when unset. When the first split compares v values, only the first
   // max(min_splits, floor(value_budget / v)) of the `splits` splits are run (the same draws: a prefix),
@@ -74,19 +74,19 @@ struct NoiseFloor {
 
 // The result of calibrate().
 struct Calibration {
-  std::string spec;                 // the profile as given
+  std::string spec;  // the profile as given
   SampleUnit unit = SampleUnit::step;
   SplitBy split_by = SplitBy::runs;
   std::size_t runs = 0, traces = 0;
-  std::size_t half_a = 0, half_b = 0;  // runs (or traces) per half; half_a <= half_b
-  std::size_t end_to_end_samples = 0;  // e2e samples: split by their runs when a metric has 4 or more, else
-                                       // at random within one process (NoiseFloor::within_process)
-  std::size_t splits = 0;            // splits run (below requested_splits when a value budget reduced them)
-  std::size_t requested_splits = 0;  // CalibrationOptions::splits
+  std::size_t half_a = 0, half_b = 0;       // runs (or traces) per half; half_a <= half_b
+  std::size_t end_to_end_samples = 0;       // e2e samples: split by their runs when a metric has 4 or more, else
+                                            // at random within one process (NoiseFloor::within_process)
+  std::size_t splits = 0;                   // splits run (below requested_splits when a value budget reduced them)
+  std::size_t requested_splits = 0;         // CalibrationOptions::splits
   std::optional<std::size_t> value_budget;  // CalibrationOptions::value_budget
-  std::size_t min_splits = 1;        // CalibrationOptions::min_splits
-  std::size_t comparisons = 0;       // metrics compared, summed over the splits run
-  std::size_t sample_values = 0;     // the halves' sample counts, summed over those metrics
+  std::size_t min_splits = 1;               // CalibrationOptions::min_splits
+  std::size_t comparisons = 0;              // metrics compared, summed over the splits run
+  std::size_t sample_values = 0;            // the halves' sample counts, summed over those metrics
   std::uint64_t seed = 0;
   double alpha = 0.05;
   std::vector<MetricClass> gating_classes;  // as decide() found them on the first split
@@ -105,14 +105,14 @@ struct Calibration {
 // the report states the check's cost reproducibly (no clock).
 struct NoiseCheck {
   SplitBy split_by = SplitBy::runs;
-  std::size_t runs = 0, traces = 0;    // of base
-  std::size_t half_a = 0, half_b = 0;  // runs (or traces) per half
-  std::size_t splits = 0;              // splits run
-  std::size_t requested_splits = 0;    // splits asked for; more than `splits` when the budget reduced them
-  std::size_t min_splits = 0;          // the fewest the budget may leave
+  std::size_t runs = 0, traces = 0;         // of base
+  std::size_t half_a = 0, half_b = 0;       // runs (or traces) per half
+  std::size_t splits = 0;                   // splits run
+  std::size_t requested_splits = 0;         // splits asked for; more than `splits` when the budget reduced them
+  std::size_t min_splits = 0;               // the fewest the budget may leave
   std::optional<std::size_t> value_budget;  // sample values the splits may compare in all
-  std::size_t comparisons = 0;         // metrics compared over the splits
-  std::size_t sample_values = 0;       // the halves' sample counts over those comparisons
+  std::size_t comparisons = 0;              // metrics compared over the splits
+  std::size_t sample_values = 0;            // the halves' sample counts over those comparisons
   std::uint64_t seed = 0;
   bool operator==(const NoiseCheck&) const = default;
 };
@@ -132,4 +132,4 @@ NoiseCheck noise_check_of(const Calibration& calibration);
 // 2 * k_min_runs_for_run_unit runs.
 Calibration calibrate(const SideSamples& side, const RuleSet& rules, const CalibrationOptions& options);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 namespace neuron_gate {
 namespace {
@@ -112,13 +112,12 @@ void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
   }
 }
 
-} // namespace
+}  // namespace
 
 const std::vector<std::string>& condition_names() {
-  static const std::vector<std::string> names{"schedule",     "traces",      "samples_from", "activities",
-                                              "device_time",  "end_to_end_metrics", "inputs", "record_shapes",
-                                              "with_stack",   "ranks",       "world_size",   "devices",
-                                              "neuron_cores", "artifacts"};
+  static const std::vector<std::string> names{
+      "schedule",      "traces",     "samples_from", "activities", "device_time", "end_to_end_metrics", "inputs",
+      "record_shapes", "with_stack", "ranks",        "world_size", "devices",     "neuron_cores",       "artifacts"};
   return names;
 }
 
@@ -200,7 +199,7 @@ void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
   fp.values["artifacts"] = artifacts;
 }
 
-} // namespace
+}  // namespace
 
 Fingerprint fingerprint_side(const SideSamples& side) {
   Fingerprint fp;
@@ -283,7 +282,8 @@ void accept_one_sided(ConditionRow& row) {
 std::string difference_note(const std::string& name, const Fingerprint& base, const Fingerprint& head) {
   if (name.rfind("manifest.", 0) == 0) {
     return "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "
-           "same way, or accept the difference with --allow-mismatch " + name;
+           "same way, or accept the difference with --allow-mismatch " +
+           name;
   }
   if (name == "artifacts") {
     return artifacts_note(base, head);
@@ -337,9 +337,10 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
   return row;
 }
 
-} // namespace
+}  // namespace
 
-ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed) {
+ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
+                               const std::vector<std::string>& allowed) {
   check_allowed_names(allowed);
   auto is_allowed = [&](const std::string& name) {
     return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
@@ -356,4 +357,4 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
   return diff;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -37,8 +37,8 @@ Fingerprint fingerprint_side(const SideSamples& side);
 
 // One row of the conditions table: base vs head.
 struct ConditionRow {
-  std::string name;       // condition name, as accepted by --allow-mismatch
-  std::string base;       // value on the base side ("not recorded" when absent)
+  std::string name;  // condition name, as accepted by --allow-mismatch
+  std::string base;  // value on the base side ("not recorded" when absent)
   std::string head;
   bool matches = true;
   bool accepted = false;  // differs, but the rules or --allow-mismatch accept it
@@ -65,9 +65,10 @@ struct ConditionsDiff {
 // `allowed` (rules allow_mismatch
 // plus --allow-mismatch) marks differing rows as accepted. Throws UsageError for an allowed name that
 // is no condition (with a did-you-mean).
-ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head, const std::vector<std::string>& allowed);
+ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
+                               const std::vector<std::string>& allowed);
 
 // All fixed condition names (manifest fields add "manifest.<field>"), for --allow-mismatch and the README.
 const std::vector<std::string>& condition_names();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

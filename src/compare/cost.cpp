@@ -79,8 +79,10 @@ void add_costs(SideSamples& side, double price) {
       const bool given = std::any_of(side.end_to_end.begin(), side.end_to_end.end(),
                                      [&](const EndToEndMetric& m) { return m.name == cost.name; });
       if (given) {  // the file's own cost metric is compared as it is (README "Cost")
-        side.read_warnings.push_back(cost.source_path + ": a metric \"" + cost.name + "\" is given, so none is "
-                                     "derived from \"" + metric.name + "\" and price_per_hour");
+        side.read_warnings.push_back(cost.source_path + ": a metric \"" + cost.name +
+                                     "\" is given, so none is "
+                                     "derived from \"" +
+                                     metric.name + "\" and price_per_hour");
       } else {
         side.end_to_end.push_back(std::move(cost));
       }
@@ -88,7 +90,7 @@ void add_costs(SideSamples& side, double price) {
   }
 }
 
-} // namespace
+}  // namespace
 
 void add_side_cost_metrics(SideSamples& side, const RuleSet& rules) {
   if (const std::optional<double> price = price_per_hour(side, rules)) {
@@ -112,4 +114,4 @@ void add_cost_metrics(SideSamples& base, SideSamples& head, const RuleSet& rules
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -27,8 +27,8 @@ double cost_per_million(double price_per_hour, double throughput_per_second);
 // 1}, "tokens/ms" -> {"tokens", 0.001}, "it/min" -> {"it", 60}; also "/sec", "/h". nullopt for a unit
 // that is not a rate per time.
 struct RateUnit {
-  std::string work;        // "samples"
-  double seconds = 1.0;    // the time unit in seconds
+  std::string work;      // "samples"
+  double seconds = 1.0;  // the time unit in seconds
 };
 std::optional<RateUnit> parse_rate_unit(std::string_view unit);
 
@@ -48,4 +48,4 @@ void add_cost_metrics(SideSamples& base, SideSamples& head, const RuleSet& rules
 // when price_per_hour(side, rules) gives a price; nothing otherwise. Throws as add_cost_metrics.
 void add_side_cost_metrics(SideSamples& side, const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

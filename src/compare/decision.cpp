@@ -66,7 +66,8 @@ std::optional<double> undecided_regression(const MetricComparison& m) {
 NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t index) {
   if (!across_runs(m)) {
     const bool e2e = m.metric_class == MetricClass::end_to_end;
-    return NoDecision{NoDecisionCause::one_process, index, e2e ? k_min_runs_for_e2e_run_unit : k_processes_to_establish};
+    return NoDecision{NoDecisionCause::one_process, index,
+                      e2e ? k_min_runs_for_e2e_run_unit : k_processes_to_establish};
   }
   const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
   const NoDecisionCause cause = lack ? NoDecisionCause::too_few_samples : NoDecisionCause::undecided_regression;
@@ -106,7 +107,8 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
     // Of the metrics lacking samples, the headline names the one that changed most for the worse (an
     // improvement only when nothing got worse).
     const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
-    if (lack && (!lacking || worse_ratio(m, m.ratio).value_or(0.0) > worse_ratio(metrics[*lacking], metrics[*lacking].ratio).value_or(0.0))) {
+    if (lack && (!lacking || worse_ratio(m, m.ratio).value_or(0.0) >
+                                 worse_ratio(metrics[*lacking], metrics[*lacking].ratio).value_or(0.0))) {
       lacking = i;
     }
   }
@@ -123,9 +125,10 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
 // Who gates (docs/decision-rule.md): end-to-end metrics gate when present; the per-op family
 // (MetricJudgement::gates_under_undecided_end_to_end) gates too when a gating end-to-end metric is undecided.
 void escalate_to_per_op(Judgement& result) {
-  const bool end_to_end_undecided = std::any_of(result.metrics.begin(), result.metrics.end(), [](const MetricComparison& m) {
-    return m.gating && m.metric_class == MetricClass::end_to_end && undecided(m.verdict);
-  });
+  const bool end_to_end_undecided =
+      std::any_of(result.metrics.begin(), result.metrics.end(), [](const MetricComparison& m) {
+        return m.gating && m.metric_class == MetricClass::end_to_end && undecided(m.verdict);
+      });
   std::vector<MetricClass>& classes = result.decision.gating_classes;
   for (MetricComparison& m : result.metrics) {
     if (!m.gates_under_undecided_end_to_end) {
@@ -143,7 +146,8 @@ void escalate_to_per_op(Judgement& result) {
 void offset_by_replacement(std::vector<MetricComparison>& metrics) {
   std::vector<const MetricComparison*> groups;  // a few: one per class, point and rank at most
   for (const MetricComparison& m : metrics) {
-    if (m.scope == MetricScope::replacement_group && m.metric_class == MetricClass::self_cpu && m.shift && *m.shift < 0) {
+    if (m.scope == MetricScope::replacement_group && m.metric_class == MetricClass::self_cpu && m.shift &&
+        *m.shift < 0) {
       groups.push_back(&m);
     }
   }
@@ -192,7 +196,7 @@ void count_and_decide_impl(Judgement& result, const ConditionsDiff& conditions, 
   decision.exit_code = exit_code(decision.outcome, options.strict);
 }
 
-} // namespace
+}  // namespace
 
 int exit_code(Outcome outcome, bool strict) {
   switch (outcome) {
@@ -217,4 +221,4 @@ void decide(Judgement& judgement, const ConditionsDiff& conditions, const Decide
   count_and_decide_impl(judgement, conditions, options);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

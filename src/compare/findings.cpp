@@ -38,9 +38,8 @@ GateFinding gate_finding(const Judgement& judgement, const RuleSet& rules) {
   gate.correction = rules.correction;
   gate.alpha = rules.alpha;
   gate.material = judgement.decision.material;
-  gate.per_op_gates = std::any_of(gate.gating_classes.begin(), gate.gating_classes.end(), [](MetricClass c) {
-    return c == MetricClass::self_cpu || c == MetricClass::device;
-  });
+  gate.per_op_gates = std::any_of(gate.gating_classes.begin(), gate.gating_classes.end(),
+                                  [](MetricClass c) { return c == MetricClass::self_cpu || c == MetricClass::device; });
   return gate;
 }
 
@@ -63,7 +62,8 @@ ReplacementFinding replacement_finding(const std::vector<MetricComparison>& metr
       found.gone.push_back(i);
     } else if (listed(g.replaced->appeared, name)) {
       found.appeared.push_back(i);
-      if (!found.largest_appeared || m.head_median.value_or(0) > metrics[*found.largest_appeared].head_median.value_or(0)) {
+      if (!found.largest_appeared ||
+          m.head_median.value_or(0) > metrics[*found.largest_appeared].head_median.value_or(0)) {
         found.largest_appeared = i;
       }
     } else if (listed(g.replaced->calls_changed, name)) {
@@ -119,7 +119,8 @@ StepTimeFinding step_time_finding(const std::vector<MetricComparison>& metrics, 
     }
     found.largest.push_back(c);
   }
-  found.host_overhead = found.have_device && found.cpu_total_us > floor_us && std::fabs(found.device_total_us) < floor_us;
+  found.host_overhead =
+      found.have_device && found.cpu_total_us > floor_us && std::fabs(found.device_total_us) < floor_us;
   return found;
 }
 
@@ -132,7 +133,7 @@ std::optional<DisagreementFinding> disagreement(const std::vector<MetricComparis
   if (latency == metrics.end() || !s.ratio || !latency->ratio) {
     return std::nullopt;
   }
-  const bool step_faster = *s.ratio < 1.0, step_slower = *s.ratio > 1.0;
+  const bool step_faster = *s.ratio<1.0, step_slower = *s.ratio> 1.0;
   const bool latency_slower = *latency->ratio > 1.0 + latency->threshold;
   const bool latency_faster = *latency->ratio < 1.0 - latency->threshold;
   if ((step_faster && latency_slower) || (step_slower && latency_faster)) {
@@ -141,7 +142,7 @@ std::optional<DisagreementFinding> disagreement(const std::vector<MetricComparis
   return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<double> median_change(const MetricMeasurement& m) {
   if (m.head_median && m.base_median) {
@@ -188,8 +189,9 @@ Interpretations interpret(const ConditionsDiff& conditions, const Judgement& jud
     found.gating_metrics = others;
     found.op_regressions = without(found.op_regressions, along);
   }
-  std::stable_sort(found.op_regressions.begin(), found.op_regressions.end(),
-                   [&](std::size_t a, std::size_t b) { return absolute_change(metrics[a]) > absolute_change(metrics[b]); });
+  std::stable_sort(found.op_regressions.begin(), found.op_regressions.end(), [&](std::size_t a, std::size_t b) {
+    return absolute_change(metrics[a]) > absolute_change(metrics[b]);
+  });
   found.structural = structural_finding(metrics);
   if (const auto step = most_changed_step(metrics); step && metrics[*step].base_median && metrics[*step].head_median) {
     found.step_time = step_time_finding(metrics, *step, rules.floor_us);
@@ -211,4 +213,4 @@ Findings find_findings(const SideSamples& base, const SideSamples& head, const C
   return findings;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -60,11 +60,11 @@ struct OpContribution {
 // Where the profiled step time went: the step-time metric that changed most (per rank, that rank's
 // ops only) and the summed median per-op changes.
 struct StepTimeFinding {
-  std::size_t step = 0;              // metric index of the step time
-  double cpu_total_us = 0;           // summed median self CPU change per step
-  double device_total_us = 0;        // summed median device change per step
-  bool have_device = false;          // any device metric exists
-  bool host_overhead = false;        // CPU up beyond the floor with device flat within it
+  std::size_t step = 0;                 // metric index of the step time
+  double cpu_total_us = 0;              // summed median self CPU change per step
+  double device_total_us = 0;           // summed median device change per step
+  bool have_device = false;             // any device metric exists
+  bool host_overhead = false;           // CPU up beyond the floor with device flat within it
   std::vector<OpContribution> largest;  // up to 5, |change| >= rules.floor_us, largest first
 };
 
@@ -76,8 +76,8 @@ struct DisagreementFinding {
 // Device time no op accounts for that changed beyond its threshold, significantly (its verdict was capped:
 // unattributed.hpp), with the device class total of its rank, which holds that time and gates.
 struct UnattributedFinding {
-  std::size_t metric = 0;              // the unattributed row (MetricJudgement::capped_from set)
-  std::optional<std::size_t> total;    // the device `all ops` of the same rank
+  std::size_t metric = 0;            // the unattributed row (MetricJudgement::capped_from set)
+  std::optional<std::size_t> total;  // the device `all ops` of the same rank
 };
 
 // The conclusions, in the order a report lists them.
@@ -88,9 +88,9 @@ struct Interpretations {
   std::vector<std::size_t> gating_metrics;
   // Most ops moved by one factor (whole_run_shift.hpp): said once; the ops along it leave op_regressions.
   std::optional<WholeRunShiftFinding> whole_run_shift;
-  std::vector<std::size_t> op_regressions;  // non-gating per-op REGRESSED, largest absolute change first,
-                                            // except the ops that moved along a whole-run shift
-  std::vector<std::size_t> device_summary;  // explanatory end-to-end metrics REGRESSED or IMPROVED
+  std::vector<std::size_t> op_regressions;        // non-gating per-op REGRESSED, largest absolute change first,
+                                                  // except the ops that moved along a whole-run shift
+  std::vector<std::size_t> device_summary;        // explanatory end-to-end metrics REGRESSED or IMPROVED
   std::vector<UnattributedFinding> unattributed;  // capped unattributed rows, in metric order
   StructuralFinding structural;
   std::optional<StepTimeFinding> step_time;
@@ -118,10 +118,10 @@ enum class WarmUpKind {
 struct WarmUpFinding {
   std::string side;  // the side's label, "base" or "head"
   WarmUpKind kind = WarmUpKind::first_trace_of_run;
-  double ratio = 1;            // median first / median later
-  std::size_t measured = 0;    // run folders (first_trace_of_run) or traces (first_step_of_trace) read
-  double first_us = 0;         // median step time of the first traces (steps), µs
-  double later_us = 0;         // median step time of the later ones, µs
+  double ratio = 1;          // median first / median later
+  std::size_t measured = 0;  // run folders (first_trace_of_run) or traces (first_step_of_trace) read
+  double first_us = 0;       // median step time of the first traces (steps), µs
+  double later_us = 0;       // median step time of the later ones, µs
 };
 
 // Data problems of one side's traces.
@@ -138,12 +138,12 @@ struct DataProblemFinding {
 // Gating metrics whose threshold sits below base's own A/A noise (calibration.hpp).
 struct NoiseFinding {
   struct Item {
-    std::size_t metric = 0;     // metric index
-    double noise_floor = 0;     // 95th percentile of |ratio - 1| over the splits
+    std::size_t metric = 0;  // metric index
+    double noise_floor = 0;  // 95th percentile of |ratio - 1| over the splits
   };
   std::vector<Item> below;
   std::size_t splits = 0;
-  std::size_t units = 0;        // runs or traces split
+  std::size_t units = 0;  // runs or traces split
   SplitBy split_by = SplitBy::runs;
   std::uint64_t seed = 0;
 };
@@ -160,18 +160,18 @@ struct OpenHypotheses {
   // Base's commit is not an ancestor of head's (baseline_ancestry.hpp); set by the caller, which has the
   // repositories (not under --no-git).
   std::optional<Ancestry> baseline_not_ancestor;
-  std::vector<ConditionDifference> accepted;      // differences accepted with --allow-mismatch or rules
+  std::vector<ConditionDifference> accepted;  // differences accepted with --allow-mismatch or rules
   std::optional<InsufficientFinding> insufficient;
-  std::vector<std::size_t> inconclusive;          // INCONCLUSIVE gating or step-time metrics
+  std::vector<std::size_t> inconclusive;  // INCONCLUSIVE gating or step-time metrics
   std::optional<SingleTraceFinding> single_trace;
-  std::vector<std::size_t> worth_a_look;          // MetricJudgement::worth_a_look
-  std::vector<std::size_t> device_regressions;    // device-time metrics REGRESSED, except those along a shift
-  std::optional<WholeRunShiftFinding> whole_run_shift;  // the same as Interpretations', with how to test it
-  std::vector<WarmUpFinding> warm_up;             // base, then head
-  std::vector<BimodalStepsFinding> bimodal_steps; // base, then head; sides whose step times have two modes
-  bool inputs_unverified = false;                 // no shapes in traces or tables, and a trace exists
-  std::vector<DataProblemFinding> data_problems;  // base, then head; only sides with a problem
-  std::optional<NoiseFinding> noise;              // set by the caller from noise_finding()
+  std::vector<std::size_t> worth_a_look;                 // MetricJudgement::worth_a_look
+  std::vector<std::size_t> device_regressions;           // device-time metrics REGRESSED, except those along a shift
+  std::optional<WholeRunShiftFinding> whole_run_shift;   // the same as Interpretations', with how to test it
+  std::vector<WarmUpFinding> warm_up;                    // base, then head
+  std::vector<BimodalStepsFinding> bimodal_steps;        // base, then head; sides whose step times have two modes
+  bool inputs_unverified = false;                        // no shapes in traces or tables, and a trace exists
+  std::vector<DataProblemFinding> data_problems;         // base, then head; only sides with a problem
+  std::optional<NoiseFinding> noise;                     // set by the caller from noise_finding()
   std::optional<NoiseNotEstimated> noise_not_estimated;  // set by the caller
 };
 
@@ -208,4 +208,4 @@ std::optional<NoiseFinding> noise_finding(const Calibration& base_calibration,
 // median of that side (negative when it disappears); nullopt when neither median exists.
 std::optional<double> median_change(const MetricMeasurement& m);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

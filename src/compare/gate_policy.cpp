@@ -41,7 +41,8 @@ std::vector<BaseNoise> base_noise(const std::optional<Calibration>& calibration)
 void add_noise_findings(const SideSamples& base, const SideSamples& head, const RuleSet& rules,
                         const std::vector<MetricComparison>& metrics, const std::optional<Calibration>& calibration,
                         OpenHypotheses& found) {
-  const bool any_gating = std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
+  const bool any_gating =
+      std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) { return m.gating; });
   if (!any_gating) {
     return;
   }
@@ -68,11 +69,11 @@ Judgement judge_comparison(std::vector<MetricComparison> measurements, const Con
     gating_metrics += count;
   }
   if (conditions.comparable() && gating_metrics == 0) {
-    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" +
-                     rules.source + ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
+    throw UsageError("nothing to gate: no gating metric has samples on both sides after the rules (" + rules.source +
+                     ": ignore, drop_first_steps, gate) were applied; run `neuron-gate inspect` "
                      "on each side and check the rules");
   }
   return judgement;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -47,4 +47,4 @@ Judgement judge_comparison(std::vector<MetricComparison> measurements, const Con
                            const RuleSet& rules, bool strict, const std::string& today_date,
                            const std::optional<Calibration>& calibration, const std::string& device_time_missing);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -48,7 +48,7 @@ double shift_ratio(const std::vector<double>& before, const std::vector<double>&
 }
 
 class Analysis {
-public:
+ public:
   Analysis(History& history, double alpha) : m_history(history), m_alpha(alpha) {}
 
   // Present values of series s and the baselines they belong to.
@@ -109,13 +109,14 @@ public:
       if (end - begin < k_min_segment) {
         continue;
       }
-      if (const auto child = test(parent.series, begin, end); child && record(*child, child->point.p_value, min_shift)) {
+      if (const auto child = test(parent.series, begin, end);
+          child && record(*child, child->point.p_value, min_shift)) {
         split(*child, min_shift);
       }
     }
   }
 
-private:
+ private:
   History& m_history;
   double m_alpha;
   std::vector<double> m_values;
@@ -144,7 +145,7 @@ std::vector<HistorySeries> measure_series(const std::vector<SideSamples>& baseli
   return series;
 }
 
-} // namespace
+}  // namespace
 
 History analyse_history(const std::vector<SideSamples>& baselines, const RuleSet& rules, double min_shift) {
   History history;
@@ -184,4 +185,4 @@ History analyse_history(const std::vector<SideSamples>& baselines, const RuleSet
   return history;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -31,16 +31,16 @@ struct HistorySeries {
 
 // A change point found in one series.
 struct HistoryShift {
-  std::size_t series = 0;        // index into History::series
-  std::size_t baseline = 0;      // first baseline after the change (index into the baselines, oldest first)
+  std::size_t series = 0;             // index into History::series
+  std::size_t baseline = 0;           // first baseline after the change (index into the baselines, oldest first)
   std::size_t before = 0, after = 0;  // baselines with a value on each side of it, within the segment tested
   // Size: Hodges–Lehmann ratio after/before of the medians (all > 0), else the HL shift over the median
   // before; ratio - 1 is the relative change (+0.03 = 3% higher).
   double ratio = 1.0;
-  bool worse = false;            // in the direction the metric's `better` calls worse
-  double statistic = 0;          // Pettitt's K
-  double p_value = 1;            // permutation p of K (exact up to 10 baselines)
-  double adjusted_p = 1;         // Holm over the metrics' first tests; a split segment's own p is not adjusted
+  bool worse = false;     // in the direction the metric's `better` calls worse
+  double statistic = 0;   // Pettitt's K
+  double p_value = 1;     // permutation p of K (exact up to 10 baselines)
+  double adjusted_p = 1;  // Holm over the metrics' first tests; a split segment's own p is not adjusted
   bool exact = true;
   bool operator==(const HistoryShift&) const = default;
 };
@@ -67,4 +67,4 @@ inline constexpr double k_history_min_shift = 0.01;
 History analyse_history(const std::vector<SideSamples>& baselines, const RuleSet& rules,
                         double min_shift = k_history_min_shift);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

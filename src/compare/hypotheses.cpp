@@ -91,7 +91,7 @@ void metric_hypotheses(const std::vector<MetricComparison>& metrics, OpenHypothe
   }
 }
 
-} // namespace
+}  // namespace
 
 std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
   std::vector<double> first, rest;
@@ -99,8 +99,8 @@ std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
   if (first.size() >= 2 && rest.size() >= 2) {
     const double ratio = median_of(first) / median_of(rest);
     if (ratio >= 1.5) {
-      return WarmUpFinding{side.label, WarmUpKind::first_trace_of_run, ratio, first.size(), median_of(first) / 1000.0,
-                           median_of(rest) / 1000.0};
+      return WarmUpFinding{side.label,   WarmUpKind::first_trace_of_run, ratio,
+                           first.size(), median_of(first) / 1000.0,      median_of(rest) / 1000.0};
     }
   }
   std::vector<double> first_step, later_steps;
@@ -108,8 +108,8 @@ std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
   if (!first_step.empty() && later_steps.size() >= 2) {
     const double ratio = median_of(first_step) / median_of(later_steps);
     if (ratio >= 1.5) {
-      return WarmUpFinding{side.label, WarmUpKind::first_step_of_trace, ratio, first_step.size(),
-                           median_of(first_step) / 1000.0, median_of(later_steps) / 1000.0};
+      return WarmUpFinding{side.label,        WarmUpKind::first_step_of_trace, ratio,
+                           first_step.size(), median_of(first_step) / 1000.0,  median_of(later_steps) / 1000.0};
     }
   }
   return std::nullopt;
@@ -162,7 +162,7 @@ OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, con
     if (pattern) {
       found.warm_up.push_back(*pattern);
     }
-    const WarmUpSteps warm_up = !pattern ? WarmUpSteps::none
+    const WarmUpSteps warm_up = !pattern                                          ? WarmUpSteps::none
                                 : pattern->kind == WarmUpKind::first_trace_of_run ? WarmUpSteps::first_trace_of_run
                                                                                   : WarmUpSteps::first_step_of_trace;
     if (auto modes = bimodal_steps(*side, warm_up)) {
@@ -197,4 +197,4 @@ std::optional<NoiseFinding> noise_finding(const Calibration& base_calibration,
   return found;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -114,7 +114,7 @@ bool manifests_state_inputs(const Fingerprint& base, const Fingerprint& head) {
   return states(base) && states(head);
 }
 
-} // namespace
+}  // namespace
 
 std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprint& head) {
   ConditionRow row;
@@ -153,4 +153,4 @@ std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprin
   return row;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -15,4 +15,4 @@ namespace neuron_gate {
 // on both sides (then nothing can be compared; open hypotheses say so).
 std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprint& head);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -307,9 +307,10 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   const bool can_gate = (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
                         m.family != Family::replaced && m.family != Family::unattributed;
-  m.gating = can_gate && std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end();
-  m.gates_under_undecided_end_to_end = can_gate && !m.gating && per_op(m) &&
-                                       rules.rule_for(m.metric_class).gate == GateMode::automatic;
+  m.gating =
+      can_gate && std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end();
+  m.gates_under_undecided_end_to_end =
+      can_gate && !m.gating && per_op(m) && rules.rule_for(m.metric_class).gate == GateMode::automatic;
   give_verdict(m);
   cap_unattributed(m);
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
@@ -331,8 +332,7 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   }
 }
 
-
-} // namespace
+}  // namespace
 
 std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio) {
   if (!ratio || *ratio <= 0) {
@@ -416,4 +416,4 @@ Judgement judge_in_place(std::vector<MetricComparison> measured, const Condition
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

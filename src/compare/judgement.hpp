@@ -48,38 +48,38 @@ const char* family_name(Family family);
 // Why a metric got its verdict. The numbers each reason rests on are in the MetricComparison
 // (ratio, CI, shift, adjusted p, threshold, floor_us, needed_p, samples_needed, calls).
 enum class VerdictReason {
-  op_disappears,           // STRUCTURAL: present in base only
-  op_appears,              // STRUCTURAL: present in head only
-  calls_changed,           // STRUCTURAL: median calls per step differ (base_calls -> head_calls)
-  in_replacement_group,    // STRUCTURAL: on both sides, a member of its class's replacement group (calls per step
-                           // changed, or its device time appeared or vanished); judged through the group
-  worse_beyond_threshold,  // REGRESSED: adjusted p_worse <= alpha, worse ratio >= 1 + t, |shift| >= floor
-  better_beyond_threshold, // IMPROVED: the same in the better direction
-  ci_within_threshold,     // EQUIVALENT: ratio CI inside [1 - t, 1 + t]
-  ci_within_floor,         // EQUIVALENT: shift CI inside ±floor_us (per op)
-  too_few_samples,         // INSUFFICIENT: the smallest attainable p exceeds needed_p (alpha / family size)
-  single_run,              // INCONCLUSIVE: step time where a side has one run (trace)
-  threshold_straddled,     // INCONCLUSIVE: ratio CI straddles the threshold, adjusted p not within alpha
-  significant_size_open,   // INCONCLUSIVE: adjusted p within alpha, but the ratio CI straddles the threshold
-  adjusted_p_not_reached,  // INCONCLUSIVE: ratio CI wholly beyond the threshold, adjusted p above alpha
-  below_floor,             // INCONCLUSIVE: beyond the threshold with adjusted p within alpha, |shift| < floor
-  no_interval,             // INCONCLUSIVE: a ratio but no 95% CI of it at these sample sizes
-  no_ratio,                // INCONCLUSIVE: no ratio (base median 0) and the change not within the floor
-  within_noise,            // INCONCLUSIVE (per op): significant and beyond threshold and floor, but the ratio CI
-                           // (widened by the timer resolution) does not clear base's own A/A noise (base_noise)
-  within_resolution,       // INCONCLUSIVE (per op): quantised data whose change lies within one timer quantum
-  not_across_runs,         // INCONCLUSIVE (self CPU): significant and beyond the threshold, but a side's samples come
-                           // from one process, so the change is not established across runs
-  within_run_allowance,    // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
-                           // from too few processes and the change is within the between-run allowance
-  runs_disagree,           // INCONCLUSIVE: significant and beyond the threshold over the pooled samples, but the
-                           // runs' medians do not establish it: the between-run interval (runs_ratio_low/high)
-                           // does not clear no change
-  data_incomplete,         // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
-                           // and they carry more than max_excluded_share of that side's time of the metric's kind
-                           // (MetricMeasurement::base/head_excluded_share), whatever the numbers say
-  not_attributed,          // INCONCLUSIVE: device time no op accounts for (MetricJudgement::unattributed) that would
-                           // be REGRESSED or IMPROVED on its own (capped_from); the device `all ops` total gates it
+  op_disappears,            // STRUCTURAL: present in base only
+  op_appears,               // STRUCTURAL: present in head only
+  calls_changed,            // STRUCTURAL: median calls per step differ (base_calls -> head_calls)
+  in_replacement_group,     // STRUCTURAL: on both sides, a member of its class's replacement group (calls per step
+                            // changed, or its device time appeared or vanished); judged through the group
+  worse_beyond_threshold,   // REGRESSED: adjusted p_worse <= alpha, worse ratio >= 1 + t, |shift| >= floor
+  better_beyond_threshold,  // IMPROVED: the same in the better direction
+  ci_within_threshold,      // EQUIVALENT: ratio CI inside [1 - t, 1 + t]
+  ci_within_floor,          // EQUIVALENT: shift CI inside ±floor_us (per op)
+  too_few_samples,          // INSUFFICIENT: the smallest attainable p exceeds needed_p (alpha / family size)
+  single_run,               // INCONCLUSIVE: step time where a side has one run (trace)
+  threshold_straddled,      // INCONCLUSIVE: ratio CI straddles the threshold, adjusted p not within alpha
+  significant_size_open,    // INCONCLUSIVE: adjusted p within alpha, but the ratio CI straddles the threshold
+  adjusted_p_not_reached,   // INCONCLUSIVE: ratio CI wholly beyond the threshold, adjusted p above alpha
+  below_floor,              // INCONCLUSIVE: beyond the threshold with adjusted p within alpha, |shift| < floor
+  no_interval,              // INCONCLUSIVE: a ratio but no 95% CI of it at these sample sizes
+  no_ratio,                 // INCONCLUSIVE: no ratio (base median 0) and the change not within the floor
+  within_noise,             // INCONCLUSIVE (per op): significant and beyond threshold and floor, but the ratio CI
+                            // (widened by the timer resolution) does not clear base's own A/A noise (base_noise)
+  within_resolution,        // INCONCLUSIVE (per op): quantised data whose change lies within one timer quantum
+  not_across_runs,          // INCONCLUSIVE (self CPU): significant and beyond the threshold, but a side's samples come
+                            // from one process, so the change is not established across runs
+  within_run_allowance,  // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
+                         // from too few processes and the change is within the between-run allowance
+  runs_disagree,         // INCONCLUSIVE: significant and beyond the threshold over the pooled samples, but the
+                         // runs' medians do not establish it: the between-run interval (runs_ratio_low/high)
+                         // does not clear no change
+  data_incomplete,       // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
+                         // and they carry more than max_excluded_share of that side's time of the metric's kind
+                         // (MetricMeasurement::base/head_excluded_share), whatever the numbers say
+  not_attributed,        // INCONCLUSIVE: device time no op accounts for (MetricJudgement::unattributed) that would
+                         // be REGRESSED or IMPROVED on its own (capped_from); the device `all ops` total gates it
 };
 
 // The one per-test level of a family: the p a single metric must reach when it is tested alone against
@@ -91,8 +91,8 @@ double family_alpha(double alpha, std::size_t family_size);
 // What the judgement adds to a measurement. Held once per metric (50,000 with 50,000 ops): members are
 // ordered so that small ones share padding.
 struct MetricJudgement {
-  std::size_t family_size = 0;   // members of its family (below) with both sides present
-  bool gating = false;           // the metric's class decides pass/fail, and (per op) it is material
+  std::size_t family_size = 0;  // members of its family (below) with both sides present
+  bool gating = false;          // the metric's class decides pass/fail, and (per op) it is material
   // Per op, gate "auto", with end-to-end metrics present: gates as well when a gating end-to-end metric is
   // undecided (docs/decision-rule.md "Who gates"); decide() sets `gating` from it.
   bool gates_under_undecided_end_to_end = false;
@@ -107,13 +107,13 @@ struct MetricJudgement {
   // holding such time. In Family::unattributed; never gating; its verdict is capped (never REGRESSED or
   // IMPROVED: issue 13 item 2).
   bool unattributed = false;
-  std::optional<double> base_share;  // per op: base median / reference, when both exist
+  std::optional<double> base_share;                           // per op: base median / reference, when both exist
   std::optional<double> p_worse_adjusted, p_better_adjusted;  // Holm (or the rules' correction)
   std::optional<double> q_value;                              // Benjamini–Hochberg of p_two_sided
-  double threshold = 0.05;       // relative threshold t of the rules for this metric
-  double floor_us = 0.0;         // absolute floor in µs per step (per-op metrics; 0 otherwise)
-  double alpha = 0.05;           // the rules' alpha
-  double needed_p = 0.05;        // family_alpha(alpha, family_size)
+  double threshold = 0.05;                                    // relative threshold t of the rules for this metric
+  double floor_us = 0.0;   // absolute floor in µs per step (per-op metrics; 0 otherwise)
+  double alpha = 0.05;     // the rules' alpha
+  double needed_p = 0.05;  // family_alpha(alpha, family_size)
   // Adjusted one-sided p within alpha, in the worse / better direction. Renderers and findings read
   // these, never alpha.
   bool significant_worse = false, significant_better = false;
@@ -121,7 +121,7 @@ struct MetricJudgement {
   bool worth_a_look = false;
   Verdict verdict = Verdict::inconclusive;
   VerdictReason why = VerdictReason::threshold_straddled;
-  Family family = Family::per_op;  // the family its p is corrected in (after `why`: no padding)
+  Family family = Family::per_op;                  // the family its p is corrected in (after `why`: no padding)
   std::optional<double> minimum_detectable_ratio;  // at the observed noise, needed_p, power 0.8
   std::optional<std::size_t> samples_needed;       // per side, when INSUFFICIENT or undecided for lack of samples
   HeapOptional<std::string> waiver;                // reason of a waiver that covers a regression
@@ -177,14 +177,14 @@ int exit_code(Outcome outcome, bool strict);
 struct BaseNoise {
   MetricClass metric_class = MetricClass::self_cpu;
   std::string name;
-  double noise_floor = 0.0;  // 95th percentile of |ratio - 1| between random halves of base
+  double noise_floor = 0.0;             // 95th percentile of |ratio - 1| between random halves of base
   MetricScope scope = MetricScope::op;  // an op, or a replacement group / class total of that name
 };
 
 // Options of judge() that come from the command line.
 struct DecideOptions {
-  bool strict = false;  // NO DECISION gives exit code 4
-  std::string today;    // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
+  bool strict = false;                // NO DECISION gives exit code 4
+  std::string today;                  // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
   std::vector<BaseNoise> base_noise;  // per-op noise of base, when estimated (empty: none)
   // The sides whose traces launched device work but hold no device event ("base", "head", "base and
   // head"; "" for none: ScreenedTime::device_time_lost). With no device metric left to judge, the outcome
@@ -194,16 +194,16 @@ struct DecideOptions {
 
 // Why NO DECISION, and the metric a headline names.
 enum class NoDecisionCause {
-  too_few_samples,        // no gating metric decided; at least one is INSUFFICIENT (or a single run)
-  undecided_regression,   // an undecided gating metric (samples from >= k_processes_to_establish processes a
-                          // side) whose estimate is worse than its threshold
-  one_process,            // an undecided gating metric whose samples come from fewer processes a side, with an
-                          // estimate worse than (1 + threshold)(1 + between-run allowance); samples_needed is
-                          // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
-  data_incomplete,        // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
-                          // time (VerdictReason::data_incomplete); samples_needed is 0
-  device_time_missing,    // device work was launched but no device time was captured on a side, and no device
-                          // metric is left to judge (DecideOptions::device_time_missing); `metric` is unused
+  too_few_samples,       // no gating metric decided; at least one is INSUFFICIENT (or a single run)
+  undecided_regression,  // an undecided gating metric (samples from >= k_processes_to_establish processes a
+                         // side) whose estimate is worse than its threshold
+  one_process,           // an undecided gating metric whose samples come from fewer processes a side, with an
+                         // estimate worse than (1 + threshold)(1 + between-run allowance); samples_needed is
+                         // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
+  data_incomplete,       // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
+                         // time (VerdictReason::data_incomplete); samples_needed is 0
+  device_time_missing,   // device work was launched but no device time was captured on a side, and no device
+                         // metric is left to judge (DecideOptions::device_time_missing); `metric` is unused
 };
 
 // Relative tolerance of every comparison of a CI end against a bound (noise, threshold): an end must clear
@@ -212,32 +212,32 @@ inline constexpr double k_bound_tolerance = 1e-9;
 
 struct NoDecision {
   NoDecisionCause cause = NoDecisionCause::too_few_samples;
-  std::size_t metric = 0;             // index into Judgement::metrics of the metric named
-  std::size_t samples_needed = 0;     // per side, from stats/power.hpp (samples_needed_per_side)
+  std::size_t metric = 0;          // index into Judgement::metrics of the metric named
+  std::size_t samples_needed = 0;  // per side, from stats/power.hpp (samples_needed_per_side)
 };
 
 // How the per-op family was chosen (issue 14 item 1): the material ops gate, the others do not.
 struct MaterialSelection {
-  double share = 0.01;               // rules.material_share
-  std::size_t material = 0;          // per-op metrics (both sides present) in Family::per_op
-  std::size_t not_material = 0;      // per-op metrics (both sides present) in Family::per_op_minor
-  std::size_t sums = 0;              // replacement groups and class totals, in Family::per_op (always material)
-  std::size_t replaced = 0;          // ops of a replacement group with both sides present, in Family::replaced
-  std::size_t unattributed = 0;      // metrics of Family::unattributed with both sides present (not in the counts above)
-  std::optional<double> step_us;     // base's median step time (rank-less or rank 0), the self CPU reference
-  std::optional<double> device_us;   // base's device time per step (sum of the ops' base medians)
+  double share = 0.01;              // rules.material_share
+  std::size_t material = 0;         // per-op metrics (both sides present) in Family::per_op
+  std::size_t not_material = 0;     // per-op metrics (both sides present) in Family::per_op_minor
+  std::size_t sums = 0;             // replacement groups and class totals, in Family::per_op (always material)
+  std::size_t replaced = 0;         // ops of a replacement group with both sides present, in Family::replaced
+  std::size_t unattributed = 0;     // metrics of Family::unattributed with both sides present (not in the counts above)
+  std::optional<double> step_us;    // base's median step time (rank-less or rank 0), the self CPU reference
+  std::optional<double> device_us;  // base's device time per step (sum of the ops' base medians)
 };
 
 // The decision and what it rests on.
 struct Decision {
   Outcome outcome = Outcome::pass;
-  int exit_code = 0;                          // exit_code(outcome, strict)
-  std::vector<MetricClass> gating_classes;    // the classes that decided
-  std::map<Verdict, std::size_t> counts;      // per verdict, over all metrics shown
+  int exit_code = 0;                             // exit_code(outcome, strict)
+  std::vector<MetricClass> gating_classes;       // the classes that decided
+  std::map<Verdict, std::size_t> counts;         // per verdict, over all metrics shown
   std::map<Verdict, std::size_t> gating_counts;  // per verdict, over gating metrics only
-  std::vector<std::string> regressed;         // names of gating metrics that regressed (not waived)
-  std::optional<NoDecision> no_decision;      // set when outcome is no_decision
-  MaterialSelection material;                 // how the per-op family was chosen
+  std::vector<std::string> regressed;            // names of gating metrics that regressed (not waived)
+  std::optional<NoDecision> no_decision;         // set when outcome is no_decision
+  MaterialSelection material;                    // how the per-op family was chosen
 };
 
 // Every metric judged, and the decision.
@@ -282,7 +282,8 @@ Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDif
 // measurement into a comparison, so both vectors are held at once). Throws as compare_metrics does.
 std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, const SideSamples& head,
                                                        const RuleSet& rules);
-std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head, const RuleSet& rules);
+std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head,
+                                                       const RuleSet& rules);
 
 // judge() of metrics measured in place (compare_metrics_in_place): the same judgement, without a copy.
 // Their judgement fields must be unset (as compare_metrics_in_place leaves them).
@@ -303,9 +304,9 @@ bool across_runs(const MetricComparison& m);
 
 // The decision over metrics already judged (judge() ends with it; decision.cpp, docs/decision-rule.md):
 // the replacement-group exception, who gates (the per-op family too when a gating end-to-end metric is
-// undecided), the counts, the regressed gating metrics, the outcome in the order above and its exit code. Keeps decision.gating_classes and
-// .material; `judgement.decision` must not hold counts yet. Used per operating point
+// undecided), the counts, the regressed gating metrics, the outcome in the order above and its exit code. Keeps
+// decision.gating_classes and .material; `judgement.decision` must not hold counts yet. Used per operating point
 // (operating_points.hpp), whose metrics were judged with every other point's.
 void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

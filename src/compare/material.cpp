@@ -48,7 +48,7 @@ std::optional<double> reference_for(const MetricComparison& m, const References&
   return r.device_us > 0 ? std::optional<double>(r.device_us) : positive(r.step_us);
 }
 
-} // namespace
+}  // namespace
 
 MaterialSelection select_material(std::vector<MetricComparison>& metrics, double share) {
   std::map<ReferenceKey, References> by_rank;
@@ -82,8 +82,9 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
     // Material by either side (docs/decision-rule.md): base's or head's median per step against base's
     // reference, so an op that grows from a small share gates.
     const bool head_material = reference && m.head_median && *m.head_median / *reference >= share;
-    m.material = !m.present_in_base ? false
-                                    : !reference || share <= 0 || (m.base_share && *m.base_share >= share) || head_material;
+    m.material = !m.present_in_base
+                     ? false
+                     : !reference || share <= 0 || (m.base_share && *m.base_share >= share) || head_material;
     const bool replaced = members.count({m.point, m.metric_class, m.rank, unranked_name(m)}) > 0;
     if (replaced) {
       m.family = Family::replaced;
@@ -97,4 +98,4 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
   return selection;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,4 +21,4 @@ namespace neuron_gate {
 // present. Other metric classes are left material.
 MaterialSelection select_material(std::vector<MetricComparison>& metrics, double share);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

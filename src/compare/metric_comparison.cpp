@@ -6,9 +6,9 @@
 #include "compare/screened_metrics.hpp"
 #include "profile/operating_points.hpp"
 
+#include "formats/neuron_summary.hpp"
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
-#include "formats/neuron_summary.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 
@@ -93,10 +93,11 @@ void check_view_unit(const SideView& view, SampleUnit unit) {
   }
   const std::size_t runs = side_runs(view).size();
   if (runs < k_min_runs_for_run_unit) {
-    throw UsageError(view.side->inventory.spec + ": unit \"run\" needs at least " + std::to_string(k_min_runs_for_run_unit) +
-                     " runs (folders of traces) per side; " + view.label + " has " + std::to_string(runs) +
-                     (runs == 1 ? " run" : " runs") + " of " + std::to_string(view.traces.size()) +
-                     (view.traces.size() == 1 ? " trace" : " traces") + " (use --unit step)");
+    throw UsageError(view.side->inventory.spec + ": unit \"run\" needs at least " +
+                     std::to_string(k_min_runs_for_run_unit) + " runs (folders of traces) per side; " + view.label +
+                     " has " + std::to_string(runs) + (runs == 1 ? " run" : " runs") + " of " +
+                     std::to_string(view.traces.size()) + (view.traces.size() == 1 ? " trace" : " traces") +
+                     " (use --unit step)");
   }
 }
 
@@ -202,7 +203,8 @@ void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasure
                std::string_view name, const OpSeries& b, const OpSeries& h, GroupSums& sums) {
   const std::optional<double> base_calls = b.present ? median(b.calls) : std::nullopt;
   const std::optional<double> head_calls = h.present ? median(h.calls) : std::nullopt;
-  auto make = [&](MetricClass metric_class, const std::vector<double>& base_values, const std::vector<double>& head_values) {
+  auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
+                  const std::vector<double>& head_values) {
     MetricMeasurement metric = per_step_metric(pair, metric_class, name, base_values, head_values);
     metric.present_in_base = b.present;
     metric.present_in_head = h.present;
@@ -226,9 +228,11 @@ void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasure
   }
   const std::string key(name);
   if (!unattributed) {  // device time only (no self CPU metric either)
-    add_to_class_sums(sums.cpu, OpStepValues{key, &b.self_cpu_us, &h.self_cpu_us, b.present, h.present, base_calls, head_calls});
+    add_to_class_sums(sums.cpu,
+                      OpStepValues{key, &b.self_cpu_us, &h.self_cpu_us, b.present, h.present, base_calls, head_calls});
   }
-  add_to_class_sums(sums.device, OpStepValues{key, &b.device_us, &h.device_us, b.any_device, h.any_device, base_calls, head_calls});
+  add_to_class_sums(sums.device,
+                    OpStepValues{key, &b.device_us, &h.device_us, b.any_device, h.any_device, base_calls, head_calls});
   sums.any_op = true;
   sums.any_device = sums.any_device || b.any_device || h.any_device;
 }
@@ -236,7 +240,8 @@ void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasure
 // measure() of metrics[i] for every i in `indices`, in blocks on the worker threads (parallel.hpp). Each
 // metric is measured alone, so the values do not depend on the thread count.
 template <typename Metric>
-void measure_all(std::vector<Metric>& metrics, const std::vector<std::size_t>& indices, std::optional<double> resolution) {
+void measure_all(std::vector<Metric>& metrics, const std::vector<std::size_t>& indices,
+                 std::optional<double> resolution) {
   constexpr std::size_t k_block = 256;
   const std::vector<std::exception_ptr> errors =
       parallel_for((indices.size() + k_block - 1) / k_block, [&](std::size_t block) {
@@ -263,7 +268,8 @@ void append_class_sums(std::vector<Metric>& metrics, const RankPair& pair, Group
     }
     ClassSums& of_class = cpu ? sums.cpu : sums.device;
     finish_class_sums(of_class);
-    MetricMeasurement total = per_step_metric(pair, metric_class, k_class_total_name, of_class.total_base, of_class.total_head);
+    MetricMeasurement total =
+        per_step_metric(pair, metric_class, k_class_total_name, of_class.total_base, of_class.total_head);
     total.scope = MetricScope::class_total;
     measure(total, pair.resolution);
     push_metric(metrics, std::move(total));
@@ -327,7 +333,7 @@ void append_all_op_metrics(std::vector<Metric>& metrics, const std::vector<RankP
                  std::make_move_iterator(sorted.end()));
 }
 
-} // namespace
+}  // namespace
 
 void check_sample_unit(const SideSamples& side, SampleUnit unit) {
   check_view_unit(whole_side(side), unit);
@@ -361,11 +367,13 @@ int sum_order(const MetricMeasurement& metric) {
   if (metric.scope == MetricScope::op) {
     return 0;
   }
-  return (metric.metric_class == MetricClass::device ? 2 : 0) + (metric.scope == MetricScope::replacement_group ? 1 : 0);
+  return (metric.metric_class == MetricClass::device ? 2 : 0) +
+         (metric.scope == MetricScope::replacement_group ? 1 : 0);
 }
 
 static std::string without_suffix(const std::string& name, const std::string& suffix) {
-  const bool has_suffix = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool has_suffix =
+      name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   return has_suffix ? name.substr(0, name.size() - suffix.size()) : name;
 }
 
@@ -396,8 +404,8 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     metric.unit = b.unit;
     metric.better = b.better;
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
-    metric.explanatory = b.origin == EndToEndOrigin::device_summary &&
-                         (application_numbers || b.name != k_device_total_time_metric);
+    metric.explanatory =
+        b.origin == EndToEndOrigin::device_summary && (application_numbers || b.name != k_device_total_time_metric);
     const bool runs_known = e2e_runs_known(b) && e2e_runs_known(*h);
     const bool by_run = runs_known && b.runs >= k_min_runs_for_e2e_run_unit && h->runs >= k_min_runs_for_e2e_run_unit;
     const Pairing pairing = pairing_of(base_view, head_view);
@@ -429,8 +437,10 @@ std::vector<Metric> build_metrics(const SideView& base_view, const SideView& hea
   // Rank to rank when either side holds several ranks (ranks.hpp), else one group of every trace.
   const bool per_rank = views_per_rank(base_view, head_view);
   const std::optional<double> resolution = trace_resolution(base_view, head_view);
-  const std::map<std::optional<unsigned>, RankSteps> base_groups = group_steps(base_view, rules.drop_first_steps, per_rank);
-  const std::map<std::optional<unsigned>, RankSteps> head_groups = group_steps(head_view, rules.drop_first_steps, per_rank);
+  const std::map<std::optional<unsigned>, RankSteps> base_groups =
+      group_steps(base_view, rules.drop_first_steps, per_rank);
+  const std::map<std::optional<unsigned>, RankSteps> head_groups =
+      group_steps(head_view, rules.drop_first_steps, per_rank);
   std::vector<RankPair> pairs;
   for (const auto& [rank, b] : base_groups) {
     auto h = head_groups.find(rank);
@@ -439,7 +449,8 @@ std::vector<Metric> build_metrics(const SideView& base_view, const SideView& hea
     }
     const RankPair& pair = pairs.emplace_back(RankPair{b, h->second, rules, per_rank, rank, resolution});
     if (!b.steps.empty() && !h->second.steps.empty()) {
-      MetricMeasurement step = per_step_metric(pair, MetricClass::step_time, "step time", step_us(b), step_us(h->second));
+      MetricMeasurement step =
+          per_step_metric(pair, MetricClass::step_time, "step time", step_us(b), step_us(h->second));
       step.base_runs = b.traces;
       step.head_runs = h->second.traces;
       measure(step, resolution);
@@ -452,21 +463,24 @@ std::vector<Metric> build_metrics(const SideView& base_view, const SideView& hea
   return metrics;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<MetricMeasurement> compare_metrics(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
   return compare_metrics(whole_side(base), whole_side(head), rules);
 }
 
-std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const SideView& head_view, const RuleSet& rules) {
+std::vector<MetricMeasurement> compare_metrics(const SideView& base_view, const SideView& head_view,
+                                               const RuleSet& rules) {
   return build_metrics<MetricMeasurement>(base_view, head_view, rules);
 }
 
-std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head, const RuleSet& rules) {
+std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, const SideView& head,
+                                                       const RuleSet& rules) {
   return build_metrics<MetricComparison>(base, head, rules);
 }
 
-std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, const SideSamples& head, const RuleSet& rules) {
+std::vector<MetricComparison> compare_metrics_in_place(const SideSamples& base, const SideSamples& head,
+                                                       const RuleSet& rules) {
   return compare_metrics_in_place(whole_side(base), whole_side(head), rules);
 }
 
@@ -482,4 +496,4 @@ Judgement judge(std::vector<MetricMeasurement> measurements, const ConditionsDif
   return judge_in_place(std::move(metrics), conditions, rules, options);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

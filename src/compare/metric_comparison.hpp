@@ -31,9 +31,9 @@ const char* metric_class_label(MetricClass metric_class, ClassLabel style = Clas
 // adjusted and no verdict is given: see MetricJudgement (judgement.hpp).
 struct MetricMeasurement {
   MetricClass metric_class = MetricClass::self_cpu;
-  std::string name;                // op key, "step time", or the end-to-end metric's name; when the sides
-                                   // are compared rank to rank, op and step-time names end in
-                                   // rank_suffix(rank): "aten::mm [rank 1]", "step time [rank 0]"
+  std::string name;  // op key, "step time", or the end-to-end metric's name; when the sides
+                     // are compared rank to rank, op and step-time names end in
+                     // rank_suffix(rank): "aten::mm [rank 1]", "step time [rank 0]"
   // The rank whose samples these are, set only when compared rank to rank (compare_per_rank() in
   // ranks.hpp); `ranked` tells that case apart from a rank-less single-rank comparison.
   std::optional<unsigned> rank;
@@ -42,7 +42,7 @@ struct MetricMeasurement {
   // compared point by point; then every name ends in point_suffix(point), after any rank suffix:
   // "latency [at 16x2048-float32]", "aten::mm [rank 1] [at 4x512-bfloat16]".
   std::string point;
-  std::string unit;                // "us" for op and step metrics, else the e2e unit
+  std::string unit;  // "us" for op and step metrics, else the e2e unit
   Better better = Better::lower;
   // An end-to-end metric that explains rather than decides: a Neuron device summary measure other than
   // "device total_time", or "device total_time" when the profiles also carry the application's own
@@ -170,4 +170,4 @@ inline constexpr std::size_t k_processes_to_establish = sampling_plan().to_estab
 // least k_min_runs_for_run_unit runs. Throws UsageError naming the side, its profile and its run count.
 void check_sample_unit(const SideSamples& side, SampleUnit unit);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -29,7 +29,7 @@ const char* method_name(UMethod method) {
   return "automatic";
 }
 
-} // namespace
+}  // namespace
 
 void run_statistics(MetricMeasurement& metric) {
   const std::span<const double> base(metric.base_samples);
@@ -177,4 +177,4 @@ void run_paired_statistics(MetricMeasurement& metric) {
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -42,4 +42,4 @@ const char* pairing_note(Pairing pairing, bool runs_known);
 // sample is not > 0; `pairing` then says why.
 void run_paired_statistics(MetricMeasurement& metric);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

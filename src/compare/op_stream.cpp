@@ -13,7 +13,7 @@ double to_us(Nanoseconds ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-} // namespace
+}  // namespace
 
 OpStream::OpStream(std::vector<StepGroup> groups, const RuleSet& rules) : m_groups(std::move(groups)), m_rules(rules) {
   std::vector<const TraceSamples*> traces;
@@ -116,4 +116,4 @@ void OpStream::rewind() {
   m_started = false;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

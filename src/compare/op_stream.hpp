@@ -37,7 +37,7 @@ struct StepGroup {
 // sorted), leaving out the ops `rules` ignore (never the unattributed rows, read_side.hpp). Memory: one
 // view per distinct key, one id per key of each trace, one cursor per step. Time: per op, O(steps).
 class OpStream {
-public:
+ public:
   OpStream(std::vector<StepGroup> groups, const RuleSet& rules);
 
   // Moves to the next op key (the first one on the first call); false after the last.
@@ -53,21 +53,21 @@ public:
   // Starts again before the first op.
   void rewind();
 
-private:
+ private:
   struct Cursors {
     const std::vector<SampleStep>* steps = nullptr;
-    std::vector<std::size_t> at;                       // per step: its next op (an index into the step's ops)
+    std::vector<std::size_t> at;                         // per step: its next op (an index into the step's ops)
     std::vector<const std::vector<std::uint32_t>*> ids;  // per step: its trace's ids (m_ids)
   };
   void read_side(Cursors& side, OpSeries& series);
 
   std::vector<StepGroup> m_groups;
   const RuleSet& m_rules;
-  std::vector<std::string_view> m_names;                              // every distinct key, sorted
-  std::map<const TraceSamples*, std::vector<std::uint32_t>> m_ids;    // per trace: its op id -> index in m_names
-  std::vector<std::pair<Cursors, Cursors>> m_cursors;                 // per group: base, head
+  std::vector<std::string_view> m_names;                            // every distinct key, sorted
+  std::map<const TraceSamples*, std::vector<std::uint32_t>> m_ids;  // per trace: its op id -> index in m_names
+  std::vector<std::pair<Cursors, Cursors>> m_cursors;               // per group: base, head
   std::size_t m_current = 0;
   bool m_started = false;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

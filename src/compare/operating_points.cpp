@@ -54,7 +54,7 @@ Judgement point_judgement(const PointComparison& point, const Judgement& all, co
   return judgement;
 }
 
-} // namespace
+}  // namespace
 
 void set_point_status(PointComparison& point) {
   if (!point.base || !point.head) {
@@ -106,7 +106,8 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
   }
   if (any_compared && gating == 0) {
     throw UsageError("nothing to gate: no gating metric has samples on both sides at any operating point after the "
-                     "rules (" + rules.source + ": ignore, drop_first_steps, gate) were applied");
+                     "rules (" +
+                     rules.source + ": ignore, drop_first_steps, gate) were applied");
   }
   for (PointComparison& point : points) {
     point.judgement = point_judgement(point, result.judgement, rules, all_options);
@@ -115,4 +116,4 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

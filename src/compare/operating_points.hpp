@@ -30,12 +30,12 @@ struct PointComparison {
   std::optional<SideSamples> base, head;  // nullopt on a side that lacks the point
   // What a side read from digests recorded of its repository (load_sides), kept beside its samples.
   std::optional<RecordedRepository> base_recorded, head_recorded;
-  ConditionsDiff conditions;              // the point's own (empty when a side lacks it)
+  ConditionsDiff conditions;  // the point's own (empty when a side lacks it)
   PointStatus status = PointStatus::compared;
   // The point's metrics, names without the point suffix, adjusted p values from the whole family; its
   // decision is the point's own (not_comparable unless compared). Set by judge_points.
   Judgement judgement;
-  std::vector<BaseNoise> base_noise;      // base's A/A noise at this point (names without suffix), if estimated
+  std::vector<BaseNoise> base_noise;  // base's A/A noise at this point (names without suffix), if estimated
 };
 
 // The outcome across points: every metric of every compared point (names with point_suffix) and the
@@ -57,4 +57,4 @@ void set_point_status(PointComparison& point);
 // sides (nothing to gate).
 PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet& rules, const DecideOptions& options);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -23,9 +23,8 @@ const char* rank_evidence_key(RankEvidence evidence) {
 
 const RankPair& Ranking::pair(std::size_t i, std::size_t j) const {
   const std::size_t a = std::min(i, j), b = std::max(i, j);
-  const auto found = std::find_if(pairs.begin(), pairs.end(), [&](const RankPair& p) {
-    return p.better == a && p.worse == b;
-  });
+  const auto found =
+      std::find_if(pairs.begin(), pairs.end(), [&](const RankPair& p) { return p.better == a && p.worse == b; });
   if (found == pairs.end()) {
     throw std::logic_error("ranking: no pair for these positions");
   }
@@ -89,7 +88,7 @@ RankEvidence evidence(const MetricMeasurement& m, std::optional<double> p_adjust
   if (!p_adjusted || *p_adjusted > alpha || !excludes_one || !m.ratio) {
     return RankEvidence::not_significant;
   }
-  if (allowance > 0 && *m.ratio < 1.0 + allowance && *m.ratio > 1.0 - allowance) {
+  if (allowance > 0 && *m.ratio<1.0 + allowance&& * m.ratio> 1.0 - allowance) {
     return RankEvidence::within_run_allowance;
   }
   return RankEvidence::established;
@@ -165,7 +164,7 @@ void test_pairs(const std::vector<Entry>& entries, const RuleSet& rules, Ranking
   ranking.family_size = measured.size();
 }
 
-} // namespace
+}  // namespace
 
 Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules, const std::string& metric) {
   if (inputs.empty() || inputs.front().side == nullptr) {
@@ -175,7 +174,8 @@ Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules
   ranking.metric = deciding_metric(*inputs.front().side, metric, inputs.front().label);
   ranking.alpha = rules.alpha;
   std::vector<Entry> entries = ranked_entries(inputs, ranking.metric, ranking);
-  const auto base_entry = std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.profile.input == 0; });
+  const auto base_entry =
+      std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.profile.input == 0; });
   ranking.unit = base_entry->metric->unit;
   ranking.better = base_entry->metric->better;
   test_pairs(entries, rules, ranking);
@@ -202,4 +202,4 @@ Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules
   return ranking;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

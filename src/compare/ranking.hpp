@@ -19,10 +19,10 @@ namespace neuron_gate {
 
 // Why a difference between two ranked profiles is or is not established.
 enum class RankEvidence {
-  established,          // adjusted two-sided p <= alpha, the ratio CI excludes 1, beyond any run allowance
-  not_significant,      // adjusted p > alpha (or the CI holds 1): the data cannot tell them apart
-  within_run_allowance, // significant, but samples of fewer than 5 processes a side and |ratio - 1| below
-                        // the rules' between_run_allowance (the same code in another process moves this much)
+  established,           // adjusted two-sided p <= alpha, the ratio CI excludes 1, beyond any run allowance
+  not_significant,       // adjusted p > alpha (or the CI holds 1): the data cannot tell them apart
+  within_run_allowance,  // significant, but samples of fewer than 5 processes a side and |ratio - 1| below
+                         // the rules' between_run_allowance (the same code in another process moves this much)
 };
 
 // "established", "not significant", "within the between-run allowance": JSON and prose keys.
@@ -31,12 +31,12 @@ const char* rank_evidence_key(RankEvidence evidence);
 // One profile of the ranking: the base (input 0) or an alternative (input 1..k), with the deciding
 // metric's samples summarised in the metric's own unit.
 struct RankedProfile {
-  std::size_t input = 0;       // position on the command line: 0 = BASE, 1.. = ALT1..
+  std::size_t input = 0;  // position on the command line: 0 = BASE, 1.. = ALT1..
   // 1 + the number of profiles established to be better than this one: profiles that cannot be told
   // apart share a rank (no ranking where the data do not support one).
   std::size_t rank = 1;
-  std::string label;           // the profile as given on the command line
-  std::size_t samples = 0;     // samples of the deciding metric (per run when both sides of a pair have runs)
+  std::string label;        // the profile as given on the command line
+  std::size_t samples = 0;  // samples of the deciding metric (per run when both sides of a pair have runs)
   std::optional<double> median;
   // Versus the base (head = this profile): Hodges-Lehmann ratio with its 95% CI; 1 and [1, 1] for base.
   std::optional<double> ratio, ratio_low, ratio_high;
@@ -63,14 +63,14 @@ struct UnrankedProfile {
 // The typed decision of a `rank`: profiles best first by the deciding metric's median (better = lower
 // or higher per the metric), every pair's test (one Holm family over all pairs), and the ones not ranked.
 struct Ranking {
-  std::string metric;        // the deciding end-to-end metric, e.g. "latency"
-  std::string unit;          // its unit, e.g. "ms"
+  std::string metric;  // the deciding end-to-end metric, e.g. "latency"
+  std::string unit;    // its unit, e.g. "ms"
   Better better = Better::lower;
   double alpha = 0.05;
-  double run_allowance = 0;  // the between-run allowance applied to at least one pair, 0 when none
-  std::size_t family_size = 0;         // pairs tested = n(n-1)/2 for n ranked profiles
-  std::vector<RankedProfile> profiles; // best first
-  std::vector<RankPair> pairs;         // every pair, in order (i, j) with i < j in `profiles`
+  double run_allowance = 0;             // the between-run allowance applied to at least one pair, 0 when none
+  std::size_t family_size = 0;          // pairs tested = n(n-1)/2 for n ranked profiles
+  std::vector<RankedProfile> profiles;  // best first
+  std::vector<RankPair> pairs;          // every pair, in order (i, j) with i < j in `profiles`
   std::vector<UnrankedProfile> unranked;
   // The pair of profiles at positions i and j (i != j) of `profiles`.
   const RankPair& pair(std::size_t i, std::size_t j) const;
@@ -93,4 +93,4 @@ struct RankInput {
 // alternative lacks it (naming the profile).
 Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules, const std::string& metric);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -19,7 +19,7 @@ void add_into(std::vector<double>& sums, const std::vector<double>& values, cons
   }
 }
 
-} // namespace
+}  // namespace
 
 const char* metric_scope_key(MetricScope scope) {
   switch (scope) {
@@ -85,4 +85,4 @@ ClassSums sum_class(const std::vector<OpStepValues>& ops, std::size_t base_steps
   return sums;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -78,4 +78,4 @@ ClassSums start_class_sums(std::size_t base_steps, std::size_t head_steps);
 void add_to_class_sums(ClassSums& sums, const OpStepValues& op);
 void finish_class_sums(ClassSums& sums);  // sorts each member list by name
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

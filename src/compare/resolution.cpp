@@ -43,4 +43,4 @@ bool integer_microsecond_data(const SideView& view) {
   return true;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -20,7 +20,7 @@ namespace {
 using nlohmann::json;
 
 class RulesParser {
-public:
+ public:
   explicit RulesParser(std::string source) : m_source(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& problem) const { throw InputError(m_source, problem); }
@@ -91,11 +91,11 @@ public:
     return rule;
   }
 
-private:
+ private:
   std::string m_source;
 };
 
-} // namespace
+}  // namespace
 
 const char* metric_class_key(MetricClass metric_class) {
   switch (metric_class) {
@@ -183,7 +183,8 @@ void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules
       rules.correction = Correction::bonferroni;
     } else {
       parser.fail("\"correction\" must be \"holm\" or \"bonferroni\" (the gate controls the family-wise error "
-                  "rate), not \"" + correction + "\"");
+                  "rate), not \"" +
+                  correction + "\"");
     }
   }
   if (doc.contains("metrics")) {
@@ -192,7 +193,8 @@ void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules
       parser.fail("\"metrics\" must be an object");
     }
     parser.check_keys(metrics, "metrics.", {"end_to_end", "device", "self_cpu", "step_time"});
-    for (MetricClass c : {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
+    for (MetricClass c :
+         {MetricClass::end_to_end, MetricClass::device, MetricClass::self_cpu, MetricClass::step_time}) {
       const std::string key = metric_class_key(c);
       if (metrics.contains(key)) {
         MetricClassRule& rule = c == MetricClass::end_to_end ? rules.end_to_end
@@ -252,7 +254,8 @@ void parse_op_rules(const json& doc, const RulesParser& parser, RuleSet& rules) 
 // What one sample is: drop_first_steps and unit.
 void parse_sampling(const json& doc, const RulesParser& parser, RuleSet& rules) {
   if (doc.contains("drop_first_steps")) {
-    rules.drop_first_steps = static_cast<std::size_t>(parser.number(doc["drop_first_steps"], "drop_first_steps", 0, 1e6));
+    rules.drop_first_steps =
+        static_cast<std::size_t>(parser.number(doc["drop_first_steps"], "drop_first_steps", 0, 1e6));
   }
   if (doc.contains("unit")) {
     const std::string unit = parser.string(doc["unit"], "unit");
@@ -285,7 +288,8 @@ void parse_acceptances(const json& doc, const RulesParser& parser, RuleSet& rule
       if (!item.contains("pattern") || !item.contains("reason") || !item.contains("expires")) {
         parser.fail("\"waivers[]\" entries need \"pattern\", \"reason\" and \"expires\"");
       }
-      Waiver waiver{parser.string(item["pattern"], "waivers[].pattern"), parser.string(item["reason"], "waivers[].reason"),
+      Waiver waiver{parser.string(item["pattern"], "waivers[].pattern"),
+                    parser.string(item["reason"], "waivers[].reason"),
                     parser.string(item["expires"], "waivers[].expires")};
       if (!parse_iso_date(waiver.expires)) {
         parser.fail("\"waivers[].expires\" must be a date YYYY-MM-DD, not \"" + waiver.expires + "\"");
@@ -294,15 +298,16 @@ void parse_acceptances(const json& doc, const RulesParser& parser, RuleSet& rule
         parser.fail("\"" + where + ".reason\" is empty: a waiver must say why the regression is accepted");
       }
       if (is_catch_all_pattern(waiver.pattern)) {
-        parser.fail("\"" + where + ".pattern\" is \"" + waiver.pattern +
-                    "\", which matches every metric: catch-all patterns are refused in waivers and ignore (name the ops)");
+        parser.fail(
+            "\"" + where + ".pattern\" is \"" + waiver.pattern +
+            "\", which matches every metric: catch-all patterns are refused in waivers and ignore (name the ops)");
       }
       rules.waivers.push_back(std::move(waiver));
     }
   }
 }
 
-} // namespace
+}  // namespace
 
 RuleSet parse_rules(std::string_view text, const std::string& source) {
   JsonReadOptions options;
@@ -312,9 +317,10 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   if (!doc.is_object()) {
     parser.fail("rules must be a JSON object");
   }
-  parser.check_keys(doc, "", {"schema", "alpha", "correction", "metrics", "floor_us", "material_share",
-                              "between_run_allowance", "max_excluded_share", "ignore", "ops", "drop_first_steps", "unit",
-                              "allow_mismatch", "waivers", "max_waiver_days", "price_per_hour"});
+  parser.check_keys(doc, "",
+                    {"schema", "alpha", "correction", "metrics", "floor_us", "material_share", "between_run_allowance",
+                     "max_excluded_share", "ignore", "ops", "drop_first_steps", "unit", "allow_mismatch", "waivers",
+                     "max_waiver_days", "price_per_hour"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -371,7 +377,7 @@ const char* gate_mode_key(GateMode mode) {
   return "auto";
 }
 
-} // namespace
+}  // namespace
 
 std::string applied_rules_json(const RuleSet& rules) {
   nlohmann::ordered_json j;
@@ -407,4 +413,4 @@ std::string applied_rules_json(const RuleSet& rules) {
   return j.dump(2) + "\n";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -72,7 +72,7 @@ struct RuleSet {
   MetricClassRule device{0.05, GateMode::automatic};
   MetricClassRule self_cpu{0.05, GateMode::automatic};
   MetricClassRule step_time{0.05, GateMode::never};
-  double floor_us = 1.0;                  // µs per step
+  double floor_us = 1.0;  // µs per step
   // Per-op metrics form the correction family and gate only when material: base's median per step is at
   // least this share of base's median step time (self CPU) or of base's device time per step (device
   // time). 0 makes every op material. README "Statistics and verdicts" (issue 14 item 1).
@@ -86,15 +86,15 @@ struct RuleSet {
   std::vector<std::string> ignore{"ProfilerStep*"};
   std::vector<OpRule> ops;
   std::size_t drop_first_steps = 0;
-  SampleUnit unit = SampleUnit::step;     // rules key `unit`; `--unit` overrides it
+  SampleUnit unit = SampleUnit::step;  // rules key `unit`; `--unit` overrides it
   std::vector<std::string> allow_mismatch;
   std::vector<Waiver> waivers;
   // Rules key `price_per_hour`: USD per instance-hour for every side (wins over the manifests'); with a
   // throughput metric it gives cost per unit of work (compare/cost.hpp). nullopt = not set.
   std::optional<double> price_per_hour;
   int max_waiver_days = 90;  // rules key `max_waiver_days`: a waiver may expire at most this many days after today
-  std::string source;  // file path, or "built-in rules/default.json"
-  std::string text;    // the exact text read (hashed for provenance)
+  std::string source;        // file path, or "built-in rules/default.json"
+  std::string text;          // the exact text read (hashed for provenance)
   bool operator==(const RuleSet&) const = default;
 
   // The rule of one metric class.
@@ -112,7 +112,8 @@ struct RuleSet {
 RuleSet parse_rules(std::string_view text, const std::string& source);
 
 // True for a pattern made only of '*' and '?' with at least one '*' ("*", "**", "?*", "???*"): it covers
-// every name (at least as long as its '?'s), so it is refused in `waivers` and `ignore` (a pull request must not switch the gate off wholesale).
+// every name (at least as long as its '?'s), so it is refused in `waivers` and `ignore` (a pull request must not switch
+// the gate off wholesale).
 bool is_catch_all_pattern(std::string_view pattern);
 
 // Checks every waiver's expiry against `today` (YYYY-MM-DD, from --today, SOURCE_DATE_EPOCH or the
@@ -132,4 +133,4 @@ RuleSet default_rules();
 // equal rules applied, whatever file or override they came from.
 std::string applied_rules_json(const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -23,6 +23,8 @@ struct SamplingPlan {
 };
 
 // The plan: every process-count rule of the gate.
-constexpr SamplingPlan sampling_plan() { return SamplingPlan{}; }
+constexpr SamplingPlan sampling_plan() {
+  return SamplingPlan{};
+}
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -9,7 +9,7 @@ namespace {
 
 // What the screen excluded in the traces of one rank (or of a whole side).
 struct ScreenedNames {
-  std::set<std::string> cpu, device;  // op keys (and unattributed rows) with screened events of that class
+  std::set<std::string> cpu, device;         // op keys (and unattributed rows) with screened events of that class
   bool any_cpu = false, any_device = false;  // any of those not ignored by the rules
   bool device_lost = false;
   bool steps = false;
@@ -94,7 +94,7 @@ void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bo
   screened = holds_screened(m, *names);
 }
 
-} // namespace
+}  // namespace
 
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head,
                            const RuleSet& rules) {
@@ -103,7 +103,8 @@ void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSa
 
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideView& base, const SideView& head,
                            const RuleSet& rules) {
-  mark_screened_metrics(metrics.size(), [&](std::size_t i) -> MetricMeasurement& { return metrics[i]; }, base, head, rules);
+  mark_screened_metrics(
+      metrics.size(), [&](std::size_t i) -> MetricMeasurement& { return metrics[i]; }, base, head, rules);
 }
 
 void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurement&(std::size_t)>& at,
@@ -120,4 +121,4 @@ void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurem
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

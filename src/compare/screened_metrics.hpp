@@ -36,4 +36,4 @@ void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideVi
 void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurement&(std::size_t)>& at,
                            const SideView& base, const SideView& head, const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

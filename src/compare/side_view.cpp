@@ -62,4 +62,4 @@ void release_op_samples(SideSamples& side) {
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

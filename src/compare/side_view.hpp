@@ -48,4 +48,4 @@ void release_op_samples(SideSamples& side);
 // rank to rank, as compare_per_rank (profile/ranks.hpp) finds it for whole sides.
 bool views_per_rank(const SideView& base, const SideView& head);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -12,7 +12,7 @@ bool both_sides(const MetricMeasurement& m) {
   return m.present_in_base && m.present_in_head;
 }
 
-} // namespace
+}  // namespace
 
 bool is_unattributed(const MetricMeasurement& m) {
   return m.metric_class == MetricClass::device && m.scope == MetricScope::op && is_unattributed_row(unranked_name(m));
@@ -53,7 +53,7 @@ void mark_unattributed(std::vector<MetricComparison>& metrics, double floor_us, 
     }
     if (both_sides(m)) {
       // Out of the counts select_material made (an op present on one side only was never counted).
-      std::size_t& count = m.scope != MetricScope::op    ? selection.sums
+      std::size_t& count = m.scope != MetricScope::op     ? selection.sums
                            : m.family == Family::replaced ? selection.replaced
                            : m.family == Family::per_op   ? selection.material
                                                           : selection.not_material;
@@ -86,4 +86,4 @@ std::size_t device_total_of(const MetricComparison& m, const std::vector<MetricC
   return metrics.size();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -16,8 +16,8 @@ namespace neuron_gate {
 bool is_unattributed(const MetricMeasurement& m);
 
 // True when a device replacement group (scope replacement_group) rests on device time no op accounts
-// for, among `metrics` (same rank and operating point): (a) an unattributed row is one of its members (that time appeared or
-// vanished), or (b) an unattributed row on both sides moved by at least `floor_us` per step (median change)
+// for, among `metrics` (same rank and operating point): (a) an unattributed row is one of its members (that time
+// appeared or vanished), or (b) an unattributed row on both sides moved by at least `floor_us` per step (median change)
 // against the group's own median change: time may have moved between the group's ops and no op (an op's
 // kernels that lost their launch read as the op gone), so the group's change is not the ops' own.
 bool group_holds_unattributed(const MetricMeasurement& group, const std::vector<MetricComparison>& metrics,
@@ -37,4 +37,4 @@ void cap_unattributed(MetricComparison& m);
 // metrics.size() when there is none.
 std::size_t device_total_of(const MetricComparison& m, const std::vector<MetricComparison>& metrics);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

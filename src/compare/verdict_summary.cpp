@@ -24,7 +24,6 @@ bool all_zero(const MetricComparison& m) {
   return m.base_median.value_or(0.0) == 0.0 && m.head_median.value_or(0.0) == 0.0;
 }
 
-
 std::vector<std::size_t> gating_where(const Judgement& j, bool (*keep)(const MetricComparison&)) {
   std::vector<std::size_t> found;
   for (std::size_t i = 0; i < j.metrics.size(); ++i) {
@@ -32,9 +31,8 @@ std::vector<std::size_t> gating_where(const Judgement& j, bool (*keep)(const Met
       found.push_back(i);
     }
   }
-  std::stable_sort(found.begin(), found.end(), [&](std::size_t a, std::size_t b) {
-    return worse_ratio(j.metrics[a]) > worse_ratio(j.metrics[b]);
-  });
+  std::stable_sort(found.begin(), found.end(),
+                   [&](std::size_t a, std::size_t b) { return worse_ratio(j.metrics[a]) > worse_ratio(j.metrics[b]); });
   return found;
 }
 
@@ -78,8 +76,8 @@ std::vector<std::size_t> deciding_metrics(const Judgement& j) {
   case Outcome::pass:
     break;
   }
-  std::vector<std::size_t> waived =
-      gating_where(j, [](const MetricComparison& m) { return m.verdict == Verdict::regressed && m.waiver.has_value(); });
+  std::vector<std::size_t> waived = gating_where(
+      j, [](const MetricComparison& m) { return m.verdict == Verdict::regressed && m.waiver.has_value(); });
   return waived.empty() ? pass_gate(j) : waived;
 }
 
@@ -102,7 +100,9 @@ void add_explaining(const Judgement& j, VerdictSummary& s, std::size_t max_rows)
     }
     (m.verdict == Verdict::structural ? structural : changes).push_back(i);
   }
-  auto larger = [&](std::size_t a, std::size_t b) { return absolute_change(j.metrics[a]) > absolute_change(j.metrics[b]); };
+  auto larger = [&](std::size_t a, std::size_t b) {
+    return absolute_change(j.metrics[a]) > absolute_change(j.metrics[b]);
+  };
   std::stable_sort(structural.begin(), structural.end(), larger);
   std::stable_sort(changes.begin(), changes.end(), larger);
   // Structural ops may take at most half of what is left, so the largest changes are shown too.
@@ -120,7 +120,7 @@ void add_explaining(const Judgement& j, VerdictSummary& s, std::size_t max_rows)
   }
 }
 
-} // namespace
+}  // namespace
 
 VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDiff& conditions, std::size_t max_rows) {
   VerdictSummary s;
@@ -163,4 +163,4 @@ VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDif
   return s;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

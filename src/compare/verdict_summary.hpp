@@ -18,10 +18,10 @@ inline constexpr std::size_t k_summary_rows = 8;
 
 // Why a row is in the summary.
 enum class SummaryRole {
-  deciding,    // a gating metric the outcome rests on (regressed, waived, undecided or, on a pass, the gate)
-  replacement, // a replacement group (replacement_groups.hpp): the summed ops that left, appeared or changed calls
-  structural,  // an op that appeared, disappeared or changed its calls per step
-  top_change,  // one of the largest per-op or step-time changes (by |head - base| per step)
+  deciding,     // a gating metric the outcome rests on (regressed, waived, undecided or, on a pass, the gate)
+  replacement,  // a replacement group (replacement_groups.hpp): the summed ops that left, appeared or changed calls
+  structural,   // an op that appeared, disappeared or changed its calls per step
+  top_change,   // one of the largest per-op or step-time changes (by |head - base| per step)
 };
 
 struct SummaryRow {
@@ -31,11 +31,12 @@ struct SummaryRow {
 
 struct VerdictSummary {
   // The first deciding metric is the one the headline names; empty for NOT COMPARABLE, or when nothing gated.
-  std::vector<std::size_t> deciding;  // metric indices, most changed (worse ratio) first
-  std::vector<SummaryRow> rows;       // at most k_summary_rows: deciding, then structural, then top changes
-  std::size_t waived = 0;             // gating regressions covered by a waiver
+  std::vector<std::size_t> deciding;        // metric indices, most changed (worse ratio) first
+  std::vector<SummaryRow> rows;             // at most k_summary_rows: deciding, then structural, then top changes
+  std::size_t waived = 0;                   // gating regressions covered by a waiver
   std::optional<std::string> waived_until;  // the earliest expiry among them, YYYY-MM-DD
-  std::size_t conditions = 0, conditions_matched = 0, conditions_accepted = 0;  // rows; matching; differing but accepted
+  std::size_t conditions = 0, conditions_matched = 0,
+              conditions_accepted = 0;      // rows; matching; differing but accepted
   std::vector<MetricClass> gating_classes;  // Decision::gating_classes that have a gating metric here
   bool pass_per_op = false;  // pass decided by per-op metrics: `deciding` are then the largest changes, none regressed
   // Samples per side of the first deciding metric (0 when none): stated once in the context line.
@@ -51,4 +52,4 @@ struct VerdictSummary {
 VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDiff& conditions,
                                  std::size_t max_rows = k_summary_rows);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -5,7 +5,8 @@
 
 namespace neuron_gate {
 
-std::optional<WholeRunShiftFinding> whole_run_shift(const std::vector<MetricComparison>& metrics, const RuleSet& rules) {
+std::optional<WholeRunShiftFinding> whole_run_shift(const std::vector<MetricComparison>& metrics,
+                                                    const RuleSet& rules) {
   const double min_base = k_shift_min_floors * rules.floor_us;
   std::vector<std::size_t> eligible;
   std::vector<double> logs;
@@ -42,4 +43,4 @@ std::optional<WholeRunShiftFinding> whole_run_shift(const std::vector<MetricComp
   return found;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

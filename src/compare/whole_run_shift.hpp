@@ -37,4 +37,4 @@ constexpr std::size_t k_shift_min_ops = 5;
 // k_shift_min_factor of 1). The metrics of every rank are read together.
 std::optional<WholeRunShiftFinding> whole_run_shift(const std::vector<MetricComparison>& metrics, const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

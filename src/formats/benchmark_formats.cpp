@@ -1,7 +1,7 @@
 #include "formats/benchmark_formats.hpp"
 
-#include "input/json_input.hpp"
 #include "formats/neuron_summary.hpp"
+#include "input/json_input.hpp"
 #include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
@@ -131,8 +131,8 @@ std::string google_time_unit(const nlohmann::json& entry, const std::string& nam
   }
   std::string time_unit = string_field(entry, "time_unit").value_or("ns");
   if (k_time_units.count(time_unit) == 0) {
-    throw InputError(path, "benchmark \"" + name + "\": unknown time unit \"" + time_unit +
-                               "\" (expected ns, us, ms or s)");
+    throw InputError(path,
+                     "benchmark \"" + name + "\": unknown time unit \"" + time_unit + "\" (expected ns, us, ms or s)");
   }
   return time_unit;
 }
@@ -142,9 +142,9 @@ std::string google_time_unit(const nlohmann::json& entry, const std::string& nam
 void add_repetition(const nlohmann::json& entry, const std::string& name, GoogleBenchmarkRun& run,
                     const std::string& path) {
   const std::pair<const char*, EndToEndMetric*> measures[] = {{"real_time", &run.real_time},
-                                                               {"cpu_time", &run.cpu_time},
-                                                               {"items_per_second", &run.items_per_second},
-                                                               {"bytes_per_second", &run.bytes_per_second}};
+                                                              {"cpu_time", &run.cpu_time},
+                                                              {"items_per_second", &run.items_per_second},
+                                                              {"bytes_per_second", &run.bytes_per_second}};
   for (const auto& [key, metric] : measures) {
     const auto value = entry.find(key);
     if (value == entry.end()) {
@@ -160,7 +160,7 @@ void add_repetition(const nlohmann::json& entry, const std::string& name, Google
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string_view benchmark_format_name(BenchmarkFormat format) {
   switch (format) {
@@ -359,4 +359,4 @@ std::vector<EndToEndMetric> read_benchmark_json(const std::string& path) {
   return parse_benchmark_json(read_input_text(path).text, path);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

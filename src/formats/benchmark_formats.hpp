@@ -48,4 +48,4 @@ std::vector<EndToEndMetric> parse_benchmark_json(std::string_view text, const st
 // Reads the file at `path` and calls parse_benchmark_json(); throws InputError when it cannot be read.
 std::vector<EndToEndMetric> read_benchmark_json(const std::string& path);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

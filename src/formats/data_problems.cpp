@@ -155,4 +155,4 @@ DataProblem& count_data_problem(std::vector<DataProblem>& problems, DataProblemK
   return problems.back();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

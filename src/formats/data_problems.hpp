@@ -22,13 +22,13 @@ enum class DataProblemKind {
   name_truncated,     // a name longer than the name limit, cut (see input_limits.hpp)
   invalid_utf8,       // invalid UTF-8 in a name, replaced by U+FFFD
   // Screened events (issue 13 item 1, event_screen.hpp): read, then excluded before any sample is made.
-  unfinished,            // dur == -1 µs: the event never finished
-  negative_duration,     // another dur < 0 (a missing end timestamp)
-  device_out_of_range,   // a device event at ts 0 or starting outside its trace's time range
-  longer_than_step,      // an event longer than the step (or, outside steps, the trace) that holds it
-  duplicate,             // an exact repeat: same name, thread, ts, dur > 0 and args as an earlier event
-  cut_off_step,          // a last step far shorter than its siblings (cut off when the profiler stopped)
-  device_time_lost,      // kernel launches in a trace that holds no device event (device time lost)
+  unfinished,           // dur == -1 µs: the event never finished
+  negative_duration,    // another dur < 0 (a missing end timestamp)
+  device_out_of_range,  // a device event at ts 0 or starting outside its trace's time range
+  longer_than_step,     // an event longer than the step (or, outside steps, the trace) that holds it
+  duplicate,            // an exact repeat: same name, thread, ts, dur > 0 and args as an earlier event
+  cut_off_step,         // a last step far shorter than its siblings (cut off when the profiler stopped)
+  device_time_lost,     // kernel launches in a trace that holds no device event (device time lost)
 };
 
 // One kind of fault in one file: how often, and the first example.
@@ -38,10 +38,10 @@ struct DataProblem {
               std::string example_)
       : kind(kind_), file(std::move(file_)), count(count_), byte(byte_), example(std::move(example_)) {}
   DataProblemKind kind = DataProblemKind::bad_duration;
-  std::string file;                    // the file's path as read
-  std::int64_t count = 0;              // occurrences in the file
-  std::optional<std::uint64_t> byte;   // (decompressed) byte offset just after the first example's event
-  std::string example;                 // e.g. `aten::mul "dur": null`; valid UTF-8, may hold any character
+  std::string file;                   // the file's path as read
+  std::int64_t count = 0;             // occurrences in the file
+  std::optional<std::uint64_t> byte;  // (decompressed) byte offset just after the first example's event
+  std::string example;                // e.g. `aten::mul "dur": null`; valid UTF-8, may hold any character
   // Time the excluded occurrences carried (screened kinds; 0 where it is unknown, e.g. a missing dur):
   // the summed dur of excluded CPU-side events (ops, annotations, runtime calls) and of device events; for
   // a cut-off step its ops' self CPU and device time; for unfinished and negative-duration events an
@@ -110,4 +110,4 @@ inline constexpr double k_max_malformed_share = 0.01;
 // True for the kinds the event screen excludes with their time (unfinished ... device_time_lost).
 bool is_screened_kind(DataProblemKind kind);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -12,4 +12,4 @@ bool looks_like_digest(std::string_view head) {
   return head.substr(0, k_start.size()) == k_start;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -13,4 +13,4 @@ inline constexpr const char* k_digest_format = "neuron-gate digest";
 // "format" with the value "neuron-gate digest".
 bool looks_like_digest(std::string_view head);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -106,7 +106,7 @@ void add_walk(ProfileInventory& inventory, const WalkResult& walk, const std::ve
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t max_keys) {
   std::vector<std::string> keys;
@@ -224,4 +224,4 @@ ProfileInventory discover_profile(const std::string& spec, const std::string& re
   return inventory;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -37,8 +37,8 @@ struct DiscoveredFile {
 struct ProfileInventory {
   std::string spec;  // what the user passed
   std::vector<DiscoveredFile> files;
-  std::vector<std::string> folders;          // relative paths of the folders walked, sorted
-  std::size_t names_with_invalid_utf8 = 0;   // file and folder names whose invalid UTF-8 was replaced
+  std::vector<std::string> folders;         // relative paths of the folders walked, sorted
+  std::size_t names_with_invalid_utf8 = 0;  // file and folder names whose invalid UTF-8 was replaced
   // For a `git:REF:PATH` profile: the repository's git folder and its work tree (or the git folder when
   // bare) as shown, and the commit REF resolved to ("" when REF names a tree). All "" on disk.
   std::string git_repository, git_repository_shown, git_commit;
@@ -74,4 +74,4 @@ DiscoveredFile classify_file_head(const std::string& name, std::string_view head
 // `max_keys`. Empty when `head` is not a JSON object. Escapes in keys are kept as written.
 std::vector<std::string> top_level_json_keys(std::string_view head, std::size_t max_keys);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

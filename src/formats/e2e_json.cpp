@@ -14,7 +14,9 @@ bool looks_like_e2e_json(std::string_view head) {
   return head.find("\"neuron-gate.e2e/1\"") != std::string_view::npos;
 }
 
-bool sniff_e2e_json(const FileHead& head) { return head.first == '{' && looks_like_e2e_json(head.whole); }
+bool sniff_e2e_json(const FileHead& head) {
+  return head.first == '{' && looks_like_e2e_json(head.whole);
+}
 
 std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path) {
   const nlohmann::json doc = parse_json_input(text, path).value;
@@ -56,7 +58,8 @@ std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::str
     const bool has_samples = entry.contains("samples"), has_runs = entry.contains("runs");
     if (has_samples == has_runs) {
       throw InputError(path, "metric \"" + metric.name + "\" needs either a non-empty \"samples\" array or \"runs\" " +
-                                 "(a list of sample lists, one per process), " + (has_runs ? "not both" : "found neither"));
+                                 "(a list of sample lists, one per process), " +
+                                 (has_runs ? "not both" : "found neither"));
     }
     std::vector<const nlohmann::json*> lists;
     if (has_samples) {
@@ -92,4 +95,4 @@ std::vector<EndToEndMetric> read_e2e_json(const std::string& path) {
   return parse_e2e_json(read_input_text(path).text, path);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

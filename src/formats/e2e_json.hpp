@@ -28,4 +28,4 @@ std::vector<EndToEndMetric> read_e2e_json(const std::string& path);
 // The same from text already in memory; `path` is used in error messages.
 std::vector<EndToEndMetric> parse_e2e_json(std::string_view text, const std::string& path);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -19,8 +19,8 @@ enum class EndToEndOrigin {
 
 // One end-to-end metric of one side: its samples in the file's own unit (e.g. "ms", "samples/s").
 struct EndToEndMetric {
-  std::string name;             // "latency"
-  std::string unit;             // "ms"
+  std::string name;  // "latency"
+  std::string unit;  // "ms"
   Better better = Better::lower;
   std::vector<double> samples;  // one value per measurement, finite (every run's samples, in order)
   // Runs (processes) the samples come from: 1 for a plain `samples` list, the number of lists under
@@ -29,9 +29,9 @@ struct EndToEndMetric {
   std::size_t runs = 1;
   // Samples per run, in order (sums to samples.size()); one entry for a plain `samples` list.
   std::vector<std::size_t> run_sizes;
-  std::string source_path;      // the file they came from (the first one, once merged across files)
+  std::string source_path;  // the file they came from (the first one, once merged across files)
   EndToEndOrigin origin = EndToEndOrigin::application;
   bool operator==(const EndToEndMetric&) const = default;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

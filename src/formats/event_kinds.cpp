@@ -41,10 +41,14 @@ const std::unordered_map<std::string_view, EventKind>& category_kinds() {
 // part in the nesting either, so their time stays in their parent's self time.
 bool filtered_name(const std::string& name) {
   static const std::array<std::string_view, 8> names = {
-      "profiler::_record_function_enter", "profiler::_record_function_enter_new",
-      "profiler::_record_function_exit",  "aten::is_leaf",
-      "aten::output_nr",                  "aten::_version",
-      "[memory]",                         "[OutOfMemory]",
+      "profiler::_record_function_enter",
+      "profiler::_record_function_enter_new",
+      "profiler::_record_function_exit",
+      "aten::is_leaf",
+      "aten::output_nr",
+      "aten::_version",
+      "[memory]",
+      "[OutOfMemory]",
   };
   for (const std::string_view filtered : names) {
     if (name == filtered) {
@@ -61,7 +65,7 @@ bool is_device_process(const TraceProcess& process) {
   return process.labels == "NPU" && process.name == "Ascend Hardware";
 }
 
-} // namespace
+}  // namespace
 
 void classify_events(RawTrace& trace, bool any_categorised_event) {
   std::vector<EventKind> category_kind(trace.categories.size(), EventKind::ignored);
@@ -97,4 +101,4 @@ void classify_events(RawTrace& trace, bool any_categorised_event) {
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

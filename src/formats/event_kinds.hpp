@@ -11,4 +11,4 @@ namespace neuron_gate {
 // CPU-side events with a name PyTorch's key_averages drops are ignored.
 void classify_events(RawTrace& trace, bool any_categorised_event);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -13,10 +13,16 @@
 namespace neuron_gate {
 namespace {
 
-bool json_object(const FileHead& head) { return head.first == '{'; }
-bool other_text(const FileHead& head) { return !head.text.empty() && head.first != '{' && head.first != '['; }
+bool json_object(const FileHead& head) {
+  return head.first == '{';
+}
+bool other_text(const FileHead& head) {
+  return !head.text.empty() && head.first != '{' && head.first != '[';
+}
 // The fuzz target of a row, marked so that fuzz/CMakeLists.txt and scripts/fuzz.sh find it by its call.
-constexpr const char* fuzz_target(const char* name) { return name; }
+constexpr const char* fuzz_target(const char* name) {
+  return name;
+}
 
 bool benchmark(const FileHead& head, BenchmarkFormat format) {
   return json_object(head) && sniff_benchmark_format(head.small) == format;
@@ -75,9 +81,11 @@ constexpr bool one_row_each() {
 }
 static_assert(one_row_each(), "every FileKind needs exactly one row in k_rows, `ignored` last");
 
-} // namespace
+}  // namespace
 
-std::span<const FileKindRow> file_kinds() { return k_rows; }
+std::span<const FileKindRow> file_kinds() {
+  return k_rows;
+}
 
 const FileKindRow& file_kind_row(FileKind kind) {
   for (const FileKindRow& row : k_rows) {
@@ -88,6 +96,8 @@ const FileKindRow& file_kind_row(FileKind kind) {
   return k_rows.back();
 }
 
-const char* file_kind_name(FileKind kind) { return file_kind_row(kind).name; }
+const char* file_kind_name(FileKind kind) {
+  return file_kind_row(kind).name;
+}
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

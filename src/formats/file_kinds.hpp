@@ -46,11 +46,11 @@ using MetricsReader = std::vector<EndToEndMetric> (*)(std::string_view text, con
 // One file kind.
 struct FileKindRow {
   FileKind kind;
-  const char* id;                   // the stable word a digest stores: "end_to_end"
-  const char* name;                 // shown in reports and `inspect`: "end-to-end"
-  const char* fuzz;                 // the fuzz target that feeds its reader arbitrary bytes ("" none)
-  bool (*sniff)(const FileHead&);   // true when the head is this kind; nullptr for `ignored`
-  MetricsReader read;               // end-to-end kinds: their reader; nullptr for the others
+  const char* id;                  // the stable word a digest stores: "end_to_end"
+  const char* name;                // shown in reports and `inspect`: "end-to-end"
+  const char* fuzz;                // the fuzz target that feeds its reader arbitrary bytes ("" none)
+  bool (*sniff)(const FileHead&);  // true when the head is this kind; nullptr for `ignored`
+  MetricsReader read;              // end-to-end kinds: their reader; nullptr for the others
 };
 
 // Every kind, in the order discovery tries them (ignored, which no sniff claims, last).
@@ -62,4 +62,4 @@ const FileKindRow& file_kind_row(FileKind kind);
 // Human-readable kind: "trace", "end-to-end", "key_averages table", ... (the row's name).
 const char* file_kind_name(FileKind kind);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -22,10 +22,9 @@ bool all_digits(std::string_view text) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
-std::optional<std::int64_t> scale_decimal(std::string_view text, std::int64_t numerator,
-                                          std::int64_t denominator) {
+std::optional<std::int64_t> scale_decimal(std::string_view text, std::int64_t numerator, std::int64_t denominator) {
   bool negative = false;
   if (!text.empty() && text.front() == '-') {
     negative = true;
@@ -33,8 +32,7 @@ std::optional<std::int64_t> scale_decimal(std::string_view text, std::int64_t nu
   }
   const std::size_t dot = text.find('.');
   const std::string_view integer_part = text.substr(0, dot);
-  const std::string_view fraction_part =
-      dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
+  const std::string_view fraction_part = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
   if (!all_digits(integer_part) || (dot != std::string_view::npos && !all_digits(fraction_part))) {
     return std::nullopt;
   }
@@ -105,8 +103,7 @@ std::optional<std::int64_t> parse_integer(std::string_view cell) {
   return scale_decimal(cell, 1, 1);
 }
 
-
-} // namespace
+}  // namespace
 
 // A device backend word: upper case as PyTorch prints `use_device.upper()`, not CPU.
 bool is_device_word(std::string_view word) {
@@ -142,16 +139,16 @@ std::pair<ColumnKind, int> classify_header(std::string_view header, std::string&
       {"Name", ColumnKind::name},
       {"Overload Name", ColumnKind::overload_name},
       {"Self CPU %", ColumnKind::self_cpu_percent},
-      {"Self CPU total %", ColumnKind::self_cpu_percent}, // PyTorch <= 1.6
+      {"Self CPU total %", ColumnKind::self_cpu_percent},  // PyTorch <= 1.6
       {"Self CPU", ColumnKind::self_cpu},
-      {"Self CPU total", ColumnKind::self_cpu}, // PyTorch <= 1.6
+      {"Self CPU total", ColumnKind::self_cpu},  // PyTorch <= 1.6
       {"CPU total %", ColumnKind::cpu_total_percent},
       {"CPU total", ColumnKind::cpu_total},
       {"CPU time avg", ColumnKind::cpu_time_avg},
       {"CPU Mem", ColumnKind::cpu_memory},
       {"Self CPU Mem", ColumnKind::self_cpu_memory},
       {"# of Calls", ColumnKind::calls},
-      {"Number of Calls", ColumnKind::calls}, // PyTorch <= 1.6
+      {"Number of Calls", ColumnKind::calls},  // PyTorch <= 1.6
       {"Node ID", ColumnKind::node_id},
       {"Input Shapes", ColumnKind::input_shapes},
       {"Source Location", ColumnKind::source_location},
@@ -159,8 +156,7 @@ std::pair<ColumnKind, int> classify_header(std::string_view header, std::string&
   if (const auto it = k_fixed.find(header); it != k_fixed.end()) {
     return {it->second, 0};
   }
-  static constexpr std::array<std::string_view, 6> k_flops{"FLOPs",  "KFLOPs", "MFLOPs",
-                                                           "GFLOPs", "TFLOPs", "PFLOPs"};
+  static constexpr std::array<std::string_view, 6> k_flops{"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"};
   for (std::size_t i = 0; i < k_flops.size(); ++i) {
     if (header.substr(0, 6) == "Total " && header.substr(6) == k_flops[i]) {
       return {ColumnKind::flops, static_cast<int>(3 * i)};
@@ -199,7 +195,6 @@ bool is_device_time_column(ColumnKind kind) {
          kind == ColumnKind::device_time_avg;
 }
 
-
 namespace {
 
 // A time cell ("1.234ms", "-10.000us") into `ns`; false when it is no time.
@@ -212,7 +207,8 @@ bool read_time(std::string_view text, std::optional<Nanoseconds>& ns) {
 void warn_negative(const CellRead& cell, const std::string& what, Nanoseconds ns, const KeyAveragesRow& row,
                    KeyAveragesTable& table) {
   if (ns < 0) {
-    table.warnings.push_back({cell.line_number, "negative " + what + " time " + quote(cell.text) + " for " + quote(row.name)});
+    table.warnings.push_back(
+        {cell.line_number, "negative " + what + " time " + quote(cell.text) + " for " + quote(row.name)});
   }
 }
 
@@ -261,7 +257,7 @@ std::optional<std::string> read_memory_cell(const CellRead& cell, std::optional<
   return bytes ? std::nullopt : std::optional<std::string>("a memory size");
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::string> read_number_cell(const CellRead& cell, KeyAveragesRow& row, KeyAveragesTable& table) {
   bool handled = false;
@@ -302,4 +298,4 @@ std::optional<std::string> read_number_cell(const CellRead& cell, KeyAveragesRow
   }
 }
 
-} // namespace neuron_gate::key_averages
+}  // namespace neuron_gate::key_averages

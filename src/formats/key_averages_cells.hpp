@@ -40,7 +40,6 @@ enum class ColumnKind {
   unknown,
 };
 
-
 // The kind of one header text and, for `Total <k>FLOPs`, the power of ten of its scale; sets `device`
 // to the backend word of a device column ("CUDA", "NEURON"). Unknown headers are ColumnKind::unknown.
 std::pair<ColumnKind, int> classify_header(std::string_view header, std::string& device);
@@ -67,8 +66,8 @@ std::int64_t power_of(std::int64_t base, int exponent);
 // One non-empty cell of a numeric column, with what reading it needs.
 struct CellRead {
   ColumnKind kind = ColumnKind::unknown;
-  int flops_exponent = 0;     // Total KFLOPs -> 3, MFLOPs -> 6, ...
-  std::string_view text;      // trimmed cell text
+  int flops_exponent = 0;       // Total KFLOPs -> 3, MFLOPs -> 6, ...
+  std::string_view text;        // trimmed cell text
   std::size_t line_number = 0;  // 1-based, for warnings
 };
 
@@ -78,4 +77,4 @@ struct CellRead {
 // when read.
 std::optional<std::string> read_number_cell(const CellRead& cell, KeyAveragesRow& row, KeyAveragesTable& table);
 
-} // namespace neuron_gate::key_averages
+}  // namespace neuron_gate::key_averages

@@ -5,7 +5,7 @@ namespace {
 
 constexpr std::size_t k_quoted_line_limit = 80;  // longest excerpt of a whole line in a message
 
-} // namespace
+}  // namespace
 
 std::vector<Line> split_lines(std::string_view text) {
   std::vector<Line> lines;
@@ -38,7 +38,9 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-bool is_blank(std::string_view text) { return trim(text).empty(); }
+bool is_blank(std::string_view text) {
+  return trim(text).empty();
+}
 
 std::string quote(std::string_view text) {
   std::string quoted = "\"";
@@ -51,8 +53,9 @@ std::string quote(std::string_view text) {
   return quoted + "\"";
 }
 
-std::string line_prefix(const Line& line) { return "line " + std::to_string(line.number) + ": "; }
-
+std::string line_prefix(const Line& line) {
+  return "line " + std::to_string(line.number) + ": ";
+}
 
 // The runs of '-' of a dash line (starting in column 0, at least two runs, only '-' and spaces);
 // nullopt for any other line.
@@ -115,4 +118,4 @@ bool is_equals_line(std::string_view line, std::size_t width) {
   return line.size() == width && line.find_first_not_of('=') == std::string_view::npos;
 }
 
-} // namespace neuron_gate::key_averages
+}  // namespace neuron_gate::key_averages

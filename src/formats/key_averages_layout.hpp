@@ -53,4 +53,4 @@ bool is_header_line(std::string_view line);
 // True for PyTorch's `"=" * line_length` above a caption: only '=', `width` long once trimmed.
 bool is_equals_line(std::string_view line, std::size_t width);
 
-} // namespace neuron_gate::key_averages
+}  // namespace neuron_gate::key_averages

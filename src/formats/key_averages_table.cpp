@@ -1,8 +1,8 @@
 #include "formats/key_averages_table.hpp"
 
-#include "input/json_input.hpp"
 #include "formats/key_averages_cells.hpp"
 #include "formats/key_averages_layout.hpp"
+#include "input/json_input.hpp"
 
 #include "util/error.hpp"
 #include "util/utf8.hpp"
@@ -22,24 +22,24 @@ namespace neuron_gate {
 using namespace key_averages;  // the layout and cells of a table (key_averages_layout.hpp, key_averages_cells.hpp)
 namespace {
 
-constexpr std::size_t k_truncated_name_length = 55; // PyTorch cuts names of 52+ chars to 52 + "..."
+constexpr std::size_t k_truncated_name_length = 55;  // PyTorch cuts names of 52+ chars to 52 + "..."
 
 struct Column {
   std::string header;
   ColumnKind kind = ColumnKind::unknown;
   Span span;
-  int flops_exponent = 0; // Total KFLOPs -> 3, MFLOPs -> 6, ...
+  int flops_exponent = 0;  // Total KFLOPs -> 3, MFLOPs -> 6, ...
 };
 
 // ----- the parser -----
 
 class TableParser {
-public:
+ public:
   TableParser(std::string_view text, const std::string& path) : m_path(path), m_lines(split_lines(text)) {}
 
   std::vector<KeyAveragesTable> parse_all() {
     std::vector<KeyAveragesTable> tables;
-    std::size_t floor = 0; // first line after the previous table, for the caption search
+    std::size_t floor = 0;  // first line after the previous table, for the caption search
     std::size_t i = 0;
     while (i < m_lines.size()) {
       const bool dash = dash_spans(m_lines[i].text).has_value();
@@ -66,7 +66,7 @@ public:
     throw InputError(m_path, line_prefix(line) + problem, line.offset + column);
   }
 
-private:
+ private:
   // Parses the table whose opening dash line is m_lines[open]; returns the index after its footer.
   std::size_t parse_table(std::size_t open, std::size_t floor, KeyAveragesTable& table) {
     const Line& open_line = m_lines[open];
@@ -93,8 +93,7 @@ private:
       if (i >= m_lines.size()) {
         const Line& last = m_lines.back();
         fail(last, last.text.size(),
-             "text ends before the closing dash line of the table opened on line " +
-                 std::to_string(open_line.number));
+             "text ends before the closing dash line of the table opened on line " + std::to_string(open_line.number));
       }
       const Line& line = m_lines[i];
       if (const auto row_spans = dash_spans(line.text)) {
@@ -151,7 +150,7 @@ private:
   void read_caption(std::size_t open, std::size_t floor, const std::vector<Span>& spans,
                     KeyAveragesTable& table) const {
     const std::size_t width = spans.back().end;
-    std::size_t end = open; // caption lines are [start, end)
+    std::size_t end = open;  // caption lines are [start, end)
     if (end >= floor + 2 && trim(m_lines[end - 1].text) == "This report only display top-level ops statistics" &&
         is_equals_line(m_lines[end - 2].text, width)) {
       table.top_level_events_only = true;
@@ -173,8 +172,8 @@ private:
   }
 
   struct Cell {
-    std::string_view text; // trimmed
-    std::size_t column = 0; // character index of the cell's first character in the line
+    std::string_view text;   // trimmed
+    std::size_t column = 0;  // character index of the cell's first character in the line
   };
 
   // Cuts a row into cells at the dash-line spans. A value wider than its column (a header-like
@@ -229,9 +228,8 @@ private:
 
     KeyAveragesRow row;
     row.line = line.number;
-    if (table.device_backend && std::any_of(columns.begin(), columns.end(), [](const Column& column) {
-          return is_device_time_column(column.kind);
-        })) {
+    if (table.device_backend && std::any_of(columns.begin(), columns.end(),
+                                            [](const Column& column) { return is_device_time_column(column.kind); })) {
       row.device = KeyAveragesDeviceTimes{};
     }
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -287,9 +285,8 @@ private:
         table.warnings.push_back({row.line, "truncated name " + quote(row.name) + " also labels the row on line " +
                                                 first + "; the rows are kept apart"});
       } else {
-        table.warnings.push_back(
-            {row.line, "row " + quote(row.name) + " repeats the label of the row on line " + first +
-                           "; the rows are kept apart"});
+        table.warnings.push_back({row.line, "row " + quote(row.name) + " repeats the label of the row on line " +
+                                                first + "; the rows are kept apart"});
       }
     }
   }
@@ -314,8 +311,8 @@ private:
       }
       const std::optional<Nanoseconds> ns = parse_table_time_ns(value);
       if (!ns) {
-        table.warnings.push_back({line.number, "footer " + quote(text.substr(0, colon)) +
-                                                   " is not a time: " + quote(value) + "; ignored"});
+        table.warnings.push_back(
+            {line.number, "footer " + quote(text.substr(0, colon)) + " is not a time: " + quote(value) + "; ignored"});
       }
       if (label == "CPU") {
         if (self) {
@@ -338,7 +335,7 @@ private:
   std::vector<Line> m_lines;
 };
 
-} // namespace
+}  // namespace
 
 std::optional<Nanoseconds> parse_table_time_ns(std::string_view cell) {
   static constexpr std::array<std::pair<std::string_view, std::int64_t>, 4> k_units{
@@ -394,4 +391,4 @@ bool looks_like_key_averages_table(std::string_view text) {
   return false;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

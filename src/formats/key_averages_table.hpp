@@ -30,23 +30,23 @@ struct KeyAveragesDeviceTimes {
 // Percentages are checked but not kept (they are derived from the times). Memory is in bytes,
 // rounded from the printed 1024-based `Kb`/`Mb`/`Gb` value with two decimals.
 struct KeyAveragesRow {
-  std::string name;            // as printed, alignment spaces removed (may contain spaces)
-  bool name_truncated = false; // name is 52 characters + "..." (distinct ops can share the label)
+  std::string name;             // as printed, alignment spaces removed (may contain spaces)
+  bool name_truncated = false;  // name is 52 characters + "..." (distinct ops can share the label)
   std::optional<std::string> overload_name;
-  std::optional<Nanoseconds> self_cpu_ns;     // `Self CPU` (old: `Self CPU total`); may be negative
-  std::optional<Nanoseconds> cpu_total_ns;    // `CPU total`
-  std::optional<Nanoseconds> cpu_time_avg_ns; // `CPU time avg`
-  std::optional<KeyAveragesDeviceTimes> device; // present iff the table has device time columns
-  std::optional<std::int64_t> cpu_memory_bytes;         // `CPU Mem`
-  std::optional<std::int64_t> self_cpu_memory_bytes;    // `Self CPU Mem`
-  std::optional<std::int64_t> device_memory_bytes;      // `<DEV> Mem`
-  std::optional<std::int64_t> self_device_memory_bytes; // `Self <DEV> Mem`
-  std::optional<std::int64_t> calls;                    // `# of Calls` (old: `Number of Calls`)
-  std::optional<std::int64_t> node_id;                  // `Node ID`
-  std::optional<std::string> input_shapes;   // `Input Shapes` text as printed, e.g. "[[4, 512], []]"
-  std::optional<std::string> source_location; // `Source Location`, continuation lines joined by '\n'
-  std::optional<std::int64_t> total_flops; // `Total <k>FLOPs` times its scale, rounded; nullopt for `--`
-  std::size_t line = 0;                    // 1-based line of the row in the parsed text
+  std::optional<Nanoseconds> self_cpu_ns;                // `Self CPU` (old: `Self CPU total`); may be negative
+  std::optional<Nanoseconds> cpu_total_ns;               // `CPU total`
+  std::optional<Nanoseconds> cpu_time_avg_ns;            // `CPU time avg`
+  std::optional<KeyAveragesDeviceTimes> device;          // present iff the table has device time columns
+  std::optional<std::int64_t> cpu_memory_bytes;          // `CPU Mem`
+  std::optional<std::int64_t> self_cpu_memory_bytes;     // `Self CPU Mem`
+  std::optional<std::int64_t> device_memory_bytes;       // `<DEV> Mem`
+  std::optional<std::int64_t> self_device_memory_bytes;  // `Self <DEV> Mem`
+  std::optional<std::int64_t> calls;                     // `# of Calls` (old: `Number of Calls`)
+  std::optional<std::int64_t> node_id;                   // `Node ID`
+  std::optional<std::string> input_shapes;               // `Input Shapes` text as printed, e.g. "[[4, 512], []]"
+  std::optional<std::string> source_location;            // `Source Location`, continuation lines joined by '\n'
+  std::optional<std::int64_t> total_flops;               // `Total <k>FLOPs` times its scale, rounded; nullopt for `--`
+  std::size_t line = 0;                                  // 1-based line of the row in the parsed text
 
   bool operator==(const KeyAveragesRow&) const = default;
 };
@@ -62,15 +62,15 @@ struct KeyAveragesWarning {
 
 // One printed table, rows in printed order (never merged or dropped).
 struct KeyAveragesTable {
-  std::vector<std::string> columns;          // header texts in column order, e.g. "Self CPU %"
-  std::optional<std::string> device_backend; // "CUDA", "XPU", "NEURON", ... from `Self <DEV>` etc.
+  std::vector<std::string> columns;           // header texts in column order, e.g. "Self CPU %"
+  std::optional<std::string> device_backend;  // "CUDA", "XPU", "NEURON", ... from `Self <DEV>` etc.
   std::vector<KeyAveragesRow> rows;
-  std::optional<Nanoseconds> self_cpu_time_total_ns;    // footer `Self CPU time total:`
-  std::optional<Nanoseconds> self_device_time_total_ns; // footer `Self <DEV> time total:`
-  std::optional<Nanoseconds> device_time_total_ns;      // old footer `<DEV> time total:` (PyTorch <= 1.7)
-  std::optional<std::string> caption; // the caller's `header=` text between `=` lines, if any
-  bool top_level_events_only = false; // "This report only display top-level ops statistics" shown
-  std::size_t first_line = 0;         // 1-based line of the dash line opening the table
+  std::optional<Nanoseconds> self_cpu_time_total_ns;     // footer `Self CPU time total:`
+  std::optional<Nanoseconds> self_device_time_total_ns;  // footer `Self <DEV> time total:`
+  std::optional<Nanoseconds> device_time_total_ns;       // old footer `<DEV> time total:` (PyTorch <= 1.7)
+  std::optional<std::string> caption;                    // the caller's `header=` text between `=` lines, if any
+  bool top_level_events_only = false;                    // "This report only display top-level ops statistics" shown
+  std::size_t first_line = 0;                            // 1-based line of the dash line opening the table
   std::vector<KeyAveragesWarning> warnings;
   std::size_t names_with_invalid_utf8 = 0;  // invalid UTF-8 sequences replaced by U+FFFD in names
 
@@ -100,4 +100,4 @@ bool looks_like_key_averages_table(std::string_view text);
 // `s`, `ms`, `us`, `ns`, or out of int64 range.
 std::optional<Nanoseconds> parse_table_time_ns(std::string_view cell);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

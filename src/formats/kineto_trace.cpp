@@ -1,10 +1,10 @@
 #include "formats/kineto_trace.hpp"
 
-#include "input/byte_source.hpp"
-#include "input/chunk_reader.hpp"
 #include "formats/event_kinds.hpp"
 #include "formats/trace_rapidjson.hpp"
 #include "formats/trace_sax.hpp"
+#include "input/byte_source.hpp"
+#include "input/chunk_reader.hpp"
 #include "util/error.hpp"
 #include "util/sha256.hpp"
 
@@ -53,7 +53,7 @@ void sniff(ChunkReader& reader, const std::string& path) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string cut_name(const std::string& name, std::uint64_t max_bytes) {
   if (name.size() <= max_bytes) {
@@ -97,7 +97,7 @@ std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) 
   return sax.any_categorised_event();
 }
 
-} // namespace
+}  // namespace
 
 RawTrace read_kineto_trace(ByteSource& source) {
   RawTrace trace;
@@ -123,4 +123,4 @@ RawTrace read_kineto_trace(ByteSource& source) {
   return trace;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -38,14 +38,14 @@ inline constexpr IdCode k_wide_id = IdCode{1} << 31;
 
 // One ph "X" event with a usable duration: 40 bytes, no strings.
 struct TraceEvent {
-  Nanoseconds ts_ns = 0;          // start as written (trace-relative or absolute µs -> ns)
-  Nanoseconds dur_ns = 0;         // >= 0: unfinished and negative durations are never stored
-  IdCode correlation = 0;         // args.correlation (valid when has_correlation), coded: compared only
-  IdCode external_id = 0;         // args."External id" / "external id", coded; 0 = absent or not linked
-  std::uint32_t name_id = 0;      // index into RawTrace::names
-  std::uint32_t thread = 0;       // index into RawTrace::threads
-  std::uint32_t shapes_id = 0;    // index into RawTrace::shapes; 0 = no Input Dims / Input type
-  std::uint16_t category = 0;     // index into RawTrace::categories; 0 = no "cat"
+  Nanoseconds ts_ns = 0;        // start as written (trace-relative or absolute µs -> ns)
+  Nanoseconds dur_ns = 0;       // >= 0: unfinished and negative durations are never stored
+  IdCode correlation = 0;       // args.correlation (valid when has_correlation), coded: compared only
+  IdCode external_id = 0;       // args."External id" / "external id", coded; 0 = absent or not linked
+  std::uint32_t name_id = 0;    // index into RawTrace::names
+  std::uint32_t thread = 0;     // index into RawTrace::threads
+  std::uint32_t shapes_id = 0;  // index into RawTrace::shapes; 0 = no Input Dims / Input type
+  std::uint16_t category = 0;   // index into RawTrace::categories; 0 = no "cat"
   EventKind kind = EventKind::ignored;
   bool has_correlation = false;
 };
@@ -59,7 +59,7 @@ struct EventOrigin {
 
 // One end of a flow arrow (ph "s" or "f"): ac2g (Kineto CPU -> device), async_npu (torch_npu), ...
 struct FlowPoint {
-  std::uint64_t id = 0;        // numeric id, or a hash of a non-numeric id text
+  std::uint64_t id = 0;  // numeric id, or a hash of a non-numeric id text
   Nanoseconds ts_ns = 0;
   std::uint32_t thread = 0;    // index into RawTrace::threads
   std::uint16_t category = 0;  // index into RawTrace::categories
@@ -88,29 +88,29 @@ struct ShapeText {
 // Everything the SAX pass keeps from one trace file.
 struct RawTrace {
   TraceFormat format = TraceFormat::kineto;
-  std::vector<TraceEvent> events;  // in file order
+  std::vector<TraceEvent> events;    // in file order
   std::vector<EventOrigin> origins;  // one per event, same order
   // Events with dur -1 (unfinished) or another negative dur, not in `events`: name, category, thread,
-  // shapes, correlation, External id and kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not times) so the event
-  // screen can estimate the time they carried.
+  // shapes, correlation, External id and kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not
+  // times) so the event screen can estimate the time they carried.
   std::vector<TraceEvent> unusable;
-  std::vector<FlowPoint> flows;    // in file order
+  std::vector<FlowPoint> flows;         // in file order
   std::vector<std::string> names;       // interned event names
   std::vector<std::string> categories;  // interned categories; [0] = "" (no cat)
   std::vector<ShapeText> shapes;        // interned shapes; [0] = none
   std::vector<TraceThread> threads;
   std::vector<TraceProcess> processes;
-  std::map<std::string, std::string> metadata;  // top-level scalars as JSON text; "distributedInfo.rank",
-                                                // "deviceProperties.count", "deviceProperties.names"
-                                                // (distinct names joined by "; ", as a JSON string), ...
-  std::int64_t event_count = 0;                 // ph "X" events read (stored or not)
-  std::int64_t unfinished_events = 0;           // dur == -1 µs: not stored
-  std::int64_t negative_duration_events = 0;    // other dur < 0: not stored
-  std::int64_t malformed_events = 0;            // ph "X" without a usable name, ts or dur (or times beyond
-                                                // a century, which would overflow int64 ns sums): not stored
-  std::vector<DataProblem> problems;            // the malformed events by kind, cut names; first example each
+  std::map<std::string, std::string> metadata;         // top-level scalars as JSON text; "distributedInfo.rank",
+                                                       // "deviceProperties.count", "deviceProperties.names"
+                                                       // (distinct names joined by "; ", as a JSON string), ...
+  std::int64_t event_count = 0;                        // ph "X" events read (stored or not)
+  std::int64_t unfinished_events = 0;                  // dur == -1 µs: not stored
+  std::int64_t negative_duration_events = 0;           // other dur < 0: not stored
+  std::int64_t malformed_events = 0;                   // ph "X" without a usable name, ts or dur (or times beyond
+                                                       // a century, which would overflow int64 ns sums): not stored
+  std::vector<DataProblem> problems;                   // the malformed events by kind, cut names; first example each
   std::map<std::string, MalformedOp> malformed_by_op;  // name -> malformed events that had a name, and
-                                                      // the events of that name read (set at the end)
+                                                       // the events of that name read (set at the end)
 };
 
 // Reads the whole stream. The content must start (after an optional UTF-8 BOM and white space) with
@@ -125,4 +125,4 @@ RawTrace read_kineto_trace(ByteSource& source);
 // keeps cut names apart: "…[cut: 10000 bytes, sha256 1a2b3c4d5e6f7a8b]". Shorter names are returned as they are.
 std::string cut_name(const std::string& name, std::uint64_t max_bytes);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -56,7 +56,7 @@ std::optional<std::uint32_t> core_number(std::string_view text) {
 }
 
 class ManifestParser {
-public:
+ public:
   explicit ManifestParser(std::string path) : m_path(std::move(path)) {}
 
   RunManifest parse(const json& doc) {
@@ -66,11 +66,12 @@ public:
     if (doc["schema"] != k_schema) {
       fail("unknown schema, expected \"" + std::string(k_schema) + "\", not " + shown(doc["schema"]));
     }
-    check_keys(doc, "", {"schema", "workload", "operating_point", "model_version", "compilation_path", "device",
-                         "versions", "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs",
-                         "notes", "price_per_hour", "commit", "pairing"});
-    for (const char* key : {"workload", "operating_point", "model_version", "compilation_path", "device",
-                            "instance_type"}) {
+    check_keys(doc, "",
+               {"schema", "workload", "operating_point", "model_version", "compilation_path", "device", "versions",
+                "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs", "notes", "price_per_hour",
+                "commit", "pairing"});
+    for (const char* key :
+         {"workload", "operating_point", "model_version", "compilation_path", "device", "instance_type"}) {
       if (doc.contains(key)) {
         set(key, string(doc[key], key));
       }
@@ -131,7 +132,7 @@ public:
     return std::move(m_manifest);
   }
 
-private:
+ private:
   [[noreturn]] void fail(const std::string& problem) const { throw InputError(m_path, problem); }
 
   void set(const std::string& field, std::string value) { m_manifest.fields[field] = std::move(value); }
@@ -293,12 +294,12 @@ private:
   RunManifest m_manifest;
 };
 
-} // namespace
+}  // namespace
 
 std::string canonical_core_list(std::string_view text, const std::string& path, const std::string& field) {
   const auto bad = [&]() {
-    return InputError(path, "\"" + field + "\" must list NeuronCores such as \"0,1,2-5\", not \"" + std::string(text) +
-                                "\"");
+    return InputError(path,
+                      "\"" + field + "\" must list NeuronCores such as \"0,1,2-5\", not \"" + std::string(text) + "\"");
   };
   if (trimmed(text).empty()) {
     return "";
@@ -379,4 +380,4 @@ std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const Ru
   return differences;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -18,8 +18,9 @@
 //    "schedule": {"wait": 1, "warmup": 3, "active": 5, "repeat": 1},  // also skip_first, skip_first_wait
 //    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},  // of e2e.json
 //    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}, {"name": "steps", "value": 3}],
-//    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work (compare/cost.hpp)
-//    "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits): provenance
+//    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work
+//    (compare/cost.hpp) "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits):
+//    provenance
 //                                                   // and the ancestry check (repository_state.hpp), no condition
 //    "pairing": {"session": "2026-12-04T20:00Z-7f3a"},  // 1-128 printable ASCII: base and head captured
 //                                                   // alternately in one session (paired runs), no condition
@@ -90,4 +91,4 @@ std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const Ru
 // InputError(path, ...) naming `field` and the value when it is not a comma list of numbers and ranges.
 std::string canonical_core_list(std::string_view text, const std::string& path, const std::string& field);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -19,7 +19,9 @@ namespace {
 constexpr std::string_view k_root = ".";
 constexpr const char* k_pb_names[] = {"cpu_util.pb", "host_mem.pb", "ntrace.pb", "trace_info.pb"};
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -268,15 +270,16 @@ void judge(NeuronCapture& capture, const Folder& contents) {
                                quoted_list(names) + " (perhaps left in the NEFF cache, e.g. /tmp/neff_cache)");
   }
   if (!capture.pb_files.empty() && capture.ntffs.empty()) {
-    capture.problems.push_back(folder + ": .pb files but no .ntff: device profiling was off: " +
-                               quoted_list(capture.pb_files));
+    capture.problems.push_back(folder +
+                               ": .pb files but no .ntff: device profiling was off: " + quoted_list(capture.pb_files));
   }
 }
 
-} // namespace
+}  // namespace
 
 bool is_neuron_binary_name(std::string_view path) {
-  const std::string_view name = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  const std::string_view name =
+      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
   return name.ends_with(".neff") || name.ends_with(".ntff") || name == "ntrace.pb" || name == "trace_info.pb" ||
          name == "cpu_util.pb" || name == "host_mem.pb";
 }
@@ -366,8 +369,9 @@ NeuronArtifacts find_neuron_artifacts(const std::vector<ArtifactFile>& files) {
         "the timestamp format (probably YYYYMMDD_HHMMSS_mmm) is undocumented (unverified)");
   }
   if (!odd_timestamps.empty()) {
-    artifacts.assumptions.push_back("timestamp folders not in the form YYYYMMDD_HHMMSS_mmm, taken as captures anyway: " +
-                                    quoted_list(odd_timestamps));
+    artifacts.assumptions.push_back(
+        "timestamp folders not in the form YYYYMMDD_HHMMSS_mmm, taken as captures anyway: " +
+        quoted_list(odd_timestamps));
   }
   if (saw_hash_pairing) {
     artifacts.assumptions.push_back(
@@ -394,4 +398,4 @@ std::vector<ArtifactFile> list_artifact_files(const std::string& root) {
   return files;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -29,9 +29,9 @@ struct RankFolder {
 
 // A compiled graph `neff_<hash>[_vnc_<k>].neff`; any other `*.neff` name gives an empty hash.
 struct NeffFile {
-  std::string name;               // file name, "neff_123_vnc_0.neff"
-  std::string hash;               // "123", kept as text; "" when the name carries none
-  std::optional<unsigned> vnc;    // k of `_vnc_<k>`
+  std::string name;             // file name, "neff_123_vnc_0.neff"
+  std::string hash;             // "123", kept as text; "" when the name carries none
+  std::optional<unsigned> vnc;  // k of `_vnc_<k>`
   std::uintmax_t size_bytes = 0;
   bool operator==(const NeffFile&) const = default;
 };
@@ -46,7 +46,7 @@ enum class NtffNaming {
 
 // A raw device trace. Fields that the naming does not carry are empty.
 struct NtffFile {
-  std::string name;                     // file name
+  std::string name;  // file name
   NtffNaming naming = NtffNaming::other;
   std::string hash;                     // hashed: the NEFF hash as text; "" otherwise
   std::optional<unsigned> instid;       // hashed: n of `_instid_<n>`
@@ -61,15 +61,15 @@ struct NtffFile {
 // One capture folder: a folder holding Neuron artifacts directly, or a rank folder or a folder directly
 // inside one (the `<timestamp>` level) even when it holds none. Lists are sorted by file name.
 struct NeuronCapture {
-  std::string folder;                     // relative path; "." for the profile root
-  std::optional<RankFolder> rank;         // the enclosing (or own) `<instance-id>_pid_<pid>` folder
-  std::string timestamp;                  // folder name when directly inside a rank folder, else ""
+  std::string folder;              // relative path; "." for the profile root
+  std::optional<RankFolder> rank;  // the enclosing (or own) `<instance-id>_pid_<pid>` folder
+  std::string timestamp;           // folder name when directly inside a rank folder, else ""
   std::vector<NeffFile> neffs;
   std::vector<NtffFile> ntffs;
-  std::vector<unsigned> neuron_cores;     // sorted, unique: n of `profile_nc_<n>` and k of `vnc_<k>`
-  std::vector<std::string> pb_files;      // present among ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb
+  std::vector<unsigned> neuron_cores;         // sorted, unique: n of `profile_nc_<n>` and k of `vnc_<k>`
+  std::vector<std::string> pb_files;          // present among ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb
   std::vector<std::string> framework_traces;  // trace.json, neuron_framework_trace_rank_<N>.json, ...
-  std::vector<std::string> problems;      // what makes the capture incomplete, "PLACE: problem"; empty if none
+  std::vector<std::string> problems;          // what makes the capture incomplete, "PLACE: problem"; empty if none
   bool operator==(const NeuronCapture&) const = default;
 };
 
@@ -102,4 +102,4 @@ std::optional<RankFolder> enclosing_rank_folder(const std::string& path);
 // sorted by relative path. Throws InputError when `root` is not a readable directory.
 std::vector<ArtifactFile> list_artifact_files(const std::string& root);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -43,9 +43,8 @@ std::optional<std::string> text_field(const nlohmann::json* object, const char* 
 // "explorer_version X, profile_schema_version Y", looking in the summary's metadata object, the summary itself,
 // then the document's metadata object and the document; "unknown" when none has either key.
 std::string version_of(const nlohmann::json& summary, const nlohmann::json& document) {
-  const std::array<const nlohmann::json*, 4> places = {metadata_of(summary), &summary,
-                                                       document.is_object() ? metadata_of(document) : nullptr,
-                                                       &document};
+  const std::array<const nlohmann::json*, 4> places = {
+      metadata_of(summary), &summary, document.is_object() ? metadata_of(document) : nullptr, &document};
   std::string version;
   for (const char* key : {"explorer_version", "profile_schema_version"}) {
     for (const nlohmann::json* place : places) {
@@ -117,8 +116,8 @@ std::optional<double> seconds_from_json(const nlohmann::json& value, const std::
   return seconds;
 }
 
-NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::json& document,
-                                  const std::string& path, std::string shape) {
+NeuronSummary summary_from_object(const nlohmann::json& object, const nlohmann::json& document, const std::string& path,
+                                  std::string shape) {
   NeuronSummary summary;
   summary.path = path;
   summary.version = version_of(object, document);
@@ -229,7 +228,7 @@ TextLine split_text_line(std::string_view line) {
   return {key, value};
 }
 
-} // namespace
+}  // namespace
 
 bool looks_like_neuron_summary_json(std::string_view head) {
   if (head.substr(0, 3) == "\xEF\xBB\xBF") {
@@ -333,12 +332,13 @@ std::optional<double> text_seconds(const TextLine& line, const std::string& path
   }
   std::optional<double> seconds = number_from_text(line.value);
   if (!seconds) {
-    throw InputError(path, "\"" + std::string(line.key) + "\" is not a number of seconds: \"" +
-                               std::string(line.value) + "\"", value_offset);
+    throw InputError(
+        path, "\"" + std::string(line.key) + "\" is not a number of seconds: \"" + std::string(line.value) + "\"",
+        value_offset);
   }
   if (*seconds < 0.0) {
-    throw InputError(path, "\"" + std::string(line.key) + "\" is a negative time: \"" + std::string(line.value) +
-                               "\"", value_offset);
+    throw InputError(path, "\"" + std::string(line.key) + "\" is a negative time: \"" + std::string(line.value) + "\"",
+                     value_offset);
   }
   return std::isfinite(*seconds) ? seconds : std::nullopt;
 }
@@ -365,7 +365,7 @@ void add_text_provenance(std::vector<NeuronSummary>& summaries, const std::optio
   }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<NeuronSummary> parse_neuron_summary_text(std::string_view text, const std::string& path) {
   std::vector<NeuronSummary> summaries;
@@ -471,4 +471,4 @@ std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSumma
   return metrics;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

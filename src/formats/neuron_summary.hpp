@@ -70,4 +70,4 @@ std::vector<EndToEndMetric> neuron_summary_metrics(const std::vector<NeuronSumma
 // The name of the device's end-to-end time among neuron_summary_metrics(): "device total_time".
 inline constexpr std::string_view k_device_total_time_metric = "device total_time";
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -6,9 +6,9 @@ namespace neuron_gate {
 
 // How a trace file is laid out.
 enum class TraceFormat {
-  kineto,        // {"traceEvents": [...]} with categories
-  legacy_array,  // top-level array (legacy autograd profiler, torch_npu)
+  kineto,              // {"traceEvents": [...]} with categories
+  legacy_array,        // top-level array (legacy autograd profiler, torch_npu)
   key_averages_table,  // a printed key_averages() table: one run, one sample (table_samples.hpp)
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -12,9 +12,9 @@
 // scalars over an eighth of it (JsonRunGuard refuses them in nlohmann's pass). So accepted files, samples and
 // every error message are exactly those of nlohmann's pass.
 
-#include "input/chunk_reader.hpp"
 #include "formats/trace_sax.hpp"
 #include "formats/trace_scan.hpp"
+#include "input/chunk_reader.hpp"
 #include "util/input_limits.hpp"
 
 #include <rapidjson/reader.h>
@@ -40,7 +40,7 @@ struct FastPathStop {};
 // read) past twice the string limit: a longer string leaves the fast path, and nlohmann's pass refuses
 // it with the string-limit error at its byte (ChunkReader's guard) before holding it.
 class CappedAllocator {
-public:
+ public:
   static constexpr bool kNeedFree = true;
   void* Malloc(std::size_t size) { return Realloc(nullptr, 0, size); }
   void* Realloc(void* original, std::size_t /*original_size*/, std::size_t new_size) {
@@ -63,7 +63,7 @@ public:
 // The ChunkReader as a RapidJSON input stream: Peek/Take compare one pointer per character and load the
 // next chunk at its end; Tell is the byte offset in the (decompressed) data. '\0' at the end.
 class RapidStream {
-public:
+ public:
   using Ch = char;
   explicit RapidStream(ChunkReader& reader) : m_reader(reader) {}
   RAPIDJSON_FORCEINLINE Ch Peek() const { return m_reader.m_cur != m_reader.m_end ? *m_reader.m_cur : peek_slow(); }
@@ -81,8 +81,8 @@ public:
   // (indented traces) 16 bytes a step, chunk after chunk (RapidJSON's generic loop takes a Peek/Take a byte).
   RAPIDJSON_FORCEINLINE void skip_whitespace() {
     const char* p = m_reader.m_cur;
-    if (m_reader.m_end - p >= 2 && (static_cast<unsigned char>(p[0]) > ' ' ||
-                                    (p[0] == ' ' && static_cast<unsigned char>(p[1]) > ' '))) {
+    if (m_reader.m_end - p >= 2 &&
+        (static_cast<unsigned char>(p[0]) > ' ' || (p[0] == ' ' && static_cast<unsigned char>(p[1]) > ' '))) {
       m_reader.m_cur = p[0] == ' ' ? p + 1 : p;
       return;
     }
@@ -105,7 +105,7 @@ public:
   void Flush() {}
   std::size_t PutEnd(Ch* /*begin*/) { return 0; }
 
-private:
+ private:
   __attribute__((noinline)) Ch peek_slow() const { return m_reader.at_end() ? '\0' : *m_reader.m_cur; }
   __attribute__((noinline)) void skip_whitespace_run() {
     for (;;) {
@@ -122,7 +122,7 @@ private:
   std::uint64_t m_max_filler = input_limits().max_string_bytes / 8;
 };
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader
 
 // RapidJSON 1.1.0's parse stack allocates lazily and its first Push adds an offset to the null pointer
 // (undefined behaviour that UBSan stops scripts/sanitize.sh on); for the reader's allocator it allocates
@@ -130,8 +130,7 @@ private:
 template <>
 inline rapidjson::internal::Stack<neuron_gate::trace_reader::CappedAllocator>::Stack(
     neuron_gate::trace_reader::CappedAllocator* allocator, size_t stackCapacity)
-    : allocator_(allocator), ownAllocator_(0), stack_(0), stackTop_(0), stackEnd_(0),
-      initialCapacity_(stackCapacity) {
+    : allocator_(allocator), ownAllocator_(0), stack_(0), stackTop_(0), stackEnd_(0), initialCapacity_(stackCapacity) {
   if (allocator_ == nullptr) {
     ownAllocator_ = allocator_ = RAPIDJSON_NEW(neuron_gate::trace_reader::CappedAllocator());
   }
@@ -141,12 +140,14 @@ inline rapidjson::internal::Stack<neuron_gate::trace_reader::CappedAllocator>::S
 namespace neuron_gate::trace_reader {
 
 // RapidJSON's white-space skip for RapidStream, found by argument-dependent lookup over its template.
-inline void SkipWhitespace(RapidStream& stream) { stream.skip_whitespace(); }
+inline void SkipWhitespace(RapidStream& stream) {
+  stream.skip_whitespace();
+}
 
 // RapidJSON's handler concept over TraceSax. Returns false (stopping the Reader) when the fast path must
 // give the file to nlohmann's parser; stopped() tells that apart from a RapidJSON parse error.
 class RapidSax {
-public:
+ public:
   RapidSax(TraceSax& sax, RapidStream& stream) : m_sax(sax), m_stream(stream) {}
 
   bool Null() {
@@ -227,7 +228,7 @@ public:
   // The string limit (input_limits().max_string_bytes), read once.
   std::uint64_t max_string() const { return m_max_string; }
 
-private:
+ private:
   bool stop() {
     m_stopped = true;
     return false;
@@ -238,7 +239,7 @@ private:
   std::uint64_t m_max_string = input_limits().max_string_bytes;
 };
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader
 
 // RapidJSON copies a string's characters one Peek/Take/Put at a time from any stream but its in-memory
 // ones; this specialization of its hook for the in-memory fast path copies each run of plain characters
@@ -264,10 +265,10 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuro
 // error at its byte.
 template <>
 template <>
-inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::
-    ParseString<rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream,
-                neuron_gate::trace_reader::RapidSax>(neuron_gate::trace_reader::RapidStream& is,
-                                                     neuron_gate::trace_reader::RapidSax& handler, bool isKey) {
+inline void
+rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::ParseString<
+    rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream, neuron_gate::trace_reader::RapidSax>(
+    neuron_gate::trace_reader::RapidStream& is, neuron_gate::trace_reader::RapidSax& handler, bool isKey) {
   is.Take();  // the opening '"'
   const char* const start = is.cursor();
   const std::size_t run = neuron_gate::trace_reader::unescaped_run(start, is.chunk_end());
@@ -302,10 +303,10 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuro
 // which leaves the fast path.
 template <>
 template <>
-inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::
-    ParseNumber<rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream,
-                neuron_gate::trace_reader::RapidSax>(neuron_gate::trace_reader::RapidStream& is,
-                                                     neuron_gate::trace_reader::RapidSax& handler) {
+inline void
+rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, neuron_gate::trace_reader::CappedAllocator>::ParseNumber<
+    rapidjson::kParseNumbersAsStringsFlag, neuron_gate::trace_reader::RapidStream, neuron_gate::trace_reader::RapidSax>(
+    neuron_gate::trace_reader::RapidStream& is, neuron_gate::trace_reader::RapidSax& handler) {
   using neuron_gate::trace_reader::json_number;
   const char* const start = is.cursor();
   const std::size_t run = neuron_gate::trace_reader::number_run(start, is.chunk_end());
@@ -357,4 +358,4 @@ inline bool parse_with_rapidjson(TraceSax& sax, ChunkReader& reader) {
   }
 }
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

@@ -102,7 +102,6 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
-
 // µs as an integer -> ns, nullopt on overflow.
 std::optional<Nanoseconds> integer_microseconds_to_ns(std::int64_t us) {
   constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max() / 1000;
@@ -132,8 +131,7 @@ std::uint64_t id_from_text(std::string_view text) {
 }
 
 TraceSax::TraceSax(RawTrace& trace, ChunkReader& reader, std::string path)
-    : m_trace(trace), m_reader(reader), m_path(std::move(path)), m_names(trace.names),
-      m_categories(trace.categories) {
+    : m_trace(trace), m_reader(reader), m_path(std::move(path)), m_names(trace.names), m_categories(trace.categories) {
   m_categories.intern("");
   m_trace.shapes.push_back({});
 }
@@ -148,9 +146,13 @@ bool TraceSax::boolean(bool value) {
   return scalar_value(value ? "true" : "false", false);
 }
 
-bool TraceSax::number_integer(Json::number_integer_t value) { return signed_integer(value, integer_text(value)); }
+bool TraceSax::number_integer(Json::number_integer_t value) {
+  return signed_integer(value, integer_text(value));
+}
 
-bool TraceSax::number_unsigned(Json::number_unsigned_t value) { return unsigned_integer(value, integer_text(value)); }
+bool TraceSax::number_unsigned(Json::number_unsigned_t value) {
+  return unsigned_integer(value, integer_text(value));
+}
 
 bool TraceSax::signed_integer(std::int64_t value, std::string_view text) {
   if (m_depth == m_event_depth && m_in_event) {
@@ -245,8 +247,7 @@ bool TraceSax::start_array(std::size_t /*elements*/) {
     start_events(1);
   } else if (m_capture_depth != 0) {
     capture_open('[');
-  } else if (m_in_args && m_depth == m_args_depth &&
-             (m_args_key == Key::input_dims || m_args_key == Key::input_type)) {
+  } else if (m_in_args && m_depth == m_args_depth && (m_args_key == Key::input_dims || m_args_key == Key::input_type)) {
     m_capture = m_args_key == Key::input_dims ? &m_dims : &m_types;
     m_capture->clear();
     m_capture->push_back('[');
@@ -292,7 +293,7 @@ bool TraceSax::key_view(std::string_view key) {
 }
 
 bool TraceSax::parse_error(std::size_t position, const std::string& /*last_token*/,
-                 const nlohmann::detail::exception& error) {
+                           const nlohmann::detail::exception& error) {
   // nlohmann counts the characters read including the offending one (or the end of input).
   const std::uint64_t offset = position > 0 ? position - 1 : 0;
   // The other JSON readers' wording (json_input.cpp): without "[json.exception.parse_error.101] " and
@@ -348,8 +349,7 @@ bool TraceSax::scalar_value(std::string_view text, bool is_string) {
   if (m_depth == 1 && m_top_is_object) {
     m_trace.metadata[m_top_key] = is_string ? json_quote(text) : std::string(text);
   } else if (m_depth == 2 && m_in_distributed_info) {
-    m_trace.metadata["distributedInfo." + m_distributed_key] =
-        is_string ? json_quote(text) : std::string(text);
+    m_trace.metadata["distributedInfo." + m_distributed_key] = is_string ? json_quote(text) : std::string(text);
   }
   return true;
 }
@@ -389,4 +389,4 @@ void TraceSax::start_events(std::size_t depth) {
   m_event_depth = depth + 1;
 }
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

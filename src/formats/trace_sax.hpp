@@ -4,8 +4,8 @@
 // top-level metadata, and counts malformed events as data problems. Document-level callbacks are in
 // trace_sax.cpp, the fields of one event in trace_sax_event.cpp.
 
-#include "input/chunk_reader.hpp"
 #include "formats/kineto_trace.hpp"
+#include "input/chunk_reader.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -67,7 +67,7 @@ std::string integer_text(Integer value) {
 // step before, so the id that followed the previous string last time is tried first: one string compare
 // on adjacent memory instead of a hash-table walk (three dependent cache misses with 50,000 names).
 class StringTable {
-public:
+ public:
   explicit StringTable(std::vector<std::string>& strings) : m_strings(strings) {
     m_strings.clear();  // ids are positions in `strings`
   }
@@ -87,7 +87,7 @@ public:
     return id;
   }
 
-private:
+ private:
   static constexpr std::uint32_t k_none = std::numeric_limits<std::uint32_t>::max();
 
   std::uint32_t find_or_add(const std::string& text) {
@@ -113,7 +113,7 @@ private:
 // nlohmann's SAX parser (the interface below), which reads a file again when the fast path stops, so
 // that every error message and every accepted file is exactly what nlohmann makes of it.
 class TraceSax {
-public:
+ public:
   TraceSax(RawTrace& trace, ChunkReader& reader, std::string path);
 
   // --- nlohmann SAX interface ---
@@ -147,8 +147,7 @@ public:
   // The current nesting depth (open objects and arrays).
   std::size_t depth() const { return m_depth; }
 
-  bool parse_error(std::size_t position, const std::string& /*last_token*/,
-                   const nlohmann::detail::exception& error);
+  bool parse_error(std::size_t position, const std::string& /*last_token*/, const nlohmann::detail::exception& error);
 
   // --- after the parse ---
   void finish();
@@ -157,7 +156,7 @@ public:
 
   void set_gzip(bool gzip) { m_gzip = gzip; }
 
-private:
+ private:
   // A scalar anywhere: metadata at the top level, a captured Input Dims / Input type element.
   bool scalar_value(std::string_view text, bool is_string);
 
@@ -245,7 +244,7 @@ private:
   std::optional<Nanoseconds> m_dur;
   bool m_ts_bad = false;
   bool m_dur_bad = false;
-  std::string m_ts_raw;   // ts as written when not an integer (string, float, null), for examples
+  std::string m_ts_raw;  // ts as written when not an integer (string, float, null), for examples
   std::string m_dur_raw;
   std::optional<std::int64_t> m_ts_raw_integer;
   std::optional<std::int64_t> m_dur_raw_integer;
@@ -277,4 +276,4 @@ private:
   std::unordered_map<std::uint64_t, IdCode> m_wide_ids;
 };
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

@@ -286,14 +286,13 @@ void TraceSax::add_complete_event() {
   if (*m_dur < 0) {
     const bool unfinished = *m_dur == -1000;
     ++(unfinished ? m_trace.unfinished_events : m_trace.negative_duration_events);
-    count_data_problem(m_trace.problems,
-                       unfinished ? DataProblemKind::unfinished : DataProblemKind::negative_duration, m_path,
-                       m_reader.offset(),
+    count_data_problem(m_trace.problems, unfinished ? DataProblemKind::unfinished : DataProblemKind::negative_duration,
+                       m_path, m_reader.offset(),
                        (m_name.size() > 60 ? m_name.substr(0, 60) + "…" : m_name) + " " +
                            raw_field("dur", m_dur_raw, m_dur_raw_integer));
     TraceEvent event;
     event.ts_ns = *m_ts;
-    event.dur_ns = unfinished ? -1 : -2;  // a marker of the kind, not a time
+    event.dur_ns = unfinished ? -1 : -2;                     // a marker of the kind, not a time
     event.correlation = id_code(m_correlation.value_or(0));  // the links, so the screen can name the op it was for
     event.has_correlation = m_correlation.has_value();
     event.external_id = id_code(m_external_id);
@@ -326,4 +325,4 @@ void TraceSax::add_complete_event() {
   m_trace.origins.push_back({m_reader.offset(), m_args_hash});
 }
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

@@ -17,15 +17,18 @@
 namespace neuron_gate::trace_reader {
 
 // True for JSON white space (RFC 8259: space, tab, line feed, carriage return).
-inline bool json_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool json_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 // The first byte at or after `p` (before `end`) that is not JSON white space, or `end`.
 inline const char* skip_spaces(const char* p, const char* end) {
 #ifdef __SSE2__
   while (end - p >= 16) {
     const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i space = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(s, _mm_set1_epi8('\n'))),
-                                       _mm_or_si128(_mm_cmpeq_epi8(s, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(s, _mm_set1_epi8('\t'))));
+    const __m128i space =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(s, _mm_set1_epi8('\n'))),
+                     _mm_or_si128(_mm_cmpeq_epi8(s, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(s, _mm_set1_epi8('\t'))));
     const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(space)) ^ 0xFFFFu;
     if (mask != 0) {
       return p + __builtin_ctz(mask);
@@ -122,8 +125,7 @@ inline bool well_formed_utf8(std::string_view text) {
   const auto* end = p + text.size();
   while (p != end) {
 #ifdef __SSE2__
-    if (end - p >= 16 &&
-        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))) == 0) {
+    if (end - p >= 16 && _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))) == 0) {
       p += 16;
       continue;
     }
@@ -182,4 +184,4 @@ inline bool finite_number_text(std::string_view text) {
   return std::isfinite(std::strtod(copy.c_str(), nullptr));
 }
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

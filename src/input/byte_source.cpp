@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -86,7 +86,7 @@ std::FILE* open_regular_file(const std::string& path) {
 // waits until the chunk before is hashed (so its buffer may be read into again), then hands this one
 // over; finish() waits until all are hashed. An update's exception is thrown again by add/finish.
 class ChunkHasher {
-public:
+ public:
   explicit ChunkHasher(Sha256& hash) : m_hash(hash), m_thread([this] { run(); }) {}
   ~ChunkHasher() {
     {
@@ -111,7 +111,7 @@ public:
     wait_idle(lock);
   }
 
-private:
+ private:
   void wait_idle(std::unique_lock<std::mutex>& lock) {
     m_changed.wait(lock, [this] { return m_data == nullptr; });
     if (m_error) {
@@ -167,7 +167,7 @@ bool claim_chunk_hasher() {
   return false;
 }
 
-} // namespace
+}  // namespace
 
 // A chunk buffer left uninitialised: a file of a few KiB touches a few pages of it, where a zero-filled
 // std::vector<char> of 1 MiB wrote all of them for every file opened (under ASan, 4 s of page faults a
@@ -195,10 +195,10 @@ struct ByteSource::Impl {
   std::string memory;         // the bytes when reading from memory
   std::size_t memory_offset = 0;
 
-  ChunkBuffer raw;           // last raw chunk read
-  ChunkBuffer raw_spare;     // the chunk before, while `hasher` hashes it
-  std::size_t raw_size = 0;  // valid bytes in raw
-  std::size_t raw_used = 0;  // bytes of raw already handed out (plain files)
+  ChunkBuffer raw;              // last raw chunk read
+  ChunkBuffer raw_spare;        // the chunk before, while `hasher` hashes it
+  std::size_t raw_size = 0;     // valid bytes in raw
+  std::size_t raw_used = 0;     // bytes of raw already handed out (plain files)
   std::uint64_t raw_total = 0;  // raw bytes read so far
   bool raw_eof = false;
 
@@ -212,7 +212,7 @@ struct ByteSource::Impl {
   bool gzip_done = false;   // last member ended and no input follows
   z_stream zs{};
   ChunkBuffer inflated;
-  bool hashed_reader = false;            // counted in g_hashed_readers
+  bool hashed_reader = false;           // counted in g_hashed_readers
   std::unique_ptr<ChunkHasher> hasher;  // hashing beside the reader (claim_chunk_hasher); last member
 
   ~Impl() {
@@ -339,10 +339,10 @@ struct ByteSource::Impl {
     // A small file gets a buffer of its size (+1 to see its end in one read); one that grows meanwhile
     // is read in more chunks.
     const std::uint64_t known = raw_size_now();
-    raw.resize(known == 0 ? k_chunk_bytes : static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk_bytes, known + 1)));
+    raw.resize(known == 0 ? k_chunk_bytes
+                          : static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk_bytes, known + 1)));
     refill();
-    gzip = raw_size >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-           static_cast<unsigned char>(raw[1]) == 0x8b;
+    gzip = raw_size >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f && static_cast<unsigned char>(raw[1]) == 0x8b;
     estimate_size();
     if (gzip) {
       inflated.resize(k_chunk_bytes);
@@ -407,8 +407,7 @@ struct ByteSource::Impl {
         } else {
           throw InputError(path, "unexpected data after the end of the gzip stream", compressed_offset());
         }
-      } else if (status == Z_DATA_ERROR || status == Z_NEED_DICT || status == Z_MEM_ERROR ||
-                 status == Z_STREAM_ERROR) {
+      } else if (status == Z_DATA_ERROR || status == Z_NEED_DICT || status == Z_MEM_ERROR || status == Z_STREAM_ERROR) {
         throw InputError(path, std::string("corrupt gzip data: ") + (zs.msg != nullptr ? zs.msg : "unknown error"),
                          compressed_offset());
       } else if (produced == 0 && zs.avail_in == 0 && raw_eof) {
@@ -442,9 +441,13 @@ std::string_view ByteSource::next() {
   return m_impl->hand_out(m_impl->gzip ? m_impl->next_gzip() : m_impl->next_plain());
 }
 
-void ByteSource::restart() { m_impl->rewind(); }
+void ByteSource::restart() {
+  m_impl->rewind();
+}
 
-std::uint64_t ByteSource::bytes_read() const { return m_impl->handed_out; }
+std::uint64_t ByteSource::bytes_read() const {
+  return m_impl->handed_out;
+}
 
 std::string ByteSource::raw_sha256() {
   if (!m_impl->hash_raw) {
@@ -456,12 +459,20 @@ std::string ByteSource::raw_sha256() {
   return m_impl->raw_hash.hex();
 }
 
-std::uint64_t ByteSource::size_hint() const { return m_impl->size_hint; }
+std::uint64_t ByteSource::size_hint() const {
+  return m_impl->size_hint;
+}
 
-bool ByteSource::hashing_beside() const { return m_impl->hasher != nullptr; }
+bool ByteSource::hashing_beside() const {
+  return m_impl->hasher != nullptr;
+}
 
-bool ByteSource::is_gzip() const { return m_impl->gzip; }
+bool ByteSource::is_gzip() const {
+  return m_impl->gzip;
+}
 
-const std::string& ByteSource::path() const { return m_impl->path; }
+const std::string& ByteSource::path() const {
+  return m_impl->path;
+}
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

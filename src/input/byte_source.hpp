@@ -19,7 +19,7 @@ enum class RawHash { kept, skipped };
 
 // Reads one file front to back in chunks of up to 1 MiB. Not copyable; one reader per file.
 class ByteSource {
-public:
+ public:
   // Opens `path`. Throws InputError(path, ...) when it cannot be opened or is not a regular file
   // ("not a regular file: a FIFO", "... a character device", "is a directory").
   explicit ByteSource(const std::string& path, RawHash hash = RawHash::kept);
@@ -63,9 +63,9 @@ public:
   // The path (or name) given at construction, for error messages.
   const std::string& path() const;
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

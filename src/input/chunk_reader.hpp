@@ -22,7 +22,7 @@ namespace neuron_gate::trace_reader {
 // comparison per character on the hot path, a ByteSource::next() call per chunk.
 
 class ChunkReader {
-public:
+ public:
   // `guard_runs`: refuse a string, number or run of white space and punctuation longer than the string limit
   // as each chunk is loaded (JsonRunGuard; for nlohmann's parser, which would hold it whole); the RapidJSON
   // path leaves such files to nlohmann's pass.
@@ -79,7 +79,7 @@ public:
   const char* m_cur = nullptr;
   const char* m_end = nullptr;
 
-private:
+ private:
   ByteSource& m_source;
   const char* m_span = nullptr;  // start of the hashed span in the current chunk; null = none
   SpanHash m_span_hash;
@@ -89,7 +89,7 @@ private:
 };
 
 class ChunkIterator {
-public:
+ public:
   using iterator_category = std::input_iterator_tag;
   using value_type = char;
   using difference_type = std::ptrdiff_t;
@@ -112,9 +112,9 @@ public:
   // != is rewritten from == (C++20); defining both left == unused (clang's -Wunused-function).
   friend bool operator==(const ChunkIterator& a, const ChunkIterator& b) { return a.done() == b.done(); }
 
-private:
+ private:
   bool done() const { return m_reader == nullptr || m_reader->at_end(); }
   ChunkReader* m_reader = nullptr;
 };
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

@@ -34,7 +34,9 @@ inline std::string last_error() {
 }
 
 // The object id as 40 (SHA-1) hex digits.
-inline std::string hex(const git_oid& oid) { return git_oid_tostr_s(&oid); }
+inline std::string hex(const git_oid& oid) {
+  return git_oid_tostr_s(&oid);
+}
 
 // The work tree of `repository`, or its git folder when it is bare, without a trailing '/'.
 inline std::string shown_path(git_repository* repository) {
@@ -56,4 +58,4 @@ Repository open_repository(const std::string& what, const std::string& dir);
 // absent objects are left to libgit2, whose reads of them fail cleanly. Call before reading an object.
 void check_loose_object(git_repository* repository, const git_oid& oid, const std::string& what);
 
-} // namespace neuron_gate::git
+}  // namespace neuron_gate::git

@@ -47,7 +47,7 @@ bool bad_component(std::string_view path) {
 
 // Walks a tree object like walk.cpp walks a folder.
 class TreeWalker {
-public:
+ public:
   TreeWalker(git_repository* repository, std::string spec, std::string prefix)
       : m_repository(repository), m_spec(std::move(spec)), m_prefix(std::move(prefix)) {}
 
@@ -68,9 +68,8 @@ public:
   GitTreeWalk finish() {
     std::vector<std::size_t> order(m_entries.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return m_entries[a].relative_path < m_entries[b].relative_path;
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return m_entries[a].relative_path < m_entries[b].relative_path; });
     GitTreeWalk result;
     result.walk = std::move(m_result);
     for (const std::size_t i : order) {
@@ -80,7 +79,7 @@ public:
     return result;
   }
 
-private:
+ private:
   void visit(const git_tree_entry* entry, const std::string& raw_relative, std::size_t depth) {
     const git_object_t type = git_tree_entry_type(entry);
     if (type == GIT_OBJECT_TREE) {
@@ -200,11 +199,15 @@ GitTreeWalk single_blob(git_repository* repository, const std::string& spec, con
   return result;
 }
 
-} // namespace
+}  // namespace
 
-void ensure_libgit2() { static const GitLibrary library; }
+void ensure_libgit2() {
+  static const GitLibrary library;
+}
 
-bool is_git_spec(std::string_view spec) { return spec.substr(0, 4) == "git:"; }
+bool is_git_spec(std::string_view spec) {
+  return spec.substr(0, 4) == "git:";
+}
 
 GitSpec parse_git_spec(const std::string& spec) {
   const std::string rest = spec.substr(std::min<std::size_t>(4, spec.size()));
@@ -237,8 +240,8 @@ GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository
   const git::Object object = resolve_ref(repository.get(), spec, parsed);
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object.get(), GIT_OBJECT_TREE) != 0) {
-    throw InputError(spec, "\"" + valid_utf8(parsed.ref) + "\" names a " + git_object_type2string(git_object_type(object.get())) +
-                               ", not a commit or tree");
+    throw InputError(spec, "\"" + valid_utf8(parsed.ref) + "\" names a " +
+                               git_object_type2string(git_object_type(object.get())) + ", not a commit or tree");
   }
   const git::Object tree_object(peeled);
   const auto* root = reinterpret_cast<const git_tree*>(tree_object.get());
@@ -291,7 +294,8 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
   if (it == open.end()) {
     git_repository* repository = nullptr;
     if (git_repository_open(&repository, blob.repository.c_str()) != 0) {
-      throw InputError(name, "cannot open the git repository " + valid_utf8(blob.repository) + ": " + git::last_error());
+      throw InputError(name,
+                       "cannot open the git repository " + valid_utf8(blob.repository) + ": " + git::last_error());
     }
     it = open.emplace(blob.repository, git::Repository(repository)).first;
   }
@@ -305,8 +309,10 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
   }
   const std::uint64_t limit = input_limits().max_file_bytes;
   if (size > limit) {
-    throw InputError(name, "larger than the input limit of " + byte_count_text(limit) +
-                               " as stored (raise it with NEURON_GATE_MAX_FILE_BYTES if the file is genuine)", limit);
+    throw InputError(name,
+                     "larger than the input limit of " + byte_count_text(limit) +
+                         " as stored (raise it with NEURON_GATE_MAX_FILE_BYTES if the file is genuine)",
+                     limit);
   }
   git::check_loose_object(it->second.get(), oid, name);
   git_blob* object = nullptr;
@@ -319,8 +325,8 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
                       static_cast<std::size_t>(git_blob_rawsize(object)));
     return std::make_unique<ByteSource>(name, std::move(bytes), hash);
   } catch (const std::bad_alloc&) {
-    throw InputError(name, "out of memory while reading the blob of " + byte_count_text(size) +
-                               " (see README \"Limits\")");
+    throw InputError(name,
+                     "out of memory while reading the blob of " + byte_count_text(size) + " (see README \"Limits\")");
   }
 }
 
@@ -382,4 +388,4 @@ void git::check_loose_object(git_repository* repository, const git_oid& oid, con
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

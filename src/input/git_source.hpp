@@ -43,11 +43,11 @@ struct GitBlob {
 // A `git:` profile walked: its entries (WalkEntry::path is `git:REF:PATH/inner/file`, relative_path
 // `inner/file`; sizes are the blobs' sizes) and each file's blob.
 struct GitTreeWalk {
-  WalkResult walk;                // sorted by relative path, as walk_profile() gives it
-  std::vector<GitBlob> blobs;     // parallel to walk.entries; empty oid for folders and skipped entries
-  std::string repository;         // the repository's git folder
-  std::string repository_shown;   // its work tree (or git folder when bare), for messages
-  std::string commit;             // the commit REF resolves to (hex), "" when REF names a tree
+  WalkResult walk;               // sorted by relative path, as walk_profile() gives it
+  std::vector<GitBlob> blobs;    // parallel to walk.entries; empty oid for folders and skipped entries
+  std::string repository;        // the repository's git folder
+  std::string repository_shown;  // its work tree (or git folder when bare), for messages
+  std::string commit;            // the commit REF resolves to (hex), "" when REF names a tree
   // PATH names a blob: `walk` holds that one file, relative_path its file name, path the spec.
   bool single_file = false;
 };
@@ -64,10 +64,9 @@ GitTreeWalk walk_git_spec(const std::string& spec, const std::string& repository
 // blob is held in memory whole (libgit2 inflates objects whole): its stored size is checked against
 // input_limits().max_file_bytes first. Throws InputError(name, ...) when the repository or blob cannot
 // be read or the blob is over the limit. `hash` as for ByteSource (RawHash::skipped for a sniff).
-std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name,
-                                          RawHash hash = RawHash::kept);
+std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string& name, RawHash hash = RawHash::kept);
 
 // Initialises libgit2 once per process (shut down at exit). Every user of libgit2 calls it first.
 void ensure_libgit2();
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -18,14 +18,13 @@ namespace {
 
 // Matched as whole tokens only (see non_finite_token_length), so their order does not matter.
 constexpr std::array<std::string_view, 13> k_non_finite_tokens = {
-    "-Infinity", "+Infinity", "Infinity", "-NaN", "+NaN", "-nan", "-inf", "+inf", "NaN", "nan", "inf",
-    "-NAN", "NAN"};
+    "-Infinity", "+Infinity", "Infinity", "-NaN", "+NaN", "-nan", "-inf", "+inf", "NaN", "nan", "inf", "-NAN", "NAN"};
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
 
-} // namespace
+}  // namespace
 
 std::size_t non_finite_token_length(std::string_view text, std::size_t at) {
   if (at > 0 && is_word_char(text[at - 1])) {
@@ -42,7 +41,6 @@ std::size_t non_finite_token_length(std::string_view text, std::size_t at) {
   return 0;
 }
 
-
 namespace {
 
 // Records where nlohmann's SAX parser gives up. `position` counts the characters read, the offending one
@@ -50,7 +48,7 @@ namespace {
 // fault) or a number too large, the offset is its first byte; otherwise it is the character at which nlohmann
 // stopped. (The `last_token` text is not always one token, and it writes each control character as "<U+00XX>".)
 class SyntaxErrorLocator : public nlohmann::json_sax<nlohmann::json> {
-public:
+ public:
   bool null() override { return true; }
   bool boolean(bool /*value*/) override { return true; }
   bool number_integer(number_integer_t /*value*/) override { return true; }
@@ -83,13 +81,13 @@ public:
   std::uint64_t offset() const { return m_offset; }
   const std::string& reason() const { return m_reason; }
 
-private:
+ private:
   bool m_found = false;
   std::uint64_t m_offset = 0;
   std::string m_reason;
 };
 
-} // namespace
+}  // namespace
 
 NulledJson null_non_finite_tokens(std::string_view json_text) {
   NulledJson out;
@@ -142,8 +140,8 @@ InputError json_syntax_error(const NulledJson& nulled, const std::string& path, 
 }
 
 std::uint64_t original_byte_offset(const NulledJson& nulled, std::uint64_t offset) {
-  const auto grown_before = std::lower_bound(nulled.grown_at.begin(), nulled.grown_at.end(), offset) -
-                            nulled.grown_at.begin();
+  const auto grown_before =
+      std::lower_bound(nulled.grown_at.begin(), nulled.grown_at.end(), offset) - nulled.grown_at.begin();
   return offset - static_cast<std::uint64_t>(grown_before);
 }
 
@@ -253,7 +251,9 @@ std::string json_exception_reason(const nlohmann::json::exception& error) {
   return std::string(reason.substr(0, open + 1)) + "…" + std::string(reason.substr(cut));
 }
 
-void JsonFields::fail(const std::string& problem) const { throw InputError(m_path, problem); }
+void JsonFields::fail(const std::string& problem) const {
+  throw InputError(m_path, problem);
+}
 
 std::string JsonFields::shown(const nlohmann::json& value) {
   std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -312,4 +312,4 @@ double JsonFields::number(const nlohmann::json& value, const std::string& where)
   return value.get<double>();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

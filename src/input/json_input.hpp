@@ -68,7 +68,7 @@ std::string json_exception_reason(const nlohmann::json::exception& error);
 // Type-checked access to a parsed document: every failure is InputError(path, "\"KEY.PATH\" must
 // be ..., not VALUE") with the key path written like `metrics[2].better`.
 class JsonFields {
-public:
+ public:
   explicit JsonFields(std::string path) : m_path(std::move(path)) {}
 
   [[noreturn]] void fail(const std::string& problem) const;
@@ -84,7 +84,7 @@ public:
   // `value` shown in a message: JSON text, cut to 60 bytes.
   static std::string shown(const nlohmann::json& value);
 
-private:
+ private:
   std::string m_path;
 };
 
@@ -93,9 +93,9 @@ private:
 // tools write them). Tokens of 4 or more bytes keep their length (padded with spaces); a 3-byte token grows
 // by one byte, recorded in `grown_at` so that original_byte_offset() can map offsets back.
 struct NulledJson {
-  std::string text;                    // the replaced text
-  std::size_t replaced = 0;            // how many tokens were replaced
-  std::vector<std::size_t> grown_at;   // ascending offsets in `text` of the byte added after each 3-byte token
+  std::string text;                   // the replaced text
+  std::size_t replaced = 0;           // how many tokens were replaced
+  std::vector<std::size_t> grown_at;  // ascending offsets in `text` of the byte added after each 3-byte token
 };
 
 // Replaces the bare non-finite tokens of `json_text` by null (see NulledJson). Never throws; malformed JSON is
@@ -115,4 +115,4 @@ std::uint64_t original_byte_offset(const NulledJson& nulled, std::uint64_t offse
 // word, or 0 when there is none.
 std::size_t non_finite_token_length(std::string_view text, std::size_t at);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

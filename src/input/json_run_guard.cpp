@@ -8,21 +8,32 @@ namespace {
 // White space and the structural characters other than '"': what lies between two scalars.
 bool is_filler(char c) {
   switch (c) {
-  case ' ': case '\t': case '\n': case '\r': case '[': case ']': case '{': case '}': case ',': case ':':
+  case ' ':
+  case '\t':
+  case '\n':
+  case '\r':
+  case '[':
+  case ']':
+  case '{':
+  case '}':
+  case ',':
+  case ':':
     return true;
   default:
     return false;
   }
 }
 
-} // namespace
+}  // namespace
 
 JsonRunFault JsonRunGuard::fault(std::uint64_t at) const {
   const std::string limit = byte_count_text(m_limit);
   switch (m_state) {
   case Run::filler:
-    return {"more than " + limit + " of white space and punctuation ([]{},:) with no string, number or literal "
-            "between (the limit of NEURON_GATE_MAX_STRING_BYTES)", at};
+    return {"more than " + limit +
+                " of white space and punctuation ([]{},:) with no string, number or literal "
+                "between (the limit of NEURON_GATE_MAX_STRING_BYTES)",
+            at};
   case Run::token:
     return {"a JSON number or literal longer than the limit of " + limit + " (NEURON_GATE_MAX_STRING_BYTES)", at};
   default:
@@ -70,4 +81,4 @@ std::optional<JsonRunFault> JsonRunGuard::feed(std::string_view chunk) {
   return std::nullopt;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

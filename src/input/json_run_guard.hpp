@@ -21,7 +21,7 @@ struct JsonRunFault {
 };
 
 class JsonRunGuard {
-public:
+ public:
   // `limit`: the longest run allowed, in bytes (input_limits().max_string_bytes).
   explicit JsonRunGuard(std::uint64_t limit) : m_limit(limit) {}
 
@@ -30,7 +30,7 @@ public:
   // not understood (inputs read with comments are not guarded).
   std::optional<JsonRunFault> feed(std::string_view chunk);
 
-private:
+ private:
   enum class Run : std::uint8_t { filler, token, string, escape };
   JsonRunFault fault(std::uint64_t at) const;
 
@@ -40,4 +40,4 @@ private:
   Run m_state = Run::filler;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -78,7 +78,7 @@ void walk_json(std::string_view text, bool comments, OnString on_string, OnChar 
   }
 }
 
-} // namespace
+}  // namespace
 
 std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, bool comments) {
   std::size_t depth = 0;
@@ -88,7 +88,8 @@ std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, b
       [&](std::size_t at, char c) {
         if (c == '[' || c == '{') {
           if (++depth > k_max_json_depth) {
-            fault = JsonStructureFault{"nesting deeper than " + std::to_string(k_max_json_depth) + " arrays and objects", at};
+            fault = JsonStructureFault{
+                "nesting deeper than " + std::to_string(k_max_json_depth) + " arrays and objects", at};
             return false;
           }
         } else if ((c == ']' || c == '}') && depth > 0) {
@@ -135,4 +136,4 @@ std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool
   return fault;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -29,4 +29,4 @@ std::optional<JsonStructureFault> find_too_deep_nesting(std::string_view text, b
 // offset is the repeated key's quote. A key that is not a JSON string is compared as written.
 std::optional<JsonStructureFault> find_duplicate_key(std::string_view text, bool comments);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

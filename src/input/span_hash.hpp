@@ -13,7 +13,7 @@ namespace neuron_gate::trace_reader {
 // Two independent multiply lanes over 16-byte blocks (each step a bijection of its lane, rotated so high
 // bits reach low ones), then the length and a final xorshift-multiply mix.
 class SpanHash {
-public:
+ public:
   // Starts a new run of bytes.
   void reset() {
     m_lane_a = 0x243F6A8885A308D3ULL;
@@ -60,7 +60,7 @@ public:
     return hash ^ (hash >> 32);
   }
 
-private:
+ private:
   static constexpr std::uint64_t k_mul_a = 0x9E3779B97F4A7C15ULL;
   static constexpr std::uint64_t k_mul_b = 0xC2B2AE3D27D4EB4FULL;
 
@@ -80,4 +80,4 @@ private:
   std::size_t m_carried = 0;
 };
 
-} // namespace neuron_gate::trace_reader
+}  // namespace neuron_gate::trace_reader

@@ -85,7 +85,7 @@ bool list_folder(const std::string& path, std::vector<std::string>& names) {
 }
 
 class Walker {
-public:
+ public:
   explicit Walker(std::string root) : m_root(std::move(root)), m_root_real(real_path(m_root)) {
     m_result.root = m_root;
   }
@@ -107,7 +107,7 @@ public:
     return std::move(m_result);
   }
 
-private:
+ private:
   struct Pending {
     std::string path;
     std::string raw_relative;
@@ -163,8 +163,8 @@ private:
     }
   }
 
-  void walk_folder(const std::string& path, const std::string& raw_relative, const struct stat& info,
-                   std::size_t depth, const std::string& outside_link) {
+  void walk_folder(const std::string& path, const std::string& raw_relative, const struct stat& info, std::size_t depth,
+                   const std::string& outside_link) {
     const auto [it, fresh] = m_seen.emplace(FileId{info.st_dev, info.st_ino}, raw_relative);
     if (!fresh) {
       if (!raw_relative.empty()) {
@@ -214,8 +214,9 @@ private:
   }
 
   bool inside_root(const std::string& real) const {
-    return real == m_root_real || (real.size() > m_root_real.size() && real.compare(0, m_root_real.size(), m_root_real) == 0 &&
-                                   (m_root_real == "/" || real[m_root_real.size()] == '/'));
+    return real == m_root_real ||
+           (real.size() > m_root_real.size() && real.compare(0, m_root_real.size(), m_root_real) == 0 &&
+            (m_root_real == "/" || real[m_root_real.size()] == '/'));
   }
 
   void follow(const Pending& link) {
@@ -258,10 +259,10 @@ private:
   std::uint64_t m_visited = 0;
 };
 
-} // namespace
+}  // namespace
 
 WalkResult walk_profile(const std::string& root) {
   return Walker(root).run();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

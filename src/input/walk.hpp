@@ -51,4 +51,4 @@ struct WalkResult {
 // std::filesystem errors.
 WalkResult walk_profile(const std::string& root);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

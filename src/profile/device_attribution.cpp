@@ -48,8 +48,8 @@ std::uint32_t find_id(const std::vector<IdAt>& ids, IdCode id) {
 template <typename Entry, typename Key>
 std::pair<typename std::vector<Entry>::const_iterator, typename std::vector<Entry>::const_iterator>
 entries_of(const std::vector<Entry>& entries, const Key& key) {
-  const auto first = std::lower_bound(entries.begin(), entries.end(), key,
-                                      [](const Entry& e, const Key& k) { return e.key() < k; });
+  const auto first =
+      std::lower_bound(entries.begin(), entries.end(), key, [](const Entry& e, const Key& k) { return e.key() < k; });
   const auto last =
       std::upper_bound(first, entries.end(), key, [](const Key& k, const Entry& e) { return k < e.key(); });
   return {first, last};
@@ -64,7 +64,8 @@ std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, st
   }
   const auto begin = nesting.order.begin() + nesting.thread_begin[thread];
   const auto end = nesting.order.begin() + nesting.thread_begin[thread + 1];
-  const auto after = std::upper_bound(begin, end, ts, [&](Nanoseconds t, std::uint32_t e) { return t < trace.events[e].ts_ns; });
+  const auto after =
+      std::upper_bound(begin, end, ts, [&](Nanoseconds t, std::uint32_t e) { return t < trace.events[e].ts_ns; });
   if (after == begin) {
     return k_no_event;
   }
@@ -209,7 +210,7 @@ DeviceLaunch attribute_one(const RawTrace& trace, const CpuNesting& nesting, con
   return state.launch;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const CpuNesting& nesting) {
   const LaunchIndex index = index_launches(trace);
@@ -239,4 +240,4 @@ std::vector<std::uint32_t> attribute_other_device_events(const RawTrace& trace, 
   return ops;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -23,12 +23,12 @@ enum class LaunchLink : std::uint8_t {
 
 // Where one device event came from.
 struct DeviceLaunch {
-  std::uint32_t event = k_no_event;   // the device event (index into RawTrace::events)
-  std::uint32_t op = k_no_event;      // the CPU event it is attributed to, or k_no_event (unattributed)
-  LaunchLink link = LaunchLink::none; // how `op` was found; with op == k_no_event, how the launch was found
-  bool attributed = false;            // op != k_no_event
-  std::uint32_t launch_thread = 0;    // thread of the launch (runtime event, flow start, or op)
-  Nanoseconds launch_ts_ns = 0;       // start of the launch; meaningful unless link == none
+  std::uint32_t event = k_no_event;    // the device event (index into RawTrace::events)
+  std::uint32_t op = k_no_event;       // the CPU event it is attributed to, or k_no_event (unattributed)
+  LaunchLink link = LaunchLink::none;  // how `op` was found; with op == k_no_event, how the launch was found
+  bool attributed = false;             // op != k_no_event
+  std::uint32_t launch_thread = 0;     // thread of the launch (runtime event, flow start, or op)
+  Nanoseconds launch_ts_ns = 0;        // start of the launch; meaningful unless link == none
 };
 
 // One entry per device event, in file order, by the first rule that gives an op: (1) the runtime call
@@ -48,4 +48,4 @@ std::vector<DeviceLaunch> attribute_device_events(const RawTrace& trace, const C
 std::vector<std::uint32_t> attribute_other_device_events(const RawTrace& trace, const CpuNesting& nesting,
                                                          const std::vector<TraceEvent>& others);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

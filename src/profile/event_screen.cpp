@@ -48,11 +48,17 @@ TraceRange trace_range(const RawTrace& trace) {
 constexpr std::uint8_t k_kept = 0;
 constexpr std::uint8_t k_candidate = 1;
 
-std::uint8_t code_of(DataProblemKind kind) { return static_cast<std::uint8_t>(2 + static_cast<int>(kind)); }
+std::uint8_t code_of(DataProblemKind kind) {
+  return static_cast<std::uint8_t>(2 + static_cast<int>(kind));
+}
 
-bool excluded(std::uint8_t code) { return code >= 2; }
+bool excluded(std::uint8_t code) {
+  return code >= 2;
+}
 
-DataProblemKind kind_of(std::uint8_t code) { return static_cast<DataProblemKind>(code - 2); }
+DataProblemKind kind_of(std::uint8_t code) {
+  return static_cast<DataProblemKind>(code - 2);
+}
 
 // The hash of an event's identity for the duplicate screen: name, thread, ts, dur and args (its args hash).
 std::uint64_t identity_hash(const TraceEvent& event, const EventOrigin& origin) {
@@ -124,7 +130,7 @@ std::string event_example(const RawTrace& trace, const TraceEvent& event) {
 // The first two classes (device_out_of_range, longer_than_step) of the events in file order; duplicates
 // are found afterwards over all the events kept by these (mark_duplicates).
 class Screen {
-public:
+ public:
   Screen(const std::string& path, const RawTrace& trace)
       : m_path(path), m_trace(trace), m_steps(trace), m_range(trace_range(trace)) {
     for (const StepWindow& window : m_steps.windows()) {
@@ -164,8 +170,8 @@ public:
   // Counts event i as excluded under `kind`.
   void exclude(std::uint32_t i, DataProblemKind kind, EventScreen& screen) const {
     const TraceEvent& event = m_trace.events[i];
-    DataProblem& problem = count_data_problem(screen.problems, kind, m_path, m_trace.origins[i].end_byte,
-                                              event_example(m_trace, event));
+    DataProblem& problem =
+        count_data_problem(screen.problems, kind, m_path, m_trace.origins[i].end_byte, event_example(m_trace, event));
     if (event.kind == EventKind::device) {
       problem.excluded_device_ns += event.dur_ns;
       screen.time.excluded_device_ns += event.dur_ns;
@@ -175,7 +181,7 @@ public:
     }
   }
 
-private:
+ private:
   // True when event i is a step window's own event; i never decreases between calls.
   bool is_window(std::uint32_t i) {
     while (m_next_window < m_window_events.size() && m_window_events[m_next_window] < i) {
@@ -248,7 +254,7 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
   }
 }
 
-} // namespace
+}  // namespace
 
 EventScreen screen_events(const std::string& path, RawTrace& trace) {
   EventScreen screen;
@@ -324,7 +330,7 @@ std::vector<double> events_per_step(const RawTrace& trace, const StepWindows& st
   return counts;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps) {
   std::vector<std::uint32_t> cut;
@@ -350,4 +356,4 @@ std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindow
   return cut;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

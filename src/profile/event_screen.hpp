@@ -57,4 +57,4 @@ inline constexpr double k_cut_off_step_share = 0.25;
 // 0.049 ms step holding no op after a 9.3 ms one).
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

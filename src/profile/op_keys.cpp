@@ -75,4 +75,4 @@ void set_trace_ops(TraceSamples& trace, const std::vector<std::map<std::string, 
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -34,4 +34,4 @@ OpValues& add_op(TraceSamples& trace, StepSample& step, const std::string& key);
 // ops[trace.steps.size()], when present, for outside_steps. Keys held by no map are not kept.
 void set_trace_ops(TraceSamples& trace, const std::vector<std::map<std::string, OpValues>>& ops);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -52,8 +52,8 @@ std::vector<OpSample> OpTotals::take(std::size_t slot) {
   std::vector<OpSample> ops;
   if (m_dense) {
     DenseSlot& values = m_dense_slots[slot];
-    ops.reserve(static_cast<std::size_t>(
-        std::count_if(values.calls.begin(), values.calls.end(), [](std::uint32_t calls) { return calls != k_absent; })));
+    ops.reserve(static_cast<std::size_t>(std::count_if(values.calls.begin(), values.calls.end(),
+                                                       [](std::uint32_t calls) { return calls != k_absent; })));
     for (std::size_t key = 0; key < values.calls.size(); ++key) {
       if (values.calls[key] != k_absent) {
         const Nanoseconds device = values.device_ns.empty() ? 0 : values.device_ns[key];
@@ -73,4 +73,4 @@ std::vector<OpSample> OpTotals::take(std::size_t slot) {
   return ops;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -18,7 +18,7 @@ namespace neuron_gate {
 // its event records (40 bytes each). Else a hash map per slot (~60 bytes an entry: a trace of many steps each
 // holding few of many keys).
 class OpTotals {
-public:
+ public:
   // `slots` step slots, `keys` op keys; `events` (the trace's event count) chooses dense or hashed.
   OpTotals(std::size_t slots, std::size_t keys, std::size_t events);
 
@@ -31,7 +31,7 @@ public:
   // The ops present in `slot`, sorted by key index; the slot's memory is freed.
   std::vector<OpSample> take(std::size_t slot);
 
-private:
+ private:
   static constexpr std::uint32_t k_absent = 0xFFFFFFFF;  // calls of a key with no entry (events < 2^32 - 1)
 
   struct DenseSlot {
@@ -48,4 +48,4 @@ private:
   std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

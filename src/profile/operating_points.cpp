@@ -1,7 +1,7 @@
 #include "profile/operating_points.hpp"
 
-#include "input/json_input.hpp"
 #include "formats/manifest.hpp"
+#include "input/json_input.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -22,8 +22,8 @@ std::string last_component(const std::string& folder) {
 
 // True when `path` (a file or folder, relative) lies in `folder` ("" holds everything).
 bool inside(const std::string& path, const std::string& folder) {
-  return folder.empty() || (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
-                            path[folder.size()] == '/');
+  return folder.empty() ||
+         (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 && path[folder.size()] == '/');
 }
 
 void check_label(const std::string& label, const std::string& path) {
@@ -56,7 +56,8 @@ std::vector<OperatingPointFiles> points_of_manifests(const ProfileInventory& inv
     point.label = label != manifest.fields.end() ? label->second : last_component(point.folder);
     point.label_from = label != manifest.fields.end() ? "manifest" : "folder name";
     if (point.folder.empty()) {
-      throw InputError(file->path, "a run manifest at the top of a side that holds " + std::to_string(manifests.size()) +
+      throw InputError(file->path, "a run manifest at the top of a side that holds " +
+                                       std::to_string(manifests.size()) +
                                        " manifests: put one manifest in each operating point's folder");
     }
     check_label(point.label, file->path);
@@ -108,7 +109,7 @@ void assign_files(const ProfileInventory& inventory, std::vector<OperatingPointF
   points.front().inventory.names_with_invalid_utf8 = inventory.names_with_invalid_utf8;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<OperatingPointFiles> split_operating_points(const ProfileInventory& inventory) {
   std::vector<const DiscoveredFile*> manifests;
@@ -140,6 +141,8 @@ bool compare_per_point(const std::vector<OperatingPointFiles>& base, const std::
   return base.size() > 1 || head.size() > 1;
 }
 
-std::string point_suffix(const std::string& label) { return " [at " + label + "]"; }
+std::string point_suffix(const std::string& label) {
+  return " [at " + label + "]";
+}
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -41,4 +41,4 @@ bool compare_per_point(const std::vector<OperatingPointFiles>& base, const std::
 // The suffix a per-point metric name carries: " [at 16x2048-float32]" (after any rank suffix).
 std::string point_suffix(const std::string& label);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -48,7 +48,7 @@ std::string common_folder(const std::vector<TraceSamples>& traces) {
   return prefix;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<unsigned> rank_from_folder_names(std::string_view path, std::string_view common) {
   if (path.substr(0, common.size()) != common) {
@@ -107,7 +107,9 @@ std::optional<unsigned> rank_in_name(std::string_view name) {
   return found;
 }
 
-std::optional<unsigned> rank_from_file_name(std::string_view path) { return rank_in_name(file_name_of(path)); }
+std::optional<unsigned> rank_from_file_name(std::string_view path) {
+  return rank_in_name(file_name_of(path));
+}
 
 void assign_ranks(std::vector<TraceSamples>& traces) {
   // Rank folders holding a trace that no better source places, numbered in (parent, instance, pid) order.
@@ -184,13 +186,15 @@ std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& trace
         "(torch.distributed initialised) to be sure");
   }
   if (by_name) {
-    assumptions.push_back("the N of _rank_<N> in a trace's file name (neuron_framework_trace_rank_<N>.json) is taken as "
-                          "its rank (unverified for TorchNeuron)");
+    assumptions.push_back(
+        "the N of _rank_<N> in a trace's file name (neuron_framework_trace_rank_<N>.json) is taken as "
+        "its rank (unverified for TorchNeuron)");
   }
   const bool by_folder_name = std::any_of(traces.begin(), traces.end(),
                                           [](const TraceSamples& trace) { return trace.rank_source == "folder name"; });
   if (by_folder_name) {
-    assumptions.push_back("the N of rank-N, rankN or workerN in a folder name is taken as the rank of the traces in it");
+    assumptions.push_back(
+        "the N of rank-N, rankN or workerN in a folder name is taken as the rank of the traces in it");
   }
   if (unknown) {
     assumptions.push_back("some traces carry no rank (no distributedInfo.rank, no rank-N, rankN, _rank_N or workerN "
@@ -199,4 +203,4 @@ std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& trace
   return assumptions;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -56,4 +56,4 @@ std::string rank_name(std::optional<unsigned> rank);
 // come from distributedInfo.rank or there is at most one rank).
 std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& traces);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

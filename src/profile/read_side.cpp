@@ -1,10 +1,10 @@
 #include "profile/read_side.hpp"
 
 #include "formats/file_kinds.hpp"
-#include "input/byte_source.hpp"
-#include "input/json_input.hpp"
 #include "formats/key_averages_table.hpp"
 #include "formats/neuron_summary.hpp"
+#include "input/byte_source.hpp"
+#include "input/json_input.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <unordered_set>
 
@@ -246,20 +246,21 @@ std::string read_one_file(SideSamples& side, const DiscoveredFile& file, SideTab
     break;
   case FileKind::run_manifest:
     if (side.manifest) {
-      throw InputError(file.path, "a second run manifest on one side (the first is " + side.manifest->source_path + ")");
+      throw InputError(file.path,
+                       "a second run manifest on one side (the first is " + side.manifest->source_path + ")");
     }
     side.manifest = parse_manifest(input.text, file.path);
     break;
   case FileKind::trace:            // read above, on a worker thread
   case FileKind::neuron_artifact:  // never parsed (checked by neuron_artifacts_of)
   case FileKind::ignored:
-  case FileKind::digest:           // a digest side is read by store/digest_side.hpp, never here
+  case FileKind::digest:  // a digest side is read by store/digest_side.hpp, never here
     break;
   }
   return input.sha256;
 }
 
-} // namespace
+}  // namespace
 
 void set_screened_shares(SideSamples& side) {
   const auto share = [](Nanoseconds part, Nanoseconds kept, Nanoseconds excluded) {
@@ -271,10 +272,10 @@ void set_screened_shares(SideSamples& side) {
       continue;
     }
     problem.cpu_share = share(problem.excluded_cpu_ns, side.screened.kept_cpu_ns, side.screened.excluded_cpu_ns);
-    problem.device_share = problem.kind == DataProblemKind::device_time_lost
-                               ? 1.0
-                               : share(problem.excluded_device_ns, side.screened.kept_device_ns,
-                                       side.screened.excluded_device_ns);
+    problem.device_share =
+        problem.kind == DataProblemKind::device_time_lost
+            ? 1.0
+            : share(problem.excluded_device_ns, side.screened.kept_device_ns, side.screened.excluded_device_ns);
   }
 }
 
@@ -375,7 +376,7 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
   return side;
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -388,7 +389,7 @@ void return_free_memory() {
 #endif
 }
 
-} // namespace
+}  // namespace
 
 std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
                                     const std::function<void(const SideSamples&)>& after_each) {
@@ -430,4 +431,4 @@ SideSamples read_side(const std::string& label, const ProfileInventory& inventor
   return std::move(read_sides({&side, 1}, options).front());
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -22,7 +22,7 @@ namespace neuron_gate {
 
 // All samples of one side of a comparison.
 struct SideSamples {
-  std::string label;                 // "base" or "head"
+  std::string label;  // "base" or "head"
   ProfileInventory inventory;
   // One per trace file, in path order. Where a side has no trace, one per printed key_averages
   // table instead (a table is one run; tables without `Input Shapes` are preferred). Each carries
@@ -35,8 +35,8 @@ struct SideSamples {
   // Op name -> `Input Shapes` texts from by-shape key_averages tables (used for the inputs condition
   // where traces carry no shapes).
   std::map<std::string, std::set<std::string>> table_input_shapes;
-  std::optional<RunManifest> manifest;  // neuron-gate.json, at most one per side
-  NeuronArtifacts neuron;               // NEFF/NTFF captures found, with problems
+  std::optional<RunManifest> manifest;      // neuron-gate.json, at most one per side
+  NeuronArtifacts neuron;                   // NEFF/NTFF captures found, with problems
   std::vector<std::string> table_warnings;  // "file:line: message" from key_averages tables
   // Relative path -> what the Provenance says of a file beyond its kind: for a Neuron summary the
   // Explorer and schema versions and the number of executions ("explorer_version 2.21.0,
@@ -104,4 +104,4 @@ struct SideToRead {
 std::vector<SideSamples> read_sides(std::span<const SideToRead> sides, const TraceReadOptions& options,
                                     const std::function<void(const SideSamples&)>& after_each = {});
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -81,8 +81,7 @@ CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t threa
   return nesting;
 }
 
-std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting,
-                               std::uint32_t event) {
+std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting, std::uint32_t event) {
   while (event != k_no_event && events[event].kind != EventKind::cpu_op) {
     event = nesting.parent[event];
   }
@@ -114,4 +113,4 @@ std::uint32_t cpu_op_at(std::span<const TraceEvent> events, const CpuNesting& ne
   return k_no_event;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -37,11 +37,10 @@ CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t threa
                            const SelfTimeVisitor& on_self_time);
 
 // The innermost event of kind cpu_op among `event` and its ancestors, or k_no_event.
-std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting,
-                               std::uint32_t event);
+std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting, std::uint32_t event);
 
 // The innermost cpu_op of `thread` whose [start, end] holds the instant `ts_ns`, or k_no_event.
 std::uint32_t cpu_op_at(std::span<const TraceEvent> events, const CpuNesting& nesting, std::uint32_t thread,
                         Nanoseconds ts_ns);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

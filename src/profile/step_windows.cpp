@@ -51,4 +51,4 @@ std::uint32_t StepWindows::find(const std::vector<std::uint32_t>& steps, Nanosec
   return *(after - 1);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -27,7 +27,7 @@ struct StepWindow {
 // instant belongs to the latest-starting window of its process if that window holds it ([start, end)).
 // Indexes refer to the RawTrace it was built from: rebuild it after events are removed.
 class StepWindows {
-public:
+ public:
   explicit StepWindows(const RawTrace& trace);
 
   // Every window, ordered by start.
@@ -49,7 +49,7 @@ public:
   // Window indexes of each process (by RawTrace::processes index), ordered by start.
   const std::vector<std::vector<std::uint32_t>>& by_process() const { return m_by_process; }
 
-private:
+ private:
   std::uint32_t find(const std::vector<std::uint32_t>& steps, Nanoseconds ts) const;
 
   std::vector<StepWindow> m_windows;
@@ -58,4 +58,4 @@ private:
   std::unordered_map<std::uint32_t, std::uint32_t> m_step_of_event;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

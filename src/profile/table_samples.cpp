@@ -17,9 +17,11 @@ bool device_event_row(const KeyAveragesRow& row) {
   return row.self_cpu_ns.value_or(0) == 0 && row.cpu_total_ns.value_or(0) == 0;
 }
 
-Nanoseconds self_device(const KeyAveragesRow& row) { return row.device ? row.device->self_ns.value_or(0) : 0; }
+Nanoseconds self_device(const KeyAveragesRow& row) {
+  return row.device ? row.device->self_ns.value_or(0) : 0;
+}
 
-} // namespace
+}  // namespace
 
 TableDeviceRows table_device_rows(const KeyAveragesTable& table) {
   Nanoseconds sum = 0;
@@ -37,7 +39,8 @@ std::string table_device_rows_note(const KeyAveragesTable& table) {
   switch (table_device_rows(table)) {
   case TableDeviceRows::ops_only:
     return "device time read from the op rows only: the rows without CPU time (kernels, copies) are the same "
-           "device time again, already in their launching op's Self " + table.device_backend.value_or("device");
+           "device time again, already in their launching op's Self " +
+           table.device_backend.value_or("device");
   case TableDeviceRows::unreadable:
     return "device time not read: the rows' Self " + table.device_backend.value_or("device") +
            " sums past the footer's total (a kernel counted in its op and in its own row) and without CPU "
@@ -65,8 +68,8 @@ TraceSamples samples_from_table(const KeyAveragesTable& table, const std::string
     OpValues& values = ops[key];
     const Nanoseconds self_cpu = row.self_cpu_ns.value_or(0);
     values.self_cpu_ns += self_cpu;
-    const bool device_read = device_rows == TableDeviceRows::all ||
-                             (device_rows == TableDeviceRows::ops_only && !device_event_row(row));
+    const bool device_read =
+        device_rows == TableDeviceRows::all || (device_rows == TableDeviceRows::ops_only && !device_event_row(row));
     if (device_read) {
       values.device_ns += self_device(row);
       samples.has_device_events = samples.has_device_events || self_device(row) != 0;
@@ -99,4 +102,4 @@ std::map<std::string, std::set<std::string>> table_input_shapes(const KeyAverage
   return shapes;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -29,12 +29,12 @@ TableDeviceRows table_device_rows(const KeyAveragesTable& table);
 std::string table_device_rows_note(const KeyAveragesTable& table);
 
 // One run's sample from a table: a single step named "table" holding, per op row, Self CPU, Self
-// <DEV> (from the rows table_device_rows() names) and # of Calls (rows of one name, as in a by-shape table, are summed unless `by_shape`, which
-// keys them "name <Input Shapes>"). Step time is the footer's Self CPU time total when present.
-// `Input Shapes` go to input_shapes; negative self times are recorded as data problems, not dropped.
+// <DEV> (from the rows table_device_rows() names) and # of Calls (rows of one name, as in a by-shape table, are summed
+// unless `by_shape`, which keys them "name <Input Shapes>"). Step time is the footer's Self CPU time total when
+// present. `Input Shapes` go to input_shapes; negative self times are recorded as data problems, not dropped.
 TraceSamples samples_from_table(const KeyAveragesTable& table, const std::string& path, bool by_shape);
 
 // Op name -> distinct `Input Shapes` texts of a by-shape table (empty for a table without the column).
 std::map<std::string, std::set<std::string>> table_input_shapes(const KeyAveragesTable& table);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -1,9 +1,9 @@
 #include "profile/trace_samples.hpp"
 
+#include "formats/kineto_trace.hpp"
 #include "input/byte_source.hpp"
 #include "profile/device_attribution.hpp"
 #include "profile/event_screen.hpp"
-#include "formats/kineto_trace.hpp"
 #include "profile/op_totals.hpp"
 #include "profile/self_time.hpp"
 #include "profile/step_windows.hpp"
@@ -20,7 +20,7 @@ namespace {
 
 // Op keys: PyTorch's row names (ProfilerStep#N -> ProfilerStep*), plus the shapes when by_shape.
 class OpKeys {
-public:
+ public:
   OpKeys(const RawTrace& trace, bool by_shape) : m_trace(trace), m_by_shape(by_shape) {
     m_name_row.resize(trace.names.size());
     std::unordered_map<std::string, std::uint32_t> rows;
@@ -73,7 +73,7 @@ public:
 
   std::size_t size() const { return m_key_parts.size(); }
 
-private:
+ private:
   inline static const std::string k_steps_row = "ProfilerStep*";
   const RawTrace& m_trace;
   bool m_by_shape;
@@ -81,7 +81,7 @@ private:
   std::vector<std::string> m_row_names;
   static constexpr std::uint32_t k_no_key = 0xffffffff;
   std::unordered_map<std::uint64_t, std::uint32_t> m_keys;
-  std::vector<std::uint32_t> m_row_last_key;  // by row: the key its last event had
+  std::vector<std::uint32_t> m_row_last_key;                         // by row: the key its last event had
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
 
@@ -94,14 +94,13 @@ struct StepTotals {
 
 // Makes the samples of one screened trace: nests CPU events, attributes device events, sums per step.
 class SampleBuilder {
-public:
+ public:
   // `trace`'s origins are released before the nesting is made (only the step windows' end bytes are kept);
   // its events and the nesting once the per-step totals are made, before the samples' steps are built.
   SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
       : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace),
         m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
-        m_window_end_bytes(take_window_end_bytes(trace, m_steps)),
-        m_totals(m_step_count + 1),
+        m_window_end_bytes(take_window_end_bytes(trace, m_steps)), m_totals(m_step_count + 1),
         m_ops(m_step_count + 1, count_keys(), trace.events.size()), m_category_seen(trace.categories.size()) {}
 
   TraceSamples build(EventScreen screen) {
@@ -127,7 +126,7 @@ public:
     return samples;
   }
 
-private:
+ private:
   // The end byte of each step window's event (for examples), then every origin freed: after the screen
   // (event_screen.hpp) nothing else reads them.
   static std::vector<std::uint64_t> take_window_end_bytes(RawTrace& trace, const StepWindows& steps) {
@@ -232,10 +231,9 @@ private:
     for (const DeviceLaunch& launch : attribute_device_events(m_trace, m_nesting)) {
       const TraceEvent& event = events[launch.event];
       samples.has_device_events = true;
-      const std::uint32_t step =
-          launch.link != LaunchLink::none
-              ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
-              : m_steps.any(event.ts_ns);
+      const std::uint32_t step = launch.link != LaunchLink::none
+                                     ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
+                                     : m_steps.any(event.ts_ns);
       StepTotals& target = m_totals[slot(step)];
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
@@ -414,14 +412,14 @@ private:
   OpTotals m_ops;
   std::vector<char> m_category_seen;
   std::unordered_map<std::uint32_t, Nanoseconds> m_most_negative;  // op key -> most negative self time
-  std::unordered_set<std::uint64_t> m_row_shapes;                   // (name id << 32 | shapes id) pairs seen
-  std::vector<std::uint32_t> m_cut;               // cut-off steps (cut_off_steps()), set by release_events()
-  std::vector<std::uint32_t> m_window_names;      // per step window: its event's name id
+  std::unordered_set<std::uint64_t> m_row_shapes;                  // (name id << 32 | shapes id) pairs seen
+  std::vector<std::uint32_t> m_cut;           // cut-off steps (cut_off_steps()), set by release_events()
+  std::vector<std::uint32_t> m_window_names;  // per step window: its event's name id
   Nanoseconds m_first_start = 0;
   Nanoseconds m_last_end = 0;
   bool m_any_timed = false;
 };
-} // namespace
+}  // namespace
 
 TraceSamples read_trace_samples(ByteSource& source, const TraceReadOptions& options) {
   RawTrace trace = read_kineto_trace(source);
@@ -434,4 +432,4 @@ TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions&
   return read_trace_samples(source, options);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -53,11 +53,11 @@ struct StepSample {
 
 // Faults in the data that are read around, never silently: each is counted and reported.
 struct TraceDataProblems {
-  std::int64_t negative_duration_events = 0;  // dur < -1 (missing end timestamp): excluded from every sum
-  std::int64_t unfinished_events = 0;         // dur == -1 (never finished, PyTorch >= 2025): excluded
-  std::int64_t malformed_events = 0;          // ph "X" without a name, ts or dur, or with a time that is
-                                              // not a decimal number of µs, or times beyond a century
-                                              // (ts outside [-2^60, 2^62] ns, dur > 2^60 ns): excluded
+  std::int64_t negative_duration_events = 0;              // dur < -1 (missing end timestamp): excluded from every sum
+  std::int64_t unfinished_events = 0;                     // dur == -1 (never finished, PyTorch >= 2025): excluded
+  std::int64_t malformed_events = 0;                      // ph "X" without a name, ts or dur, or with a time that is
+                                                          // not a decimal number of µs, or times beyond a century
+                                                          // (ts outside [-2^60, 2^62] ns, dur > 2^60 ns): excluded
   std::map<std::string, Nanoseconds> negative_self_time;  // op -> most negative self time of one event
   std::vector<DataProblem> listed;  // malformed events by kind and cut names, each with its first example
   std::map<std::string, MalformedOp> malformed_by_op;  // op name -> its malformed and its read events
@@ -84,8 +84,8 @@ struct TraceSamples {
   std::vector<std::string> op_keys;
   std::vector<StepSample> steps;  // ordered by start time; a trace without ProfilerStep has one "whole trace" step
   bool has_profiler_steps = false;
-  StepSample outside_steps;       // events starting in no step window: counted and shown, never compared
-  std::int64_t event_count = 0;   // ph "X" events read
+  StepSample outside_steps;          // events starting in no step window: counted and shown, never compared
+  std::int64_t event_count = 0;      // ph "X" events read
   std::set<std::string> categories;  // event categories seen ("cpu_op", "kernel", ...; "" for none)
   bool has_device_events = false;    // any device event (EventKind::device)
   std::map<std::string, std::set<std::string>> input_shapes;  // op name -> distinct "Input Dims" texts seen,
@@ -135,4 +135,4 @@ TraceSamples read_trace_samples(const std::string& path, const TraceReadOptions&
 // The same from an open byte source (a git blob, bytes in memory); path() names it in errors.
 TraceSamples read_trace_samples(ByteSource& source, const TraceReadOptions& options = {});
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

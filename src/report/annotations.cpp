@@ -28,7 +28,8 @@ std::string label(const MetricComparison& m) {
 std::string describe(const MetricComparison& m) {
   std::string text = label(m) + ": " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
-    text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", threshold " + format_percent(m.threshold) + ")";
+    text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", threshold " +
+            format_percent(m.threshold) + ")";
   }
   text += ", median " + format_value(m.base_median, m.unit, m.resolution) + " -> " +
           format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) + " / " +
@@ -49,7 +50,8 @@ std::vector<Annotation> errors(const Report& report, const std::string& where) {
       if (!row.matches && !row.accepted) {
         found.push_back({"neuron-gate: not comparable" + where,
                          "condition " + row.name + " differs: base " + row.base + "; head " + row.head +
-                             "; rerun both sides with the same settings or accept it with --allow-mismatch " + row.name});
+                             "; rerun both sides with the same settings or accept it with --allow-mismatch " +
+                             row.name});
       }
     }
   }
@@ -80,7 +82,7 @@ std::vector<Annotation> warnings(const Report& report, const std::string& where)
   return found;
 }
 
-} // namespace
+}  // namespace
 
 std::string render_annotations(const Report& report, std::size_t max_per_kind, const std::string& point) {
   const std::string where = point.empty() ? std::string() : " [at " + point + "]";
@@ -96,9 +98,9 @@ std::string render_annotations(const Report& report, std::size_t max_per_kind, c
   const std::size_t left_errors = error_list.size() > max_per_kind ? error_list.size() - max_per_kind : 0;
   const std::size_t left_warnings = warning_list.size() > max_per_kind ? warning_list.size() - max_per_kind : 0;
   if (left_errors + left_warnings > 0) {
-    text += command("notice", {"neuron-gate", std::to_string(left_errors) + " more errors and " +
-                                                  std::to_string(left_warnings) +
-                                                  " more warnings are not annotated; the full list is in the report"});
+    text += command("notice",
+                    {"neuron-gate", std::to_string(left_errors) + " more errors and " + std::to_string(left_warnings) +
+                                        " more warnings are not annotated; the full list is in the report"});
   }
   return text;
 }
@@ -111,4 +113,4 @@ std::string error_annotation(std::string_view message) {
   return command("error", {"neuron-gate: exit code 2 (error)", std::string(message)});
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

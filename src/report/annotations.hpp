@@ -39,4 +39,4 @@ std::string point_not_compared_annotation(const std::string& point, const std::s
 // error's text, hostile: it may quote a file name) as `::error title=neuron-gate: error (exit code 2)::…`.
 std::string error_annotation(std::string_view message);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

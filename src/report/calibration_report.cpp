@@ -15,14 +15,18 @@ namespace {
 using ordered = nlohmann::ordered_json;
 
 // A fraction as a percentage: 0.0412 -> "4.12%" (number_format.hpp format_percent).
-std::string percent(std::optional<double> fraction) { return format_percent(fraction); }
+std::string percent(std::optional<double> fraction) {
+  return format_percent(fraction);
+}
 
 std::string class_label(MetricClass metric_class) {
   return metric_class_label(metric_class);
 }
 
 // A data string as code in a Markdown table cell or paragraph.
-std::string code(const std::string& name) { return markdown_code(name, true); }
+std::string code(const std::string& name) {
+  return markdown_code(name, true);
+}
 
 std::string what_was_split(const Calibration& c) {
   const std::string word = c.split_by == SplitBy::runs ? "run" : "trace";
@@ -30,8 +34,8 @@ std::string what_was_split(const Calibration& c) {
   if (total == 0) {
     return "end-to-end samples only";
   }
-  std::string text = std::to_string(total) + " " + word + "s into " + std::to_string(c.half_a) + " vs " +
-                     std::to_string(c.half_b);
+  std::string text =
+      std::to_string(total) + " " + word + "s into " + std::to_string(c.half_a) + " vs " + std::to_string(c.half_b);
   if (c.split_by == SplitBy::traces) {
     text += " (fewer than " + std::to_string(sampling_plan().noise_check) +
             " runs: traces of one run land in both halves, so run-to-run noise is not sampled)";
@@ -54,12 +58,13 @@ std::vector<const NoiseFloor*> ranked(const Calibration& c) {
   return rows;
 }
 
-} // namespace
+}  // namespace
 
 std::string render_calibration_markdown(const Calibration& c, const RuleSet& rules) {
   std::string text = "## neuron-gate calibrate\n\n";
-  text += "Profile " + markdown_code(c.spec, false) + " · unit: " + sample_unit_description(c.unit) + " · " + std::to_string(c.splits) +
-          " random A/A splits of " + what_was_split(c) + " · seed " + std::to_string(c.seed) + "\n\n";
+  text += "Profile " + markdown_code(c.spec, false) + " · unit: " + sample_unit_description(c.unit) + " · " +
+          std::to_string(c.splits) + " random A/A splits of " + what_was_split(c) + " · seed " +
+          std::to_string(c.seed) + "\n\n";
   text += "**False-alarm rate: " + percent(c.false_alarm_rate.estimate) + "** (" + std::to_string(c.failing_splits) +
           " of " + std::to_string(c.splits) + " splits would fail the gate; 95% CI " + percent(c.false_alarm_rate.low) +
           "–" + percent(c.false_alarm_rate.high) + ", Clopper–Pearson) · alpha " + format_number(c.alpha) + "\n\n";
@@ -71,12 +76,11 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
   for (std::size_t i = 0; i < gating.size(); ++i) {
     gating_text += (i == 0 ? "" : ", ") + gating[i];
   }
-  text += "Gating: " + (gating_text.empty() ? std::string("no metric class") : gating_text) + " · rules: " +
-          markdown_code(rules.source, false) + ", " + correction_name(rules.correction) + ", floor " + format_number(rules.floor_us) +
-          " µs per op per step";
-  const bool within_process = std::any_of(c.metrics.begin(), c.metrics.end(), [](const NoiseFloor& m) {
-    return m.within_process;
-  });
+  text += "Gating: " + (gating_text.empty() ? std::string("no metric class") : gating_text) +
+          " · rules: " + markdown_code(rules.source, false) + ", " + correction_name(rules.correction) + ", floor " +
+          format_number(rules.floor_us) + " µs per op per step";
+  const bool within_process =
+      std::any_of(c.metrics.begin(), c.metrics.end(), [](const NoiseFloor& m) { return m.within_process; });
   if (within_process) {
     text += " · end-to-end samples of one process are split at random within it: their spread is not run-to-run "
             "noise, so no noise floor is given for them (list each process's samples under `runs` in e2e.json, "
@@ -88,15 +92,17 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
 
   text += "| class | splits with a REGRESSED metric | gating |\n|---|--:|---|\n";
   for (const auto& [metric_class, count] : c.regressed_splits_by_class) {
-    const bool gates = std::find(c.gating_classes.begin(), c.gating_classes.end(), metric_class) != c.gating_classes.end();
-    text += "| " + class_label(metric_class) + " | " + std::to_string(count) + " of " + std::to_string(c.splits) + " | " +
-            (gates ? "yes" : "no") + " |\n";
+    const bool gates =
+        std::find(c.gating_classes.begin(), c.gating_classes.end(), metric_class) != c.gating_classes.end();
+    text += "| " + class_label(metric_class) + " | " + std::to_string(count) + " of " + std::to_string(c.splits) +
+            " | " + (gates ? "yes" : "no") + " |\n";
   }
   if (c.gating_never_decidable > 0) {
     text += "\n⚠️ " + std::to_string(c.gating_never_decidable) +
             (c.gating_never_decidable == 1 ? " gating metric was" : " gating metrics were") +
             " out of reach in every split: halves this small cannot reach a p below alpha / family size, so the "
-            "false-alarm rate says nothing about " + (c.gating_never_decidable == 1 ? "it" : "them") +
+            "false-alarm rate says nothing about " +
+            (c.gating_never_decidable == 1 ? "it" : "them") +
             " (a full-size comparison has twice the samples per side).\n";
   }
   text += "\nBoth halves come from one side, so every REGRESSED here is a false alarm. A rate above alpha means the "
@@ -117,10 +123,12 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
           "in | |\n|---|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const NoiseFloor* m : ranked(c)) {
     text += "| " + code(m->name) + " | " + class_label(m->metric_class) + " | " + (m->gating ? "yes" : "no") + " | " +
-            percent(m->threshold) + " | " + (m->within_process ? std::string("n/a (one process)") : percent(m->noise_floor)) +
-            " | " + format_significant(m->median_abs_log_ratio) +
-            " | " + escape_markdown(format_value(m->p95_abs_shift, m->unit)) + " | " + std::to_string(m->regressed) + " of " +
-            std::to_string(c.splits) + " | " + (m->threshold_below_noise ? "⚠️ threshold below noise" : "") + " |\n";
+            percent(m->threshold) + " | " +
+            (m->within_process ? std::string("n/a (one process)") : percent(m->noise_floor)) + " | " +
+            format_significant(m->median_abs_log_ratio) + " | " +
+            escape_markdown(format_value(m->p95_abs_shift, m->unit)) + " | " + std::to_string(m->regressed) + " of " +
+            std::to_string(c.splits) + " | " + (m->threshold_below_noise ? "⚠️ threshold below noise" : "") +
+            " |\n";
   }
   return text;
 }
@@ -183,4 +191,4 @@ std::string render_calibration_json(const Calibration& c, const RuleSet& rules) 
   return dump_valid_json(j);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,4 +21,4 @@ std::string render_calibration_markdown(const Calibration& calibration, const Ru
 // are null. Pretty-printed, keys in a fixed order.
 std::string render_calibration_json(const Calibration& calibration, const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -115,8 +115,8 @@ std::string text_at(double x, double y, const std::string& text, const char* anc
 }
 
 std::string line_at(double x1, double y1, double x2, double y2, const char* stroke, const std::string& extra = "") {
-  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) +
-         "\" stroke=\"" + stroke + "\"" + extra + "/>\n";
+  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\" stroke=\"" +
+         stroke + "\"" + extra + "/>\n";
 }
 
 // An axis tick: "0", a duration for "us", else a short number with the unit.
@@ -131,7 +131,7 @@ std::string percent_text(double percent) {
   return (percent >= 0 ? "+" : "") + format_number(percent, 3) + "%";
 }
 
-} // namespace
+}  // namespace
 
 const char* verdict_colour(Verdict verdict) {
   switch (verdict) {
@@ -172,7 +172,7 @@ bool report_has_device(const Report& report) {
                      [](const MetricComparison& m) { return m.metric_class == MetricClass::device; });
 }
 
-} // namespace
+}  // namespace
 
 std::vector<ChangeBar> summary_bars(const Report& report, std::size_t most) {
   if (report.summary.rows.empty()) {
@@ -341,9 +341,10 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     return plot_left + (percent - axis_low) / (axis_high - axis_low) * (plot_right - plot_left);
   };
 
-  std::string svg = svg_open(width, height, "Change of the summary metrics, head versus base, in percent, deciding first");
-  svg += text_at(0, 16, "Change, head vs base: end-to-end metrics first, then the ops that changed most per step", "start", k_ink,
-                 " font-weight=\"600\"");
+  std::string svg =
+      svg_open(width, height, "Change of the summary metrics, head versus base, in percent, deciding first");
+  svg += text_at(0, 16, "Change, head vs base: end-to-end metrics first, then the ops that changed most per step",
+                 "start", k_ink, " font-weight=\"600\"");
   for (int t = 0; t <= ticks; ++t) {
     const double tick = axis_low + step * t;
     const double x = x_of(tick);
@@ -355,10 +356,10 @@ std::string svg_change_chart(const Report& report, std::size_t most) {
     const ChangeBar& bar = bars[i];
     const double y = top + row * static_cast<double>(i);
     const double mid = y + row / 2;
-    svg += "<g>\n<title>" + escape_html(bar.label + ": " + verdict_name(bar.metric->verdict) + ", change " +
-                                          format_change(bar.ratio) + ", base " +
-                                          format_value(bar.metric->base_median, bar.metric->unit, bar.metric->resolution) + ", head " +
-                                          format_value(bar.metric->head_median, bar.metric->unit, bar.metric->resolution)) +
+    svg += "<g>\n<title>" +
+           escape_html(bar.label + ": " + verdict_name(bar.metric->verdict) + ", change " + format_change(bar.ratio) +
+                       ", base " + format_value(bar.metric->base_median, bar.metric->unit, bar.metric->resolution) +
+                       ", head " + format_value(bar.metric->head_median, bar.metric->unit, bar.metric->resolution)) +
            "</title>\n";
     svg += text_at(label_width, mid + 4, cut_text(bar.label, 44), "end", k_ink);
     const char* colour = verdict_colour(bar.metric->verdict);
@@ -425,22 +426,22 @@ std::string svg_distribution(const MetricComparison& metric, std::size_t max_poi
     const double y = top + row * static_cast<double>(s), mid = y + row / 2;
     svg += text_at(8, mid + 4, std::string(names[s]) + "  n=" + std::to_string(values.size()), "start", k_ink);
     if (values.empty()) {
-      svg += text_at(plot_left + 6, mid + 4, std::string("did not run on the ") + names[s] + " side", "start",
-                     k_muted, " font-style=\"italic\"");
+      svg += text_at(plot_left + 6, mid + 4, std::string("did not run on the ") + names[s] + " side", "start", k_muted,
+                     " font-style=\"italic\"");
       continue;
     }
     const double q1 = quantile(values, 0.25), q2 = quantile(values, 0.5), q3 = quantile(values, 0.75);
     const std::size_t shown = std::min(values.size(), std::max<std::size_t>(max_points, 2));
     svg += "<g>\n<title>" +
            escape_html(std::string(names[s]) + ": median " + format_value(q2, metric.unit) + ", quartiles " +
-                         format_value(q1, metric.unit) + " – " + format_value(q3, metric.unit) +
-                         (shown < values.size()
-                              ? ", " + std::to_string(shown) + " of " + std::to_string(values.size()) + " samples drawn"
-                              : std::string())) +
+                       format_value(q1, metric.unit) + " – " + format_value(q3, metric.unit) +
+                       (shown < values.size()
+                            ? ", " + std::to_string(shown) + " of " + std::to_string(values.size()) + " samples drawn"
+                            : std::string())) +
            "</title>\n";
-    svg += "<rect x=\"" + num(x_of(q1)) + "\" y=\"" + num(y + 4) + "\" width=\"" + num(std::max(x_of(q3) - x_of(q1), 1.0)) +
-           "\" height=\"" + num(row - 8) + "\" fill=\"" + colours[s] + "\" fill-opacity=\"0.15\" stroke=\"" +
-           colours[s] + "\" stroke-opacity=\"0.5\"/>\n";
+    svg += "<rect x=\"" + num(x_of(q1)) + "\" y=\"" + num(y + 4) + "\" width=\"" +
+           num(std::max(x_of(q3) - x_of(q1), 1.0)) + "\" height=\"" + num(row - 8) + "\" fill=\"" + colours[s] +
+           "\" fill-opacity=\"0.15\" stroke=\"" + colours[s] + "\" stroke-opacity=\"0.5\"/>\n";
     svg += "<g fill=\"" + std::string(colours[s]) + "\" fill-opacity=\"0.6\">";
     for (std::size_t i = 0; i < shown; ++i) {
       const std::size_t index = shown == values.size() ? i : i * (values.size() - 1) / (shown - 1);
@@ -456,4 +457,4 @@ std::string svg_distribution(const MetricComparison& metric, std::size_t max_poi
   return svg + "</svg>\n";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

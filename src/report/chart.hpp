@@ -58,4 +58,4 @@ std::string svg_distribution(const MetricComparison& metric, std::size_t max_poi
 // STRUCTURAL purple, others grey (GitHub Primer palette, readable on light backgrounds).
 const char* verdict_colour(Verdict verdict);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -50,13 +50,16 @@ char32_t neutral(char32_t cp) {
   // Bidirectional formatting (Unicode UAX #9: ALM, LRM, RLM, the embeddings and overrides LRE…RLO, the
   // isolates LRI…PDI): invisible, they reorder what a terminal, browser or GitHub shows around them
   // ("Trojan Source", CVE-2021-42574), so a name could make a report read otherwise.
-  if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+  if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+      (cp >= 0x2066 && cp <= 0x2069)) {
     return k_replacement;
   }
   return cp;
 }
 
-bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool ascii_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool iequals_www(std::string_view text, std::size_t end) {
   if (end < 3) {
@@ -169,7 +172,7 @@ std::string own_text_html(std::string_view text) {
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string sanitize_text(std::string_view text, std::size_t* replaced) {
   std::string out;
@@ -259,9 +262,11 @@ std::string escape_leading_marker(std::string out) {
   return out;
 }
 
-} // namespace
+}  // namespace
 
-std::string escape_markdown(std::string_view text) { return escape_leading_marker(escape_markdown_inner(text)); }
+std::string escape_markdown(std::string_view text) {
+  return escape_leading_marker(escape_markdown_inner(text));
+}
 
 std::string markdown_spans(std::string_view text, bool in_table) {
   std::string out;
@@ -301,21 +306,37 @@ std::string markdown_code(std::string_view text, bool in_table) {
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
-std::string escape_html(std::string_view text) { return markup_escape(text); }
+std::string escape_html(std::string_view text) {
+  return markup_escape(text);
+}
 
-std::string html_spans(std::string_view text) { return own_text_html(sanitize_text(text)); }
+std::string html_spans(std::string_view text) {
+  return own_text_html(sanitize_text(text));
+}
 
-std::string escape_xml(std::string_view text) { return markup_escape(text); }
+std::string escape_xml(std::string_view text) {
+  return markup_escape(text);
+}
 
-std::string escape_workflow_data(std::string_view text) { return workflow_escape(text, false); }
+std::string escape_workflow_data(std::string_view text) {
+  return workflow_escape(text, false);
+}
 
-std::string escape_workflow_property(std::string_view text) { return workflow_escape(text, true); }
+std::string escape_workflow_property(std::string_view text) {
+  return workflow_escape(text, true);
+}
 
-std::string escape_terminal(std::string_view text) { return sanitize_text(text); }
+std::string escape_terminal(std::string_view text) {
+  return sanitize_text(text);
+}
 
-std::string prose_code(std::string_view data) { return k_code_open + sanitize_text(data) + k_code_close; }
+std::string prose_code(std::string_view data) {
+  return k_code_open + sanitize_text(data) + k_code_close;
+}
 
-std::string prose_text(std::string_view data) { return k_text_open + sanitize_text(data) + k_text_close; }
+std::string prose_text(std::string_view data) {
+  return k_text_open + sanitize_text(data) + k_text_close;
+}
 
 std::string prose_markdown(std::string_view prose) {
   std::string out;
@@ -352,4 +373,4 @@ std::string prose_plain(std::string_view prose) {
   return out;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -5,8 +5,8 @@
 // a GitHub workflow command. None of these functions throws, whatever the bytes.
 //
 // Shared rules (sanitize_text): invalid UTF-8 (bad, overlong, surrogate, out of range, cut sequences)
-// becomes U+FFFD, one per maximal invalid subpart (util/utf8.hpp); C0 controls and DEL become their visible Control Pictures (LF -> ␊,
-// CR -> ␍, ESC -> ␛, tab -> ␉); C1 controls become U+FFFD except NEL (U+0085), which like U+2028 and
+// becomes U+FFFD, one per maximal invalid subpart (util/utf8.hpp); C0 controls and DEL become their visible Control
+// Pictures (LF -> ␊, CR -> ␍, ESC -> ␛, tab -> ␉); C1 controls become U+FFFD except NEL (U+0085), which like U+2028 and
 // U+2029 becomes ␤ (U+2424); the noncharacters U+FFFE and U+FFFF and the bidirectional formatting
 // characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: they reorder the text shown around
 // them) become U+FFFD. So no data string can break a line, end a table row, reorder the report's own
@@ -25,7 +25,8 @@ namespace neuron_gate {
 std::string sanitize_text(std::string_view text, std::size_t* replaced = nullptr);
 
 // Text inside a GFM paragraph, list item or table cell, shown as typed: sanitized, then `\` ` * _ ~ [ ]
-// ! # | $ backslash-escaped (`_` only where it could start or end emphasis), < > & as entities, `@` followed by U+2060 WORD JOINER (no @mention),
+// ! # | $ backslash-escaped (`_` only where it could start or end emphasis), < > & as entities, `@` followed by U+2060
+// WORD JOINER (no @mention),
 // `//` and `www.` split by U+2060 (no autolink), `#` before a digit split (no issue link), and a leading
 // list marker or rule (`-`, `+`, `=`, `1.`) escaped. Markup of the text (headings, links, images, HTML, comments such
 // as "<!-- neuron-gate -->") can therefore never be produced.
@@ -95,4 +96,4 @@ std::string prose_html(std::string_view prose);
 // code data between backticks, text data as it is (sanitized).
 std::string prose_plain(std::string_view prose);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

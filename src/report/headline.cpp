@@ -29,7 +29,8 @@ std::string metric_label(const MetricComparison& m) {
 }
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -70,7 +71,7 @@ std::string samples_text(const VerdictSummary& s) {
   return " · " + std::to_string(s.base_samples) + " / " + std::to_string(s.head_samples) + " samples (base / head)";
 }
 
-} // namespace
+}  // namespace
 
 std::string signed_change_text(const MetricComparison& m) {
   if (!m.present_in_base || !m.present_in_head) {
@@ -98,7 +99,9 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
     return verdict_line(judgement, conditions, false);
   }
   const MetricComparison& m = judgement.metrics[summary.deciding.front()];
-  const char* joint = outcome == Outcome::regression ? ": " : (summary.pass_per_op ? " · no gating op regressed; largest change " : " · ");
+  const char* joint = outcome == Outcome::regression
+                          ? ": "
+                          : (summary.pass_per_op ? " · no gating op regressed; largest change " : " · ");
   std::string line = start + joint + metric_label(m) + " " + change_with_ci(m);
   if (outcome == Outcome::pass && undecided(m.verdict)) {
     // A pass on an undecided estimate within its bound (docs/decision-rule.md): say how little it shows.
@@ -116,7 +119,8 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
   if (summary.conditions > 0) {
     line += " · " + std::to_string(summary.conditions_matched) + " of " + std::to_string(summary.conditions) +
             (summary.conditions == 1 ? " condition matches" : " conditions match") +
-            (summary.conditions_accepted > 0 ? ", " + std::to_string(summary.conditions_accepted) + " accepted" : std::string());
+            (summary.conditions_accepted > 0 ? ", " + std::to_string(summary.conditions_accepted) + " accepted"
+                                             : std::string());
   }
   const std::vector<MetricClass>& classes = summary.gating_classes;
   if (!classes.empty() && judgement.decision.outcome != Outcome::not_comparable) {
@@ -134,10 +138,11 @@ std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metr
     const MetricComparison& m = metrics[row.metric];
     const bool against = ratio_against_medians(m);
     lines.push_back({row.role, row.metric, metric_label(m), signed_change_text(m) + (against ? k_medians_mark : ""),
-                     format_value(m.base_median, m.unit, m.resolution), format_value(m.head_median, m.unit, m.resolution),
-                     note_of(m, row.role), against ? metric_label(m) + ": " + medians_note(m) : std::string()});
+                     format_value(m.base_median, m.unit, m.resolution),
+                     format_value(m.head_median, m.unit, m.resolution), note_of(m, row.role),
+                     against ? metric_label(m) + ": " + medians_note(m) : std::string()});
   }
   return lines;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

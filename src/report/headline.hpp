@@ -48,4 +48,4 @@ std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metr
 // the medians; "new" / "removed" for an op on one side only; "–" when neither exists.
 std::string signed_change_text(const MetricComparison& m);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

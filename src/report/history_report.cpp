@@ -20,7 +20,9 @@ std::string series_label(const HistorySeries& series) {
   return series.name + " (" + metric_class_label(series.metric_class) + ")";
 }
 
-std::string short_commit(const std::string& commit) { return commit.substr(0, 10); }
+std::string short_commit(const std::string& commit) {
+  return commit.substr(0, 10);
+}
 
 const HistoryShift* shift_at(const History& history, std::size_t series, std::size_t baseline) {
   for (const auto& shift : history.shifts) {
@@ -31,7 +33,8 @@ const HistoryShift* shift_at(const History& history, std::size_t series, std::si
   return nullptr;
 }
 
-std::string shift_words(const History& history, const HistoryShift& shift, const std::vector<StoredBaselineEntry>& baselines) {
+std::string shift_words(const History& history, const HistoryShift& shift,
+                        const std::vector<StoredBaselineEntry>& baselines) {
   const HistorySeries& series = history.series[shift.series];
   const StoredBaselineEntry& at = baselines[shift.baseline];
   std::ostringstream out;
@@ -47,15 +50,16 @@ std::string shift_words(const History& history, const HistoryShift& shift, const
 std::string walk_end_words(const HistoryScope& scope) {
   const std::string at = markdown_code(scope.last_commit.substr(0, 12), false);
   switch (scope.end) {
-    case HistoryWalkEnd::shallow:
-      return "The walk ended at " + at + ", the boundary of a shallow clone: older baselines were not looked at "
-             "(fetch more history).\n";
-    case HistoryWalkEnd::commit_limit:
-      return "The walk ended at " + at + " after " + std::to_string(scope.commits) +
-             " commits, the most it looks at: older baselines were not looked at.\n";
-    case HistoryWalkEnd::root:
-    case HistoryWalkEnd::baseline_limit:
-      break;
+  case HistoryWalkEnd::shallow:
+    return "The walk ended at " + at +
+           ", the boundary of a shallow clone: older baselines were not looked at "
+           "(fetch more history).\n";
+  case HistoryWalkEnd::commit_limit:
+    return "The walk ended at " + at + " after " + std::to_string(scope.commits) +
+           " commits, the most it looks at: older baselines were not looked at.\n";
+  case HistoryWalkEnd::root:
+  case HistoryWalkEnd::baseline_limit:
+    break;
   }
   return "";
 }
@@ -63,15 +67,19 @@ std::string walk_end_words(const HistoryScope& scope) {
 // The JSON name of why the walk ended.
 const char* walk_end_key(HistoryWalkEnd end) {
   switch (end) {
-    case HistoryWalkEnd::root: return "first commit";
-    case HistoryWalkEnd::baseline_limit: return "baseline limit";
-    case HistoryWalkEnd::commit_limit: return "commit limit";
-    case HistoryWalkEnd::shallow: return "shallow clone";
+  case HistoryWalkEnd::root:
+    return "first commit";
+  case HistoryWalkEnd::baseline_limit:
+    return "baseline limit";
+  case HistoryWalkEnd::commit_limit:
+    return "commit limit";
+  case HistoryWalkEnd::shallow:
+    return "shallow clone";
   }
   return "first commit";
 }
 
-} // namespace
+}  // namespace
 
 std::string render_history_markdown(const History& history, const std::vector<StoredBaselineEntry>& baselines,
                                     const HistoryScope& scope) {
@@ -88,12 +96,13 @@ std::string render_history_markdown(const History& history, const std::vector<St
       << baselines.front().position + 1 << " first-parent commits. ";
   if (history.tests == 0) {
     out << "No deciding metric has the 3 or more baselines with differing medians that Pettitt's test needs, "
-        << "so no shift can be marked.\n" << walk_end_words(scope) << "\n";
+        << "so no shift can be marked.\n"
+        << walk_end_words(scope) << "\n";
   } else {
     out << "A shift is a change point (Pettitt's test over one median per baseline) with p <= "
         << format_number(history.alpha) << " after Holm over " << history.tests << " metric"
-        << (history.tests == 1 ? "" : "s") << ", marked from a size of " << format_percent(history.min_shift)
-        << ".\n" << walk_end_words(scope) << "\n";
+        << (history.tests == 1 ? "" : "s") << ", marked from a size of " << format_percent(history.min_shift) << ".\n"
+        << walk_end_words(scope) << "\n";
     if (history.shifts.empty()) {
       out << "**No shift** in the deciding metrics.\n\n";
     } else {
@@ -179,4 +188,4 @@ std::string render_history_json(const History& history, const std::vector<Stored
   return root.dump(2) + "\n";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -12,11 +12,11 @@ namespace neuron_gate {
 
 // What was walked, for the headline.
 struct HistoryScope {
-  std::string baseline_ref;  // "refs/neuron-gate/baselines/main"
-  std::string along;         // the revision whose first-parent history was walked ("HEAD")
-  std::size_t commits = 0;   // first-parent commits looked at
+  std::string baseline_ref;                   // "refs/neuron-gate/baselines/main"
+  std::string along;                          // the revision whose first-parent history was walked ("HEAD")
+  std::size_t commits = 0;                    // first-parent commits looked at
   HistoryWalkEnd end = HistoryWalkEnd::root;  // why the walk ended (shown when older baselines were not looked at)
-  std::string last_commit;   // the oldest commit looked at
+  std::string last_commit;                    // the oldest commit looked at
 };
 
 // GFM: the headline (baselines found, metrics, the test and its family), the shifts in words (metric,
@@ -33,4 +33,4 @@ std::string render_history_markdown(const History& history, const std::vector<St
 std::string render_history_json(const History& history, const std::vector<StoredBaselineEntry>& baselines,
                                 const HistoryScope& scope);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -65,19 +65,25 @@ li { margin: 4px 0; }
 footer { text-align: center; color: #656d76; font-size: 12px; padding: 0 0 24px; }
 )css";
 
-std::string esc(const std::string& text) { return escape_html(text); }
+std::string esc(const std::string& text) {
+  return escape_html(text);
+}
 
-std::string code(const std::string& text) { return "<code>" + esc(text) + "</code>"; }
+std::string code(const std::string& text) {
+  return "<code>" + esc(text) + "</code>";
+}
 
 std::string verdict_class(Verdict verdict) {
   std::string name = verdict_name(verdict);
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return name;
 }
 
 std::string badge(const MetricComparison& m) {
   return "<span class=\"badge " + verdict_class(m.verdict) + "\" title=\"" + esc(m.reason) + "\">" +
-         verdict_name(m.verdict) + "</span>" + (m.waiver ? " <span title=\"" + esc(*m.waiver) + "\">(waived)</span>" : "");
+         verdict_name(m.verdict) + "</span>" +
+         (m.waiver ? " <span title=\"" + esc(*m.waiver) + "\">(waived)</span>" : "");
 }
 
 // The adjusted p of the one-sided test in the direction the metric moved (as the Markdown report).
@@ -104,18 +110,19 @@ std::string row_class(const MetricComparison& m) {
 }
 
 std::string metric_table(const std::vector<const MetricComparison*>& metrics, bool ops, std::size_t most) {
-  std::string html = "<div class=\"table-wrap\"><table>\n<thead><tr><th>" + std::string(ops ? "op" : "metric") +
-                     "</th><th class=\"num\">base median</th><th class=\"num\">head median</th><th class=\"num\">change</th>"
-                     "<th class=\"num\">95% CI</th><th class=\"num\">adj. p</th>" +
-                     (ops ? "<th class=\"num\">calls / step</th>" : "") +
-                     "<th class=\"num\">n base / head</th><th>verdict</th></tr></thead>\n<tbody>\n";
+  std::string html =
+      "<div class=\"table-wrap\"><table>\n<thead><tr><th>" + std::string(ops ? "op" : "metric") +
+      "</th><th class=\"num\">base median</th><th class=\"num\">head median</th><th class=\"num\">change</th>"
+      "<th class=\"num\">95% CI</th><th class=\"num\">adj. p</th>" +
+      (ops ? "<th class=\"num\">calls / step</th>" : "") +
+      "<th class=\"num\">n base / head</th><th>verdict</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < metrics.size() && i < most; ++i) {
     const MetricComparison& m = *metrics[i];
     html += "<tr" + row_class(m) + "><td class=\"name\">" + code(m.name) + "</td><td class=\"num\">" +
-            esc(format_value(m.base_median, m.unit, m.resolution)) + "</td><td class=\"num\">" + esc(format_value(m.head_median, m.unit, m.resolution)) +
-            "</td><td class=\"num\">" + signed_change_text(m) + "</td><td class=\"num\">" +
-            format_change_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" + adjusted_p(m) + "</td>" +
-            (ops ? "<td class=\"num\">" + calls(m) + "</td>" : "") + "<td class=\"num\">" +
+            esc(format_value(m.base_median, m.unit, m.resolution)) + "</td><td class=\"num\">" +
+            esc(format_value(m.head_median, m.unit, m.resolution)) + "</td><td class=\"num\">" + signed_change_text(m) +
+            "</td><td class=\"num\">" + format_change_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" +
+            adjusted_p(m) + "</td>" + (ops ? "<td class=\"num\">" + calls(m) + "</td>" : "") + "<td class=\"num\">" +
             std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + "</td><td>" +
             badge(m) + "</td></tr>\n";
   }
@@ -127,8 +134,10 @@ std::string conditions_section(const Report& report) {
   if (report.conditions.rows.empty()) {
     return html + "<p>No conditions could be read from the data.</p>\n</section>\n";
   }
-  html += "<div class=\"table-wrap\"><table>\n<thead><tr><th>condition</th><th>base</th><th>head</th><th></th></tr></thead>\n"
-          "<tbody>\n";
+  html +=
+      "<div "
+      "class=\"table-wrap\"><table>\n<thead><tr><th>condition</th><th>base</th><th>head</th><th></th></tr></thead>\n"
+      "<tbody>\n";
   for (const ConditionRow& row : report.conditions.rows) {
     const std::string mark = row.matches    ? "<span class=\"ok\">✓</span>"
                              : row.accepted ? "<span class=\"accepted\">✗ accepted</span>"
@@ -140,7 +149,9 @@ std::string conditions_section(const Report& report) {
   return html + "</tbody>\n</table></div>\n</section>\n";
 }
 
-std::string class_label(MetricClass metric_class) { return metric_class_label(metric_class, ClassLabel::heading); }
+std::string class_label(MetricClass metric_class) {
+  return metric_class_label(metric_class, ClassLabel::heading);
+}
 
 double absolute_change(const MetricComparison& m) {
   const double base = m.base_median.value_or(0), head = m.head_median.value_or(0);
@@ -190,7 +201,9 @@ std::string measurements_section(const Report& report) {
   if (report.outcome == Outcome::not_comparable) {
     return html + "<p>Not computed: the conditions above differ.</p>\n</section>\n";
   }
-  html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a signed %, with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
+  html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a "
+          "signed %, with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: "
+          "one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
   const auto e2e = ranked_metrics(report, MetricClass::end_to_end);
   if (!e2e.empty()) {
     html += "<h3>End-to-end</h3>\n" + metric_table(e2e, false, e2e.size());
@@ -213,7 +226,8 @@ std::string measurements_section(const Report& report) {
   const std::string chart = svg_change_chart(report);
   if (!chart.empty()) {
     html += "<h3>Change of the summary metrics</h3>\n<p class=\"note\">The metrics of the summary table, deciding "
-            "first: Hodges–Lehmann ratio head / base as a signed % change around 0, coloured by verdict (red regressed, green improved, purple structural, grey otherwise); hover a bar "
+            "first: Hodges–Lehmann ratio head / base as a signed % change around 0, coloured by verdict (red "
+            "regressed, green improved, purple structural, grey otherwise); hover a bar "
             "for its numbers.</p>\n" +
             chart;
   }
@@ -240,11 +254,12 @@ std::string list_section(const char* id, const char* title, const std::vector<st
 std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
   std::string html = "<section id=\"provenance\">\n<h2>Provenance</h2>\n<ul>\n";
-  html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + code(p.base_spec) + ", head " + code(p.head_spec) + "</li>\n";
-  html += "<li>rules: " + esc(p.rules_source) + (p.rules_from.empty() ? "" : " from " + esc(p.rules_from)) + " (sha256 " + code(p.rules_sha256) + "); alpha " +
-          format_number(report.rules.alpha) + ", " + esc(correction_name(report.rules.correction)) + ", floor " +
-          format_number(report.rules.floor_us) + " µs per op per step; unit: " +
-          esc(sample_unit_description(report.rules.unit)) + "</li>\n";
+  html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + code(p.base_spec) + ", head " + code(p.head_spec) +
+          "</li>\n";
+  html += "<li>rules: " + esc(p.rules_source) + (p.rules_from.empty() ? "" : " from " + esc(p.rules_from)) +
+          " (sha256 " + code(p.rules_sha256) + "); alpha " + format_number(report.rules.alpha) + ", " +
+          esc(correction_name(report.rules.correction)) + ", floor " + format_number(report.rules.floor_us) +
+          " µs per op per step; unit: " + esc(sample_unit_description(report.rules.unit)) + "</li>\n";
   for (const GitCommit& commit : p.commits) {
     html += "<li>" + esc(commit.side) + " git commit " + code(commit.commit) + " " + esc(commit.summary) +
             (commit.branch.empty() ? "" : ", branch " + code(commit.branch)) +
@@ -349,7 +364,7 @@ std::string summary_section(const Report& report) {
   return html + "</section>\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string render_html_sections(const Report& report) {
   return summary_section(report) + conditions_section(report) + measurements_section(report) +
@@ -359,7 +374,8 @@ std::string render_html_sections(const Report& report) {
 }
 
 std::string render_html_page(Outcome outcome, const std::string& title, const std::string& verdict_line,
-                             const std::string& context_line, const std::string& main_html, const std::string& tool_version) {
+                             const std::string& context_line, const std::string& main_html,
+                             const std::string& tool_version) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
           "img-src data:\">\n";
@@ -367,8 +383,8 @@ std::string render_html_page(Outcome outcome, const std::string& title, const st
   html += "<title>" + esc(title) + "</title>\n";
   html += std::string("<style>") + k_style + "</style>\n</head>\n<body>\n";
   html += std::string("<header class=\"verdict ") + outcome_key(outcome) + "\"><div class=\"inner\">\n<h1>" +
-          outcome_icon(outcome) + prose_html(verdict_text(verdict_line, outcome)) + "</h1>\n<p><strong>neuron-gate</strong> · " +
-          prose_html(context_line) + "</p>\n</div></header>\n<main>\n";
+          outcome_icon(outcome) + prose_html(verdict_text(verdict_line, outcome)) +
+          "</h1>\n<p><strong>neuron-gate</strong> · " + prose_html(context_line) + "</p>\n</div></header>\n<main>\n";
   html += main_html;
   html += "</main>\n<footer>neuron-gate " + esc(tool_version) +
           " · measurements, interpretations and open hypotheses are kept apart; the JSON report has every "
@@ -378,9 +394,10 @@ std::string render_html_page(Outcome outcome, const std::string& title, const st
 
 std::string render_html(const Report& report) {
   const Provenance& p = report.provenance;
-  const std::string title = std::string("neuron-gate: ") + outcome_name(report.outcome) + " · " + p.base_spec + " → " + p.head_spec;
+  const std::string title =
+      std::string("neuron-gate: ") + outcome_name(report.outcome) + " · " + p.base_spec + " → " + p.head_spec;
   return render_html_page(report.outcome, title, report.verdict_line, report.context_line, render_html_sections(report),
                           p.tool_version);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

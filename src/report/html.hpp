@@ -23,6 +23,7 @@ std::string render_html_sections(const Report& report);
 // verdict header (icon and colour of `outcome`; `verdict_line` without its leading emoji and
 // `context_line`, both prose), `main_html` (already HTML) in <main>, the footer naming `tool_version`.
 std::string render_html_page(Outcome outcome, const std::string& title, const std::string& verdict_line,
-                             const std::string& context_line, const std::string& main_html, const std::string& tool_version);
+                             const std::string& context_line, const std::string& main_html,
+                             const std::string& tool_version);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -16,8 +16,12 @@ namespace neuron_gate {
 namespace {
 
 // Every string from the profile is hostile (escape.hpp): names as code spans, other data as one line of text.
-std::string code(const std::string& data) { return markdown_code(data, false); }
-std::string text(const std::string& data) { return sanitize_text(data); }
+std::string code(const std::string& data) {
+  return markdown_code(data, false);
+}
+std::string text(const std::string& data) {
+  return sanitize_text(data);
+}
 
 void files_section(const SideSamples& side, std::ostream& out) {
   out << "\n## Files\n\n";
@@ -35,7 +39,8 @@ void files_section(const SideSamples& side, std::ostream& out) {
     out << "\n";
   }
   if (side.inventory.names_with_invalid_utf8 > 0) {
-    out << "\n" << side.inventory.names_with_invalid_utf8
+    out << "\n"
+        << side.inventory.names_with_invalid_utf8
         << " file or folder name(s) hold invalid UTF-8: shown with U+FFFD in their place\n";
   }
 }
@@ -154,7 +159,8 @@ void device_share_line(const std::vector<SampleStep>& steps, std::ostream& out) 
     return;
   }
   out << "\nDevice time: " << format_duration_us(static_cast<double>(device) / 1000.0) << " in " << steps.size()
-      << " steps, " << format_significant(100.0 * static_cast<double>(device - unattributed) / static_cast<double>(device), 4)
+      << " steps, "
+      << format_significant(100.0 * static_cast<double>(device - unattributed) / static_cast<double>(device), 4)
       << "% attributed to an op";
   for (const auto& [category, ns] : by_category) {
     out << "; not attributed (" << text(category) << "): " << format_duration_us(static_cast<double>(ns) / 1000.0);
@@ -184,12 +190,13 @@ void ops_section(const SideSamples& side, std::ostream& out) {
       device.push_back(static_cast<double>(values.device_ns) / 1000.0);
       calls.push_back(static_cast<double>(values.calls));
     }
-    out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(self_cpu)) << " | " << format_duration_us(median(device))
-        << " | " << format_significant(median(calls), 3) << " | " << present << " |\n";
+    out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(self_cpu)) << " | "
+        << format_duration_us(median(device)) << " | " << format_significant(median(calls), 3) << " | " << present
+        << " |\n";
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
   std::ostringstream out;
@@ -208,4 +215,4 @@ std::string render_inspect(const std::string& profile_spec, const SideSamples& s
   return out.str();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -14,4 +14,4 @@ namespace neuron_gate {
 // with its conditions `fingerprint` (fingerprint_side). Byte-identical for the same inputs.
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

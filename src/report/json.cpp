@@ -44,8 +44,8 @@ ordered metric_json(const MetricComparison& m) {
     j["scope"] = metric_scope_key(m.scope);
   }
   if (m.scope == MetricScope::replacement_group) {
-    j["replaced"] = {{"gone", m.replaced->gone}, {"appeared", m.replaced->appeared},
-                     {"calls_changed", m.replaced->calls_changed}};
+    j["replaced"] = {
+        {"gone", m.replaced->gone}, {"appeared", m.replaced->appeared}, {"calls_changed", m.replaced->calls_changed}};
   }
   j["unit"] = m.unit;
   j["better"] = m.better == Better::lower ? "lower" : "higher";
@@ -134,7 +134,7 @@ ordered facts_json(const SideFacts& facts) {
   }
   const ScreenedTime& screened = facts.screened;
   if (screened.excluded_cpu_ns > 0 || screened.excluded_device_ns > 0 || screened.device_time_lost) {
-    j["excluded_self_cpu_share"] = excluded_cpu_share(screened);  // of kept + excluded self CPU time
+    j["excluded_self_cpu_share"] = excluded_cpu_share(screened);   // of kept + excluded self CPU time
     j["excluded_device_share"] = excluded_device_share(screened);  // 1 when device time was lost
   }
   if (facts.device_ns > 0) {  // only with device time, so CPU-only reports keep their shape
@@ -182,7 +182,7 @@ ordered rules_json(const Report& report) {
   return rules;
 }
 
-} // namespace
+}  // namespace
 
 // `value` with every string and key made valid UTF-8 (escape.hpp valid_utf8: one U+FFFD per bad byte, as
 // in the other outputs).
@@ -251,7 +251,7 @@ namespace {
 // The top-level object of a report written field by field: each field's value dumped as it reads one level
 // deep, so the text is what one dump of the whole document gives.
 class TopLevelWriter {
-public:
+ public:
   explicit TopLevelWriter(const std::function<void(std::string_view)>& sink) : m_sink(sink) {}
 
   void field(const char* key, const ordered& value) {
@@ -276,7 +276,7 @@ public:
 
   void close() { m_sink("\n}\n"); }
 
-private:
+ private:
   void open(const char* key) {
     m_sink(m_first ? "{\n \"" : ",\n \"");
     m_sink(key);
@@ -309,16 +309,21 @@ ordered provenance_json(const Provenance& p) {
   provenance["warnings"] = p.warnings;
   ordered commits = ordered::array();
   for (const GitCommit& commit : p.commits) {
-    commits.push_back({{"side", commit.side}, {"commit", commit.commit}, {"summary", commit.summary}, {"dirty", commit.dirty},
-                       {"branch", commit.branch.empty() ? ordered(nullptr) : ordered(commit.branch)},
-                       {"repository", commit.repository},
-                       {"object_database", commit.object_database},
-                       {"manifest_commit", commit.manifest_commit.empty() ? ordered(nullptr) : ordered(commit.manifest_commit)}});
+    commits.push_back(
+        {{"side", commit.side},
+         {"commit", commit.commit},
+         {"summary", commit.summary},
+         {"dirty", commit.dirty},
+         {"branch", commit.branch.empty() ? ordered(nullptr) : ordered(commit.branch)},
+         {"repository", commit.repository},
+         {"object_database", commit.object_database},
+         {"manifest_commit", commit.manifest_commit.empty() ? ordered(nullptr) : ordered(commit.manifest_commit)}});
   }
   provenance["git_commits"] = commits;
   if (p.stored_baseline) {
     const FoundBaseline& b = *p.stored_baseline;
-    provenance["stored_baseline"] = {{"ref", b.ref}, {"tip", b.tip}, {"commit", b.commit}, {"head_commit", b.head_commit},
+    provenance["stored_baseline"] = {{"ref", b.ref},           {"tip", b.tip},
+                                     {"commit", b.commit},     {"head_commit", b.head_commit},
                                      {"distance", b.distance}, {"walked", b.walked}};
   }  // absent when base is no stored baseline
   if (p.noise_check) {
@@ -327,7 +332,7 @@ ordered provenance_json(const Provenance& p) {
   return provenance;
 }
 
-} // namespace
+}  // namespace
 
 void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink) {
   TopLevelWriter j(sink);
@@ -352,13 +357,21 @@ void write_json_report(const Report& report, const std::function<void(std::strin
   }
   j.field("gating_classes", gating);
   const MaterialSelection& material = report.decision.material;
-  j.field("material", {{"share", material.share}, {"material", material.material}, {"not_material", material.not_material},
-                     {"sums", material.sums}, {"replaced", material.replaced},
-                   {"step_us", optional_number(material.step_us)}, {"device_us", optional_number(material.device_us)}});
+  j.field("material", {{"share", material.share},
+                       {"material", material.material},
+                       {"not_material", material.not_material},
+                       {"sums", material.sums},
+                       {"replaced", material.replaced},
+                       {"step_us", optional_number(material.step_us)},
+                       {"device_us", optional_number(material.device_us)}});
   ordered conditions = ordered::array();
   for (const ConditionRow& row : report.conditions.rows) {
-    conditions.push_back({{"name", row.name}, {"base", row.base}, {"head", row.head}, {"matches", row.matches},
-                          {"accepted", row.accepted}, {"note", row.note}});
+    conditions.push_back({{"name", row.name},
+                          {"base", row.base},
+                          {"head", row.head},
+                          {"matches", row.matches},
+                          {"accepted", row.accepted},
+                          {"note", row.note}});
   }
   j.field("conditions", conditions);
   j.metrics(report.metrics);
@@ -383,4 +396,4 @@ std::string render_json(const Report& report) {
   return text;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

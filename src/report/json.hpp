@@ -24,4 +24,4 @@ void write_json_report(const Report& report, const std::function<void(std::strin
 // UTF-8 (escape.hpp valid_utf8), so no name from the data can make nlohmann throw type_error.316.
 std::string dump_valid_json(const nlohmann::ordered_json& document);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -10,7 +10,9 @@
 namespace neuron_gate {
 namespace {
 
-std::string class_label(MetricClass metric_class) { return metric_class_label(metric_class, ClassLabel::junit); }
+std::string class_label(MetricClass metric_class) {
+  return metric_class_label(metric_class, ClassLabel::junit);
+}
 
 struct Case {
   std::string name, classname;
@@ -25,12 +27,15 @@ std::string metric_details(const MetricComparison& m) {
   const std::string replaced = replacement_members_text(m);
   return "verdict: " + std::string(verdict_name(m.verdict)) + "\nreason: " + sanitize_text(m.reason) +
          (replaced.empty() ? std::string() : "\nreplaced ops: " + prose_plain(replaced)) +
-         "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " + std::to_string(m.base_samples.size()) +
-         ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " + std::to_string(m.head_samples.size()) +
+         "\nbase median: " + format_value(m.base_median, m.unit, m.resolution) + " (n " +
+         std::to_string(m.base_samples.size()) +
+         ")\nhead median: " + format_value(m.head_median, m.unit, m.resolution) + " (n " +
+         std::to_string(m.head_samples.size()) +
          ")\nchange head vs base: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) +
          "\nadjusted p (worse): " + format_p(m.p_worse_adjusted) + ", (better): " + format_p(m.p_better_adjusted) +
-         " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) + "\nthreshold: " +
-         format_percent(m.threshold) + (m.waiver ? "\nwaiver: " + sanitize_text(*m.waiver) : std::string()) + "\n";
+         " in family " + family_name(m.family) + " of " + std::to_string(m.family_size) +
+         "\nthreshold: " + format_percent(m.threshold) +
+         (m.waiver ? "\nwaiver: " + sanitize_text(*m.waiver) : std::string()) + "\n";
 }
 
 Case metric_case(const Report& report, const MetricComparison& m) {
@@ -41,7 +46,8 @@ Case metric_case(const Report& report, const MetricComparison& m) {
   c.details = metric_details(m);
   if (m.verdict == Verdict::regressed) {
     c.type = verdict_name(m.verdict);
-    c.message = "REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", adjusted p " + format_p(m.p_worse_adjusted) + "; " + m.reason;
+    c.message = "REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", adjusted p " +
+                format_p(m.p_worse_adjusted) + "; " + m.reason;
     if (m.scope == MetricScope::replacement_group) {
       c.message += "; replaced ops: " + prose_plain(replacement_members_text(m));
     }
@@ -70,7 +76,10 @@ Case conditions_case(const Report& report) {
   std::string differing;
   for (const ConditionRow& row : report.conditions.rows) {
     c.details += sanitize_text(row.name) + ": base " + sanitize_text(row.base) + "; head " + sanitize_text(row.head) +
-                 (row.matches ? "" : row.accepted ? " (differs, accepted)" : " (differs)") + "\n";
+                 (row.matches    ? ""
+                  : row.accepted ? " (differs, accepted)"
+                                 : " (differs)") +
+                 "\n";
     if (!row.matches && !row.accepted) {
       differing += (differing.empty() ? "" : "; ") + row.name + " (base: " + row.base + "; head: " + row.head + ")";
     }
@@ -103,7 +112,7 @@ std::string xml_lines(const std::string& text) {
   return xml;
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -119,7 +128,8 @@ std::string counts_attributes(std::size_t tests, std::size_t failures, std::size
 }
 
 std::string case_xml(const Case& c) {
-  std::string xml = "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) + attribute("time", "0") + ">\n";
+  std::string xml = "    <testcase" + attribute("name", c.name) + attribute("classname", c.classname) +
+                    attribute("time", "0") + ">\n";
   if (c.kind == Case::Kind::failure) {
     xml += "      <failure" + attribute("message", c.message) + attribute("type", c.type) + ">" + xml_lines(c.details) +
            "</failure>\n";
@@ -181,9 +191,11 @@ std::string document(const std::vector<Suite>& suites) {
          counts_attributes(tests, failures, skipped) + ">\n" + body + "</testsuites>\n";
 }
 
-} // namespace
+}  // namespace
 
-std::string render_junit(const Report& report) { return document({report_suite(report, "neuron-gate")}); }
+std::string render_junit(const Report& report) {
+  return document({report_suite(report, "neuron-gate")});
+}
 
 std::string render_junit_points(const std::vector<JunitPoint>& points) {
   std::vector<Suite> suites;
@@ -199,4 +211,4 @@ std::string render_junit_points(const std::vector<JunitPoint>& points) {
   return document(suites);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -29,4 +29,4 @@ struct JunitPoint {
 // of one skipped case. <testsuites> sums the counts.
 std::string render_junit_points(const std::vector<JunitPoint>& points);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

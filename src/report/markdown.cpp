@@ -13,7 +13,9 @@ namespace neuron_gate {
 namespace {
 
 // A table cell of data shown as text (escape.hpp: no markup, no line break, `|` escaped).
-std::string text_cell(const std::string& text) { return markdown_spans(text, true); }
+std::string text_cell(const std::string& text) {
+  return markdown_spans(text, true);
+}
 
 // Names in table cells are cut in the middle to this many characters ("aten::some_fa…_1549_backward"),
 // so that a table fits GitHub's 860 px comment column whatever the names (tests/report/check_gfm_layout.mjs);
@@ -93,8 +95,10 @@ std::string conditions_section(const Report& report) {
   if (fold) {
     text += "<details><summary>" + std::to_string(report.summary.conditions_matched) + " of " +
             std::to_string(report.summary.conditions) + " match" +
-            (report.summary.conditions_accepted > 0 ? ", " + std::to_string(report.summary.conditions_accepted) + " accepted"
-                                                    : std::string()) + "</summary>\n\n";
+            (report.summary.conditions_accepted > 0
+                 ? ", " + std::to_string(report.summary.conditions_accepted) + " accepted"
+                 : std::string()) +
+            "</summary>\n\n";
   }
   text += "| condition | base | head | |\n|---|---|---|---|\n";
   for (const ConditionRow& row : report.conditions.rows) {
@@ -107,16 +111,18 @@ std::string conditions_section(const Report& report) {
 
 std::string provenance_section(const Report& report) {
   const Provenance& p = report.provenance;
-  std::string text = "### Provenance\n\n<details><summary>neuron-gate " + p.tool_version + ", rules, files read</summary>\n\n";
+  std::string text =
+      "### Provenance\n\n<details><summary>neuron-gate " + p.tool_version + ", rules, files read</summary>\n\n";
   text += "- neuron-gate " + p.tool_version + "; base " + markdown_code(p.base_spec, false) + ", head " +
           markdown_code(p.head_spec, false) + "\n";
   text += "- rules: " + escape_markdown(p.rules_source) +
-          (p.rules_from.empty() ? "" : " from " + escape_markdown(p.rules_from)) + " (sha256 `" + p.rules_sha256.substr(0, 16) + "…`); alpha " +
-          format_number(report.rules.alpha) + ", " + correction_name(report.rules.correction) +
-          ", floor " + format_number(report.rules.floor_us) + " µs per op per step; unit: " +
-          sample_unit_description(report.rules.unit) + "\n";
+          (p.rules_from.empty() ? "" : " from " + escape_markdown(p.rules_from)) + " (sha256 `" +
+          p.rules_sha256.substr(0, 16) + "…`); alpha " + format_number(report.rules.alpha) + ", " +
+          correction_name(report.rules.correction) + ", floor " + format_number(report.rules.floor_us) +
+          " µs per op per step; unit: " + sample_unit_description(report.rules.unit) + "\n";
   for (const GitCommit& commit : p.commits) {
-    text += "- " + commit.side + " git commit " + markdown_code(commit.commit.substr(0, 12), false) + " " + escape_markdown(commit.summary) +
+    text += "- " + commit.side + " git commit " + markdown_code(commit.commit.substr(0, 12), false) + " " +
+            escape_markdown(commit.summary) +
             (commit.branch.empty() ? "" : ", branch " + markdown_code(commit.branch, false)) +
             (commit.object_database ? ", read from the object database" : "") +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") +
@@ -215,7 +221,8 @@ std::string full_tables_text(const FullTables& full_tables, std::size_t keep_per
   std::string text;
   for (const auto& [label, ops] : full_tables) {
     const std::size_t keep = std::min(keep_per_table, ops.size());
-    text += "<details><summary>All " + std::to_string(ops.size()) + " ops: " + label + " per step, most changed first</summary>\n\n";
+    text += "<details><summary>All " + std::to_string(ops.size()) + " ops: " + label +
+            " per step, most changed first</summary>\n\n";
     text += k_op_header;
     for (std::size_t i = 0; i < keep; ++i) {
       text += op_row(*ops[i]);
@@ -252,7 +259,7 @@ std::string fitted_full_tables(const FullTables& full_tables, std::size_t room) 
   return full_tables_text(full_tables, low);
 }
 
-} // namespace
+}  // namespace
 
 // The key when it is valid, else "" (the CLI refuses a bad key before any work; this keeps the marker
 // line a marker whatever a caller passes).
@@ -270,7 +277,9 @@ std::string comment_key_problem(const std::string& key) {
   return "";
 }
 
-std::string comment_problem_free(const std::string& key) { return comment_key_problem(key).empty() ? key : ""; }
+std::string comment_problem_free(const std::string& key) {
+  return comment_key_problem(key).empty() ? key : "";
+}
 
 std::string sticky_marker(const std::string& key) {
   return key.empty() ? std::string(k_sticky_marker) : "<!-- neuron-gate key=" + key + " -->";
@@ -304,7 +313,7 @@ std::string render_with_marker(const Report& report, std::size_t max_chars, cons
   return text;
 }
 
-} // namespace
+}  // namespace
 
 std::string render_markdown(const Report& report, std::size_t max_chars, const std::string& comment_key) {
   return render_with_marker(report, max_chars, sticky_marker(comment_problem_free(comment_key)));
@@ -314,4 +323,4 @@ std::string render_markdown_detail(const Report& report, std::size_t max_chars) 
   return render_with_marker(report, max_chars, "");
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -35,4 +35,4 @@ std::string render_markdown(const Report& report, std::size_t max_chars = k_comm
 // several (points_report.hpp). Shorter than `max_chars` as render_markdown.
 std::string render_markdown_detail(const Report& report, std::size_t max_chars);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

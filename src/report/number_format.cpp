@@ -30,7 +30,7 @@ std::string grouped(double value) {
   return (value < 0 && digits.find_first_not_of("0,") != std::string::npos ? "-" : "") + digits;
 }
 
-} // namespace
+}  // namespace
 
 std::string format_significant(std::optional<double> value, int significant) {
   if (!value || !std::isfinite(*value)) {
@@ -163,4 +163,4 @@ std::string format_value(std::optional<double> value, const std::string& unit, s
   return format_value(value, unit);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -14,8 +14,8 @@ std::string format_significant(std::optional<double> value, int significant = 3)
 // 1.0 -> "1", 0.05 -> "0.05", 2.5 -> "2.5", 1234.5 -> "1234" (never scientific). nullopt -> "–".
 std::string format_number(std::optional<double> value, int significant = 3);
 
-// A time in µs as text with a unit chosen by size: 0 -> "0 µs", 0.5 -> "0.50 µs", 3.25 -> "3.25 µs", 12.5 -> "12.5 µs", 1234 -> "1.23 ms",
-// 2.5e6 -> "2.50 s". nullopt or non-finite -> "–".
+// A time in µs as text with a unit chosen by size: 0 -> "0 µs", 0.5 -> "0.50 µs", 3.25 -> "3.25 µs", 12.5 -> "12.5 µs",
+// 1234 -> "1.23 ms", 2.5e6 -> "2.50 s". nullopt or non-finite -> "–".
 std::string format_duration_us(std::optional<double> microseconds);
 
 // A value in a metric's unit: times ("us", "µs", "ns", "ms", "s") go through format_duration_us with a
@@ -50,4 +50,4 @@ std::string format_percent(std::optional<double> fraction);
 // A p value: >= 0.001 with 3 significant digits ("0.0123"), smaller in scientific notation ("3.2e-16").
 std::string format_p(std::optional<double> p);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -15,7 +15,6 @@
 namespace neuron_gate {
 namespace {
 
-
 std::string points_table(const PointsReport& report) {
   std::string text = "| operating point | deciding metric | change | verdict |\n|---|---|--:|---|\n";
   for (const PointRow& row : report.rows) {
@@ -27,7 +26,7 @@ std::string points_table(const PointsReport& report) {
   return text + "\n";
 }
 
-} // namespace
+}  // namespace
 
 std::string render_points_markdown(const PointsReport& report, std::size_t max_chars, const std::string& comment_key) {
   const std::string marker = sticky_marker(comment_key_problem(comment_key).empty() ? comment_key : "");
@@ -39,7 +38,8 @@ std::string render_points_markdown(const PointsReport& report, std::size_t max_c
   const std::size_t share = fixed < max_chars ? (max_chars - fixed) / std::max<std::size_t>(1, report.rows.size()) : 0;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     const PointRow& row = report.rows[i];
-    text += "<details><summary>" + escape_html(row.label) + " · " + escape_html(prose_plain(row.verdict)) + "</summary>\n\n";
+    text += "<details><summary>" + escape_html(row.label) + " · " + escape_html(prose_plain(row.verdict)) +
+            "</summary>\n\n";
     text += report.details[i] ? render_markdown_detail(*report.details[i], share)
                               : prose_markdown(row.verdict) + ": nothing to compare it with.\n";
     text += "\n</details>\n\n";
@@ -109,8 +109,8 @@ std::string render_points_html(const PointsReport& report) {
 std::string render_points_junit(const PointsReport& report) {
   std::vector<JunitPoint> points;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
-    points.push_back({report.rows[i].label, report.details[i] ? &*report.details[i] : nullptr,
-                      prose_plain(report.rows[i].verdict)});
+    points.push_back(
+        {report.rows[i].label, report.details[i] ? &*report.details[i] : nullptr, prose_plain(report.rows[i].verdict)});
   }
   return render_junit_points(points);
 }
@@ -119,9 +119,10 @@ std::string render_points_annotations(const PointsReport& report) {
   std::string text;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     const PointRow& row = report.rows[i];
-    text += row.status == PointStatus::compared && report.details[i]
-                ? render_annotations(*report.details[i], k_annotations_per_kind, row.label)
-                : point_not_compared_annotation(row.label, prose_plain(row.verdict), row.status != PointStatus::head_only);
+    text +=
+        row.status == PointStatus::compared && report.details[i]
+            ? render_annotations(*report.details[i], k_annotations_per_kind, row.label)
+            : point_not_compared_annotation(row.label, prose_plain(row.verdict), row.status != PointStatus::head_only);
   }
   return text;
 }
@@ -136,4 +137,4 @@ std::string render_points_terminal(const PointsReport& report) {
   return text;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

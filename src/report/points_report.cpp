@@ -19,7 +19,7 @@ PointRow row_of(const PointComparison& point, const std::optional<Report>& detai
   return row;
 }
 
-} // namespace
+}  // namespace
 
 PointsReport build_points_report(const PointsJudgement& judged, std::vector<std::optional<Report>> details,
                                  const std::string& base_spec, const std::string& head_spec, RuleSet rules) {
@@ -35,4 +35,4 @@ PointsReport build_points_report(const PointsJudgement& judged, std::vector<std:
   return report;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -15,7 +15,7 @@ namespace neuron_gate {
 
 // One row of the opening table, as prose (escape.hpp: each renderer escapes it).
 struct PointRow {
-  std::string label;    // the point's label as given (a string from the profile: prose_code it)
+  std::string label;  // the point's label as given (a string from the profile: prose_code it)
   PointStatus status = PointStatus::compared;
   Outcome outcome = Outcome::not_comparable;  // the point's own outcome
   std::string metric;   // the deciding metric ("`latency`", "`aten::mm` self CPU"), "–" when none
@@ -47,7 +47,8 @@ PointsReport build_points_report(const PointsJudgement& judged, std::vector<std:
 std::string points_headline_text(const PointsReport& report);
 
 // The context line: sides, the points (how many on each side, compared), gating classes and counts.
-std::string points_context_text(const PointsJudgement& judged, const std::string& base_spec, const std::string& head_spec);
+std::string points_context_text(const PointsJudgement& judged, const std::string& base_spec,
+                                const std::string& head_spec);
 
 // The verdict cell of a point: "regressed", "pass", "no decision", "inconclusive", "not comparable: in
 // base only" / "in head only" / "conditions differ (NAMES)".
@@ -72,4 +73,4 @@ std::string render_points_annotations(const PointsReport& report);
 // Terminal: the headline and one aligned line per point (escape_terminal on every string).
 std::string render_points_terminal(const PointsReport& report);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

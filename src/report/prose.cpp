@@ -15,7 +15,9 @@ namespace {
 
 // A ratio as a percentage without the sign for gains: 1.123 -> "12.3%", 0.95 -> "-5%"
 // (number_format.hpp format_percent of ratio - 1).
-std::string percent(double ratio) { return format_percent(ratio - 1.0); }
+std::string percent(double ratio) {
+  return format_percent(ratio - 1.0);
+}
 
 // The ratio with > 1 meaning worse, whatever the metric's direction.
 double worse_of(const MetricComparison& m) {
@@ -36,8 +38,8 @@ std::string inconclusive_text(const MetricComparison& m) {
   const std::optional<double> p = worse ? m.p_worse_adjusted : m.p_better_adjusted;
   switch (m.why) {
   case VerdictReason::significant_size_open:
-    return "the change is significant after correction (adjusted p " + format_p(p) +
-           ") but its 95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " straddles the threshold (±" +
+    return "the change is significant after correction (adjusted p " + format_p(p) + ") but its 95% CI " +
+           format_change_interval(m.ratio_low, m.ratio_high) + " straddles the threshold (±" +
            percent(1.0 + m.threshold) + ")";
   case VerdictReason::adjusted_p_not_reached:
     return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
@@ -58,9 +60,9 @@ std::string inconclusive_text(const MetricComparison& m) {
   case VerdictReason::within_resolution:
     return "the change is within the timer's resolution (" + format_duration_us(m.resolution) +
            "): neither a change nor its absence can be shown" +
-           (m.ratio_low && m.ratio_high
-                ? "; the 95% CI, widened by one quantum each side, is " + format_change_interval(m.ratio_low, m.ratio_high)
-                : std::string());
+           (m.ratio_low && m.ratio_high ? "; the 95% CI, widened by one quantum each side, is " +
+                                              format_change_interval(m.ratio_low, m.ratio_high)
+                                        : std::string());
   case VerdictReason::not_across_runs:
     return "significant and beyond the threshold, but a side's steps come from fewer than " +
            std::to_string(k_processes_to_establish) + " processes: not established across runs (capture " +
@@ -79,13 +81,14 @@ std::string inconclusive_text(const MetricComparison& m) {
   }
   case VerdictReason::runs_disagree:
     return "significant and beyond the threshold over the pooled samples, but the runs' medians do not establish it: "
-           "their 90% interval (Welch, " + std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
-           " runs) is " + format_change_interval(m.runs_ratio_low, m.runs_ratio_high);
+           "their 90% interval (Welch, " +
+           std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) + " runs) is " +
+           format_change_interval(m.runs_ratio_low, m.runs_ratio_high);
   case VerdictReason::within_run_allowance:
     return "significant and beyond the threshold, but the samples come from too few processes (" +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
-           " runs) and the change is within the between-run allowance of ±" +
-           format_number(m.run_allowance * 100.0) + "%";
+           " runs) and the change is within the between-run allowance of ±" + format_number(m.run_allowance * 100.0) +
+           "%";
   default:
     break;
   }
@@ -93,9 +96,11 @@ std::string inconclusive_text(const MetricComparison& m) {
          " straddles the threshold and the change is not significant after correction";
 }
 
-} // namespace
+}  // namespace
 
-std::string prose_code(const std::string& name) { return prose_code(std::string_view(name)); }
+std::string prose_code(const std::string& name) {
+  return prose_code(std::string_view(name));
+}
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
@@ -203,7 +208,7 @@ std::string reason_of_verdict(const MetricComparison& m) {
   return inconclusive_text(m);
 }
 
-} // namespace
+}  // namespace
 
 bool ratio_against_medians(const MetricComparison& m) {
   if (!m.present_in_base || !m.present_in_head || !m.ratio || !m.base_median || !m.head_median || *m.ratio == 1.0) {
@@ -214,9 +219,10 @@ bool ratio_against_medians(const MetricComparison& m) {
 }
 
 std::string medians_note(const MetricComparison& m) {
-  return "the change " + format_change(m.ratio) + " is the Hodges–Lehmann estimate over all base × head pairs of "
-         "samples and moves the other way from the two medians shown (" + format_value(m.base_median, m.unit, m.resolution) +
-         " → " + format_value(m.head_median, m.unit, m.resolution) +
+  return "the change " + format_change(m.ratio) +
+         " is the Hodges–Lehmann estimate over all base × head pairs of "
+         "samples and moves the other way from the two medians shown (" +
+         format_value(m.base_median, m.unit, m.resolution) + " → " + format_value(m.head_median, m.unit, m.resolution) +
          "): the samples overlap, and the medians alone do not show the change";
 }
 
@@ -247,21 +253,21 @@ std::string no_decision_text(const Judgement& judgement) {
   }
   const MetricComparison& m = judgement.metrics[nd.metric];
   if (nd.cause == NoDecisionCause::data_incomplete) {
-    return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " +
-           metric_class_label(m.metric_class) + ")";
+    return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " + metric_class_label(m.metric_class) + ")";
   }
-  std::string text = (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) +
-                     " (" + metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
+  std::string text =
+      (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) + " (" +
+      metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
     text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
   }
   if (nd.cause == NoDecisionCause::one_process) {
     const double bound = (1.0 + m.threshold) * (1.0 + m.run_allowance) - 1.0;
-    return text + ": worse than the " + format_percent(bound) + " that samples of " +
-           std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
-           " processes can pass (the " + format_percent(m.threshold) + " threshold widened by the ±" +
-           format_number(m.run_allowance * 100.0) + "% between-run allowance), and not established across runs; " +
-           "capture at least " + std::to_string(nd.samples_needed) + " runs per side (separate processes)";
+    return text + ": worse than the " + format_percent(bound) + " that samples of " + std::to_string(m.base_processes) +
+           " / " + std::to_string(m.head_processes) + " processes can pass (the " + format_percent(m.threshold) +
+           " threshold widened by the ±" + format_number(m.run_allowance * 100.0) +
+           "% between-run allowance), and not established across runs; " + "capture at least " +
+           std::to_string(nd.samples_needed) + " runs per side (separate processes)";
   }
   if (nd.cause == NoDecisionCause::undecided_regression) {
     text += ": worse than the " + format_percent(m.threshold) + " threshold but not established (" +
@@ -273,13 +279,12 @@ std::string no_decision_text(const Judgement& judgement) {
          std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + ")";
 }
 
-} // namespace
+}  // namespace
 
 std::string counts_text(const Decision& decision, const char* insufficient) {
   static const std::pair<Verdict, const char*> order[] = {
-      {Verdict::regressed, "regressed"},       {Verdict::improved, "improved"},
-      {Verdict::structural, "structural"},     {Verdict::equivalent, "equivalent"},
-      {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, nullptr}};
+      {Verdict::regressed, "regressed"},   {Verdict::improved, "improved"},         {Verdict::structural, "structural"},
+      {Verdict::equivalent, "equivalent"}, {Verdict::inconclusive, "inconclusive"}, {Verdict::insufficient, nullptr}};
   std::string line;
   for (const auto& [verdict, word] : order) {
     auto it = decision.counts.find(verdict);
@@ -306,4 +311,4 @@ std::string verdict_line(const Judgement& judgement, const ConditionsDiff& condi
   return with_counts ? line + counts_text(decision, "insufficient (too few samples to decide)") : line;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

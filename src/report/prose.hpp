@@ -52,10 +52,12 @@ std::string prose_code(const std::string& name);
 
 // The interpretations as report lines, one per finding, in the order of Interpretations' fields;
 // `metrics` are the judged metrics the findings index.
-std::vector<std::string> interpretation_lines(const Interpretations& found, const std::vector<MetricComparison>& metrics);
+std::vector<std::string> interpretation_lines(const Interpretations& found,
+                                              const std::vector<MetricComparison>& metrics);
 
 // The open hypotheses as report lines, one per finding (data problems: one per kind and side).
-std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, const std::vector<MetricComparison>& metrics);
+std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found,
+                                               const std::vector<MetricComparison>& metrics);
 
 // The ops of a replacement group (m.scope == MetricScope::replacement_group) as prose, names as
 // prose_code: "no longer run: `a`, `b`; new: `c`; calls per step changed: `d`" (up to 12 names per
@@ -69,4 +71,4 @@ std::string metric_what(const MetricComparison& m);
 // "`aten::div_` (down to -10.0 µs)" per op with a negative self time, in op order.
 std::vector<std::string> negative_self_time_texts(const DataProblemFinding& found);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -72,8 +72,9 @@ std::string material_text(const GateFinding& gate) {
   if (m.device_us) {
     references += ", of base's device time per step (" + format_duration_us(*m.device_us) + ") for device time";
   }
-  return " Per-op family: " + count_of(m.material, "op metric is", "op metrics are") + " material (base median per step at least " +
-         share + " of " + references + ") gate; the other " + std::to_string(m.not_material) +
+  return " Per-op family: " + count_of(m.material, "op metric is", "op metrics are") +
+         " material (base median per step at least " + share + " of " + references + ") gate; the other " +
+         std::to_string(m.not_material) +
          " are reported with a correction of their own and never fail the gate (rules key `material_share`)." + sums;
 }
 
@@ -94,15 +95,14 @@ std::string gating_metric_text(const MetricComparison& m) {
   const std::string measurements = ". [Measurements: " + prose_code(m.name) + "]";
   if (m.verdict == Verdict::regressed) {
     return what + " REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", beyond the " +
-           format_percent(m.threshold) +
-           " threshold; adjusted p " + format_p(m.p_worse_adjusted) + (m.waiver ? "; waived: " + *m.waiver : std::string()) +
-           measurements;
+           format_percent(m.threshold) + " threshold; adjusted p " + format_p(m.p_worse_adjusted) +
+           (m.waiver ? "; waived: " + *m.waiver : std::string()) + measurements;
   }
   if (m.verdict == Verdict::improved) {
     return what + " IMPROVED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + measurements;
   }
-  std::string line = what + " EQUIVALENT: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + " lies within ±" +
-                     format_percent(m.threshold);
+  std::string line = what + " EQUIVALENT: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) +
+                     " lies within ±" + format_percent(m.threshold);
   if (m.significant_worse) {
     line += "; the change is real (adjusted p " + format_p(m.p_worse_adjusted) +
             ") but smaller than the threshold, so it does not fail the gate";
@@ -159,9 +159,9 @@ std::string unattributed_finding_text(const Metrics& metrics, const Unattributed
                      "judged on its own";
   if (f.total) {
     const MetricComparison& t = metrics[*f.total];
-    line += ": it is counted in " + prose_code(t.name) + " (device time), " + format_duration_us(t.base_median) + " → " +
-            format_duration_us(t.head_median) + " per step (" + format_ratio(t.ratio) + "), " + verdict_name(t.verdict) +
-            (t.gating ? "" : " (not gating)") + ", which gates that time";
+    line += ": it is counted in " + prose_code(t.name) + " (device time), " + format_duration_us(t.base_median) +
+            " → " + format_duration_us(t.head_median) + " per step (" + format_ratio(t.ratio) + "), " +
+            verdict_name(t.verdict) + (t.gating ? "" : " (not gating)") + ", which gates that time";
   }
   return line + ". [Measurements: " + prose_code(m.name) + "]";
 }
@@ -172,12 +172,15 @@ std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f
   const std::string cls = class_label(g.metric_class);
   std::vector<std::string> parts;
   if (!f.gone.empty()) {
-    parts.push_back(count_of(f.gone.size(), "op no longer runs", "ops no longer run") + " (" + join(names(metrics, f.gone), 12) + ")");
+    parts.push_back(count_of(f.gone.size(), "op no longer runs", "ops no longer run") + " (" +
+                    join(names(metrics, f.gone), 12) + ")");
   }
   if (!f.appeared.empty()) {
-    parts.push_back(count_of(f.appeared.size(), "new op runs", "new ops run") + " (" + join(names(metrics, f.appeared), 12) +
-                    (f.appeared.size() > 1 && f.largest_appeared ? "; largest " + prose_code(metrics[*f.largest_appeared].name)
-                                                                 : std::string()) + ")");
+    parts.push_back(
+        count_of(f.appeared.size(), "new op runs", "new ops run") + " (" + join(names(metrics, f.appeared), 12) +
+        (f.appeared.size() > 1 && f.largest_appeared ? "; largest " + prose_code(metrics[*f.largest_appeared].name)
+                                                     : std::string()) +
+        ")");
   }
   std::vector<std::string> calls;
   for (std::size_t i : f.calls_changed) {
@@ -187,9 +190,9 @@ std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f
   if (!calls.empty()) {
     parts.push_back("calls per step changed (median, base → head): " + join(calls, 12));
   }
-  std::string line = "Replacement (" + cls + (g.ranked ? ", " + rank_name(g.rank) : std::string()) + "), read together: " +
-                     join(parts, 3, "; ") + ". Their summed " + cls + " time per step: " + format_duration_us(g.base_median) +
-                     " → " + format_duration_us(g.head_median);
+  std::string line = "Replacement (" + cls + (g.ranked ? ", " + rank_name(g.rank) : std::string()) +
+                     "), read together: " + join(parts, 3, "; ") + ". Their summed " + cls +
+                     " time per step: " + format_duration_us(g.base_median) + " → " + format_duration_us(g.head_median);
   if (g.ratio) {
     line += ", " + format_change_with_ci(g.ratio, g.ratio_low, g.ratio_high);
   }
@@ -236,7 +239,7 @@ std::string disagreement_text(const Metrics& metrics, const DisagreementFinding&
          prose_code(latency.name) + ", step time]";
 }
 
-} // namespace
+}  // namespace
 
 std::string replacement_members_text(const MetricComparison& m) {
   if (m.scope != MetricScope::replacement_group) {
@@ -244,7 +247,8 @@ std::string replacement_members_text(const MetricComparison& m) {
   }
   std::vector<std::string> parts;
   const std::pair<const char*, const std::vector<std::string>*> lists[] = {
-      {"no longer run: ", &m.replaced->gone}, {"new: ", &m.replaced->appeared},
+      {"no longer run: ", &m.replaced->gone},
+      {"new: ", &m.replaced->appeared},
       {"calls per step changed: ", &m.replaced->calls_changed}};
   for (const auto& [label, list] : lists) {
     std::vector<std::string> items;
@@ -305,4 +309,4 @@ std::vector<std::string> interpretation_lines(const Interpretations& found, cons
   return lines;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -12,7 +12,9 @@ using prose::count_of;
 using prose::join;
 using prose::metric_label;
 
-std::string short_commit(const std::string& commit) { return prose_code(commit.substr(0, 12)); }
+std::string short_commit(const std::string& commit) {
+  return prose_code(commit.substr(0, 12));
+}
 
 std::string baseline_text(const Ancestry& a) {
   const std::string base_from = a.base_from_manifest ? " (from its run manifest)" : "";
@@ -29,16 +31,19 @@ std::string baseline_text(const Ancestry& a) {
 }
 
 std::string accepted_text(const ConditionDifference& d) {
-  return "Accepted difference in " + prose_code(d.name) + " (base: " + prose_text(d.base) + "; head: " +
-         prose_text(d.head) + "): the verdicts assume it does not change what is measured. Test: profile both sides "
-         "with the same " + prose_code(d.name) + " and see whether the verdicts hold.";
+  return "Accepted difference in " + prose_code(d.name) + " (base: " + prose_text(d.base) +
+         "; head: " + prose_text(d.head) +
+         "): the verdicts assume it does not change what is measured. Test: profile both sides "
+         "with the same " +
+         prose_code(d.name) + " and see whether the verdicts hold.";
 }
 
 std::string insufficient_text(const InsufficientFinding& f) {
   return std::to_string(f.insufficient) + " of " + std::to_string(f.gating_total) +
          " gating metrics are INSUFFICIENT: with " + std::to_string(f.base_samples) + " vs " +
          std::to_string(f.head_samples) + " samples no outcome can pass the corrected alpha. Test: capture at least " +
-         std::to_string(f.samples_needed) + " samples per side (more active steps in the profiler schedule, or more runs).";
+         std::to_string(f.samples_needed) +
+         " samples per side (more active steps in the profiler schedule, or more runs).";
 }
 
 std::string inconclusive_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
@@ -51,12 +56,14 @@ std::string inconclusive_text(const Metrics& metrics, const std::vector<std::siz
     }
     items.push_back(text);
   }
-  return "Not established (INCONCLUSIVE): " + join(items, 6, "; ") + ". Test: more samples per side, or a quieter machine.";
+  return "Not established (INCONCLUSIVE): " + join(items, 6, "; ") +
+         ". Test: more samples per side, or a quieter machine.";
 }
 
 std::string whole_run_shift_text(const WholeRunShiftFinding& shift) {
   return "Not established that the code moved " + std::to_string(shift.along.size()) + " ops by " +
-         format_change(shift.factor) + " together: a clock, power or environment change does that. Test: "
+         format_change(shift.factor) +
+         " together: a clock, power or environment change does that. Test: "
          "interleave base and head runs on one instance, and compare the run manifests' environment (instance "
          "type, driver, clocks); if the shift goes away, it was the environment.";
 }
@@ -87,16 +94,16 @@ std::string device_text(const MetricComparison& m) {
 std::string warm_up_text(const WarmUpFinding& f) {
   // What was measured, and a test; not a cause: start-up, caches, lazy initialisation and data loading
   // all look alike in step times.
-  const std::string medians = " (medians " + format_duration_us(f.first_us) + " against " +
-                              format_duration_us(f.later_us) + ")";
+  const std::string medians =
+      " (medians " + format_duration_us(f.first_us) + " against " + format_duration_us(f.later_us) + ")";
   if (f.kind == WarmUpKind::first_trace_of_run) {
     return f.side + ": over " + std::to_string(f.measured) + " run folders, the first trace's step is " +
            format_significant(f.ratio, 2) + "x as long as the later traces'" + medians +
            "; why is not established by the data. Test: compare without each folder's first trace, or profile with a "
            "longer schedule warm-up, and see whether the verdicts hold.";
   }
-  return f.side + ": over " + std::to_string(f.measured) + " traces, the first step is " + format_significant(f.ratio, 2) +
-         "x as long as the later steps" + medians +
+  return f.side + ": over " + std::to_string(f.measured) + " traces, the first step is " +
+         format_significant(f.ratio, 2) + "x as long as the later steps" + medians +
          "; why is not established by the data. Test: rerun with `\"drop_first_steps\": 1` in the rules and see "
          "whether the verdicts hold.";
 }
@@ -125,12 +132,10 @@ void data_problem_lines(const DataProblemFinding& f, std::vector<std::string>& l
                     excluded_time_text(problem) + ".");
   }
   if (!f.negative_self_time.empty()) {
-    lines.push_back(f.side + ": negative self CPU times in the trace itself (" +
-                    join(negative_self_time_texts(f), 5) +
+    lines.push_back(f.side + ": negative self CPU times in the trace itself (" + join(negative_self_time_texts(f), 5) +
                     "), a known artefact of older PyTorch where a child outlives its parent; kept in the sums as "
                     "PyTorch's own table does.");
   }
-
 }
 
 std::string noise_text(const Metrics& metrics, const NoiseFinding& f) {
@@ -150,12 +155,16 @@ std::string noise_text(const Metrics& metrics, const NoiseFinding& f) {
 }
 
 std::string noise_not_estimated_text(const NoiseNotEstimated& f) {
-  return "Base's own run-to-run noise was not estimated: it has " + count_of(f.runs, "run", "runs") + ", and an A/A "
-         "estimate needs " + std::to_string(f.needed) + " to split into halves; the thresholds and the floor decide "
-         "alone. Test: profile at least " + std::to_string(f.needed) + " runs of base and run `neuron-gate calibrate BASE`.";
+  return "Base's own run-to-run noise was not estimated: it has " + count_of(f.runs, "run", "runs") +
+         ", and an A/A "
+         "estimate needs " +
+         std::to_string(f.needed) +
+         " to split into halves; the thresholds and the floor decide "
+         "alone. Test: profile at least " +
+         std::to_string(f.needed) + " runs of base and run `neuron-gate calibrate BASE`.";
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> negative_self_time_texts(const DataProblemFinding& f) {
   std::vector<std::string> items;
@@ -212,4 +221,4 @@ std::vector<std::string> open_hypothesis_lines(const OpenHypotheses& found, cons
   return lines;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

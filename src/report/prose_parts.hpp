@@ -37,4 +37,4 @@ inline std::string metric_label(const MetricComparison& m) {
   return prose_code(m.name) + " " + metric_class_label(m.metric_class);
 }
 
-} // namespace neuron_gate::prose
+}  // namespace neuron_gate::prose

@@ -44,11 +44,12 @@ std::vector<std::string> labels_with(const PointsReport& report, Outcome outcome
 }
 
 std::string lower_text(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
-} // namespace
+}  // namespace
 
 std::string point_verdict_text(const PointComparison& point) {
   switch (point.status) {
@@ -110,7 +111,8 @@ std::string points_headline_text(const PointsReport& report) {
   return line + not_compared_text(report);
 }
 
-std::string points_context_text(const PointsJudgement& judged, const std::string& base_spec, const std::string& head_spec) {
+std::string points_context_text(const PointsJudgement& judged, const std::string& base_spec,
+                                const std::string& head_spec) {
   std::size_t in_base = 0, in_head = 0, compared = 0;
   for (const PointComparison& point : judged.points) {
     in_base += point.base ? 1U : 0U;
@@ -131,4 +133,4 @@ std::string points_context_text(const PointsJudgement& judged, const std::string
   return line + counts_text(judged.judgement.decision, "insufficient");
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -24,7 +24,7 @@ std::string to_hex(const unsigned char* bytes, unsigned length) {
 }
 
 class Sha256 {
-public:
+ public:
   Sha256() : m_context(EVP_MD_CTX_new(), EVP_MD_CTX_free) { EVP_DigestInit_ex(m_context.get(), EVP_sha256(), nullptr); }
   void update(const void* data, std::size_t size) { EVP_DigestUpdate(m_context.get(), data, size); }
   std::string hex() {
@@ -34,16 +34,16 @@ public:
     return to_hex(digest.data(), length);
   }
 
-private:
+ private:
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> m_context;
 };
 
-} // namespace
+}  // namespace
 
 std::string stored_baseline_text(const FoundBaseline& found) {
   const std::string where = found.distance == 0 ? "the head commit itself"
-                                                : std::to_string(found.distance) + (found.distance == 1 ? " commit" : " commits") +
-                                                      " before it";
+                                                : std::to_string(found.distance) +
+                                                      (found.distance == 1 ? " commit" : " commits") + " before it";
   return "base is the digest stored for commit `" + found.commit.substr(0, 12) + "` in " + prose_code(found.ref) +
          " (tip `" + found.tip.substr(0, 12) + "`): the stored baseline nearest head commit `" +
          found.head_commit.substr(0, 12) + "`, " + where + " (" + std::to_string(found.walked) +
@@ -54,17 +54,19 @@ std::string noise_check_text(const NoiseCheck& check) {
   const bool runs = check.split_by == SplitBy::runs;
   const std::size_t groups = runs ? check.runs : check.traces;
   std::string text = "base's A/A noise: " + std::to_string(check.splits) +
-                     (check.splits == 1 ? " random halving" : " random halvings") + " of its " + std::to_string(groups) +
-                     (runs ? " runs (" : " traces (") + std::to_string(check.half_a) + " vs " + std::to_string(check.half_b) +
-                     "), seed " + std::to_string(check.seed) + ": " + std::to_string(check.comparisons) +
-                     " comparisons of " + std::to_string(check.sample_values) + " sample values";
+                     (check.splits == 1 ? " random halving" : " random halvings") + " of its " +
+                     std::to_string(groups) + (runs ? " runs (" : " traces (") + std::to_string(check.half_a) + " vs " +
+                     std::to_string(check.half_b) + "), seed " + std::to_string(check.seed) + ": " +
+                     std::to_string(check.comparisons) + " comparisons of " + std::to_string(check.sample_values) +
+                     " sample values";
   if (!check.value_budget) {
     return text;
   }
   const std::string budget = std::to_string(*check.value_budget) + " values";
   if (check.splits < check.requested_splits) {
-    return text + " (reduced from " + std::to_string(check.requested_splits) + " halvings: their values exceeded the budget of " +
-           budget + "; never fewer than " + std::to_string(check.min_splits) + ")";
+    return text + " (reduced from " + std::to_string(check.requested_splits) +
+           " halvings: their values exceeded the budget of " + budget + "; never fewer than " +
+           std::to_string(check.min_splits) + ")";
   }
   return text + " (budget " + budget + ", at least " + std::to_string(check.min_splits) + " halvings)";
 }
@@ -145,4 +147,4 @@ void add_read_details(Provenance& provenance, const SideSamples& base, const Sid
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -3,15 +3,15 @@
 // hash, every file read with size and SHA-256, and the git commits the profiles sit in.
 
 #include "compare/calibration.hpp"
-#include "store/baseline_store.hpp"
 #include "formats/discover.hpp"
 #include "profile/read_side.hpp"
+#include "store/baseline_store.hpp"
 #include "store/repository_state.hpp"
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron_gate {
@@ -22,7 +22,7 @@ struct ProvenanceFile {
   std::string relative_path;  // relative to the side's profile root
   std::string kind;           // file_kind_name()
   std::uintmax_t size_bytes = 0;
-  std::string sha256;         // lowercase hex; "" for ignored files
+  std::string sha256;  // lowercase hex; "" for ignored files
   std::string ignored_reason;
   // What reading the file told beyond its kind (SideSamples::file_details): for a Neuron summary the
   // Explorer and schema versions and the executions, for a benchmark tool's file the metrics; "" if none.
@@ -79,4 +79,4 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
 // path) and the sides' read warnings, prefixed "base: " / "head: ". Files not listed are left alone.
 void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -13,20 +13,25 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-std::string better_text(Better better) { return better == Better::lower ? "lower is better" : "higher is better"; }
+std::string better_text(Better better) {
+  return better == Better::lower ? "lower is better" : "higher is better";
+}
 
-std::string percent(double share) { return format_percent(share); }
+std::string percent(double share) {
+  return format_percent(share);
+}
 
 // The sentence under the headline: how the ranking was tested.
 std::string method_text(const Ranking& ranking, const RuleSet& rules) {
   std::string text = "Every pair of the " + std::to_string(ranking.profiles.size()) +
                      " ranked profiles is tested on the same samples as `compare` (Mann–Whitney U, two-sided; "
-                     "Hodges–Lehmann ratio as a signed % change, with 95% CI): one " + correction_name(rules.correction) +
-                     " family of " + std::to_string(ranking.family_size) + " at alpha " +
-                     format_number(ranking.alpha) + ".";
+                     "Hodges–Lehmann ratio as a signed % change, with 95% CI): one " +
+                     correction_name(rules.correction) + " family of " + std::to_string(ranking.family_size) +
+                     " at alpha " + format_number(ranking.alpha) + ".";
   if (ranking.run_allowance > 0) {
     text += " Samples from fewer than 5 processes a side must also differ by more than the between-run "
-            "allowance (" + percent(ranking.run_allowance) + ").";
+            "allowance (" +
+            percent(ranking.run_allowance) + ").";
   }
   return text + " Profiles share a rank unless one is established to be better.";
 }
@@ -51,7 +56,8 @@ std::string pair_text(const Ranking& ranking, std::size_t i, Code code) {
   const RankedProfile& above = ranking.profiles[i - 1];
   const RankedProfile& below = ranking.profiles[i];
   std::string text = code(below.label) + " vs " + code(above.label) + ": " + format_change(pair.ratio) + " (95% CI " +
-                     format_change_interval(pair.ratio_low, pair.ratio_high) + "), adjusted p " + format_p(pair.p_adjusted);
+                     format_change_interval(pair.ratio_low, pair.ratio_high) + "), adjusted p " +
+                     format_p(pair.p_adjusted);
   if (pair.evidence == RankEvidence::established) {
     return text + ": established — " + code(above.label) + " is better.";
   }
@@ -85,14 +91,16 @@ std::string median_cell(const RankedProfile& p, const Ranking& ranking) {
   return format_value(p.median, ranking.unit);
 }
 
-std::string md_code(const std::string& label) { return markdown_code(label, false); }
+std::string md_code(const std::string& label) {
+  return markdown_code(label, false);
+}
 
-} // namespace
+}  // namespace
 
 std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules) {
   std::ostringstream md;
-  md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit)
-     << ", " << better_text(ranking.better) << ")\n\n";
+  md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit) << ", "
+     << better_text(ranking.better) << ")\n\n";
   md << "**" << best_text(ranking, md_code) << "**\n\n";
   // The table first, so the ranking is in the first screen of a comment; how it was tested under it.
   md << "| rank | profile | samples | median | change vs base | 95% CI | adjusted p | difference |\n";
@@ -139,9 +147,10 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;
     h << "<tr><td>" << p.rank << "</td><td>" << code(p.label) << (base ? " (base)" : "") << "</td><td>" << p.samples
-      << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << (base ? "–" : format_change(p.ratio)) << "</td><td>"
-      << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << "</td><td>" << format_p(p.p_adjusted)
-      << "</td><td>" << escape_html(base ? "–" : evidence_text(p.versus_base, ranking)) << "</td></tr>\n";
+      << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << (base ? "–" : format_change(p.ratio))
+      << "</td><td>" << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << "</td><td>"
+      << format_p(p.p_adjusted) << "</td><td>" << escape_html(base ? "–" : evidence_text(p.versus_base, ranking))
+      << "</td></tr>\n";
   }
   h << "</table>\n<h2>Neighbours</h2>\n<ul>\n";
   for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
@@ -172,19 +181,27 @@ std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules) {
   j["run_allowance"] = ranking.run_allowance;
   j["profiles"] = ordered::array();
   for (const RankedProfile& p : ranking.profiles) {
-    j["profiles"].push_back({{"rank", p.rank}, {"label", valid_utf8(p.label)}, {"input", p.input},
-                             {"base", p.input == 0}, {"samples", p.samples}, {"median", number(p.median)},
-                             {"ratio_vs_base", number(p.ratio)},
-                             {"ratio_vs_base_ci95", {number(p.ratio_low), number(p.ratio_high)}},
-                             {"p_adjusted_vs_base", number(p.p_adjusted)},
-                             {"versus_base", p.input == 0 ? ordered(nullptr) : ordered(rank_evidence_key(p.versus_base))}});
+    j["profiles"].push_back(
+        {{"rank", p.rank},
+         {"label", valid_utf8(p.label)},
+         {"input", p.input},
+         {"base", p.input == 0},
+         {"samples", p.samples},
+         {"median", number(p.median)},
+         {"ratio_vs_base", number(p.ratio)},
+         {"ratio_vs_base_ci95", {number(p.ratio_low), number(p.ratio_high)}},
+         {"p_adjusted_vs_base", number(p.p_adjusted)},
+         {"versus_base", p.input == 0 ? ordered(nullptr) : ordered(rank_evidence_key(p.versus_base))}});
   }
   j["pairs"] = ordered::array();
   for (const RankPair& pair : ranking.pairs) {
     j["pairs"].push_back({{"better", valid_utf8(ranking.profiles[pair.better].label)},
-                          {"worse", valid_utf8(ranking.profiles[pair.worse].label)}, {"ratio", number(pair.ratio)},
-                          {"ratio_ci95", {number(pair.ratio_low), number(pair.ratio_high)}}, {"p", number(pair.p)},
-                          {"p_adjusted", number(pair.p_adjusted)}, {"evidence", rank_evidence_key(pair.evidence)}});
+                          {"worse", valid_utf8(ranking.profiles[pair.worse].label)},
+                          {"ratio", number(pair.ratio)},
+                          {"ratio_ci95", {number(pair.ratio_low), number(pair.ratio_high)}},
+                          {"p", number(pair.p)},
+                          {"p_adjusted", number(pair.p_adjusted)},
+                          {"evidence", rank_evidence_key(pair.evidence)}});
   }
   j["unranked"] = ordered::array();
   for (const UnrankedProfile& u : ranking.unranked) {
@@ -197,4 +214,4 @@ std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules) {
   return j.dump(1, ' ', false, ordered::error_handler_t::replace) + "\n";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,4 +21,4 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules);
 // run_allowance, profiles[] (best first), pairs[] (every pair), unranked[]; strings as valid UTF-8.
 std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

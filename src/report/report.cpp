@@ -13,7 +13,7 @@ double absolute_change(const MetricComparison& m) {
   return change ? std::fabs(*change) : 0.0;
 }
 
-} // namespace
+}  // namespace
 
 SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   SideFacts facts;
@@ -69,8 +69,8 @@ Report build_report(const SideSamples& base, const SideSamples& head, Conditions
                     const Findings& findings, RuleSet rules, Provenance provenance) {
   SideFacts base_facts = side_facts(base, rules.drop_first_steps);
   SideFacts head_facts = side_facts(head, rules.drop_first_steps);
-  return build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions), std::move(judgement),
-                      findings, std::move(rules), std::move(provenance));
+  return build_report(base, head, std::move(base_facts), std::move(head_facts), std::move(conditions),
+                      std::move(judgement), findings, std::move(rules), std::move(provenance));
 }
 
 Report build_report(const SideSamples& base, const SideSamples& head, SideFacts base_facts, SideFacts head_facts,
@@ -98,4 +98,4 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
   return report;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -4,9 +4,9 @@
 
 #include "compare/conditions.hpp"
 #include "compare/findings.hpp"
+#include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
-#include "compare/judgement.hpp"
 #include "profile/read_side.hpp"
 #include "report/headline.hpp"
 #include "report/prose.hpp"
@@ -20,16 +20,16 @@ namespace neuron_gate {
 // Facts about one side that the report shows beside the measurements.
 struct SideFacts {
   std::size_t traces = 0;
-  std::size_t steps = 0;                       // sample steps (after drop_first_steps)
-  std::int64_t events = 0;                     // ph "X" events read
-  std::int64_t outside_step_events = 0;        // op calls that started in no step: counted, not compared
-  std::int64_t negative_duration_events = 0;   // excluded
-  std::int64_t unfinished_events = 0;          // dur -1, excluded
-  std::vector<std::string> negative_self_time; // "aten::div_ (-10 µs)" entries
-  std::vector<DataProblem> data_problems;      // SideSamples::data_problems (malformed events, cut names, ...)
-  Nanoseconds device_ns = 0;                   // device time of the sample steps (every device event)
-  Nanoseconds attributed_device_ns = 0;        // the part attributed to an op (device_attribution.hpp)
-  ScreenedTime screened{};                       // SideSamples::screened: time kept and excluded by the screen
+  std::size_t steps = 0;                        // sample steps (after drop_first_steps)
+  std::int64_t events = 0;                      // ph "X" events read
+  std::int64_t outside_step_events = 0;         // op calls that started in no step: counted, not compared
+  std::int64_t negative_duration_events = 0;    // excluded
+  std::int64_t unfinished_events = 0;           // dur -1, excluded
+  std::vector<std::string> negative_self_time;  // "aten::div_ (-10 µs)" entries
+  std::vector<DataProblem> data_problems;       // SideSamples::data_problems (malformed events, cut names, ...)
+  Nanoseconds device_ns = 0;                    // device time of the sample steps (every device event)
+  Nanoseconds attributed_device_ns = 0;         // the part attributed to an op (device_attribution.hpp)
+  ScreenedTime screened{};                      // SideSamples::screened: time kept and excluded by the screen
   bool operator==(const SideFacts&) const = default;
 };
 
@@ -39,16 +39,17 @@ std::string device_share_text(const SideFacts& facts);
 
 // Everything a rendered report shows.
 struct Report {
-  std::string verdict_line;  // headline_text(): e.g. "❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)"
-  std::string context_line;  // context_text(): sides, samples per side, conditions, gating class, counts
-  VerdictSummary summary;    // what decided and what explains it (compare/verdict_summary.hpp)
+  std::string
+      verdict_line;  // headline_text(): e.g. "❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)"
+  std::string context_line;                // context_text(): sides, samples per side, conditions, gating class, counts
+  VerdictSummary summary;                  // what decided and what explains it (compare/verdict_summary.hpp)
   std::vector<SummaryLine> summary_lines;  // summary.rows as prose, for the top table
-  Outcome outcome = Outcome::pass;  // decision.outcome
-  Decision decision;                // its exit_code is the process's
+  Outcome outcome = Outcome::pass;         // decision.outcome
+  Decision decision;                       // its exit_code is the process's
   ConditionsDiff conditions;
   std::vector<MetricComparison> metrics;
-  std::vector<std::string> interpretations;   // one conclusion per line, naming the measurements it rests on
-  std::vector<std::string> open_hypotheses;   // what is not established, each with how to test it
+  std::vector<std::string> interpretations;  // one conclusion per line, naming the measurements it rests on
+  std::vector<std::string> open_hypotheses;  // what is not established, each with how to test it
   SideFacts base_facts, head_facts;
   RuleSet rules;
   Provenance provenance;
@@ -73,4 +74,4 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -9,8 +9,8 @@ namespace {
 
 // Printed width of UTF-8 text, counting code points (the summary's text is mostly ASCII and µ).
 std::size_t width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(),
-                                                [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string padded(const std::string& text, std::size_t to, bool right) {
@@ -31,7 +31,7 @@ const char* outcome_colour(Outcome outcome) {
   return "\x1b[1m";
 }
 
-} // namespace
+}  // namespace
 
 std::string render_terminal(const Report& report, bool colour, const std::vector<std::string>& written) {
   const std::string headline = escape_terminal(prose_plain(report.verdict_line));
@@ -67,9 +67,12 @@ std::string render_terminal(const Report& report, bool colour, const std::vector
   for (const std::string& path : written) {
     files += path.empty() ? "" : (files.empty() ? "" : ", ") + escape_terminal(path);
   }
-  text += "\n" + (files.empty() ? std::string("Full report: run with --format markdown, or write --markdown/--html/--json FILE")
-                                : "Full reports: " + files) + "\n";
+  text +=
+      "\n" +
+      (files.empty() ? std::string("Full report: run with --format markdown, or write --markdown/--html/--json FILE")
+                     : "Full reports: " + files) +
+      "\n";
   return text;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

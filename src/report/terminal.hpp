@@ -15,4 +15,4 @@ namespace neuron_gate {
 // `written`: paths of the report files written, listed at the end ("" entries skipped).
 std::string render_terminal(const Report& report, bool colour, const std::vector<std::string>& written);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -52,7 +52,8 @@ std::pair<std::int64_t, std::size_t> max_abs_u(const std::vector<std::int64_t>& 
 
 // Uniform integer in [0, bound) from the generator, without modulo bias (rejection).
 std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t bound) {
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
   std::uint64_t draw = generator();
   while (draw >= limit) {
     draw = generator();
@@ -60,7 +61,7 @@ std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t bound) {
   return draw % bound;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<ChangePoint> pettitt_change_point(std::span<const double> series, std::uint64_t seed) {
   for (const double value : series) {
@@ -103,4 +104,4 @@ std::optional<ChangePoint> pettitt_change_point(std::span<const double> series, 
   return point;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -35,4 +35,4 @@ struct ChangePoint {
 // so the p-value is the same on every platform and library. Values must be finite (asserts).
 std::optional<ChangePoint> pettitt_change_point(std::span<const double> series, std::uint64_t seed = 20261202);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

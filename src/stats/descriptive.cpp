@@ -25,7 +25,7 @@ double lerp(double a, double b, double t) {
   return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<double> median(std::span<const double> values) {
   if (values.empty() || !all_finite(values)) {
@@ -81,4 +81,4 @@ std::optional<double> quantile(std::span<const double> values, double q) {
   return lerp(sorted[below], sorted[below + 1], h - static_cast<double>(below));
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -24,4 +24,4 @@ std::optional<double> sample_stddev(std::span<const double> values);
 // finite, or q is outside [0, 1] or NaN.
 std::optional<double> quantile(std::span<const double> values, double q);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -142,8 +142,7 @@ std::vector<double> ranks_of_all_differences(std::span<const double> x, std::spa
   return values;
 }
 
-std::optional<HodgesLehmannEstimate> estimate_sorted(std::vector<double> x, std::vector<double> y,
-                                                     double confidence) {
+std::optional<HodgesLehmannEstimate> estimate_sorted(std::vector<double> x, std::vector<double> y, double confidence) {
   if (x.empty() || y.empty()) {
     return std::nullopt;
   }
@@ -174,7 +173,7 @@ bool all_finite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::size_t> moses_rank(std::size_t m, std::size_t n, double confidence) {
   if (m == 0 || n == 0 || !(confidence > 0.0 && confidence < 1.0)) {
@@ -278,4 +277,4 @@ std::optional<HodgesLehmannEstimate> hodges_lehmann_ratio(std::span<const double
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

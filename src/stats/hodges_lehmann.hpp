@@ -54,4 +54,4 @@ std::vector<double> pairwise_difference_ranks(std::span<const double> x_sorted, 
 // The k-th smallest (0-based) of the pairwise differences y_j - x_i: pairwise_difference_ranks with one rank.
 double kth_pairwise_difference(std::span<const double> x_sorted, std::span<const double> y_sorted, std::size_t k);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -36,8 +36,7 @@ RankedSample rank_pooled(std::span<const double> x, std::span<const double> y) {
   for (const double v : y) {
     pooled.emplace_back(v, false);
   }
-  std::sort(pooled.begin(), pooled.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
   RankedSample ranked;
   std::int64_t rank_sum_x_doubled = 0;
@@ -48,9 +47,9 @@ RankedSample rank_pooled(std::span<const double> x, std::span<const double> y) {
       ++end;
     }
     const std::size_t size = end - start;
-    const auto in_x = static_cast<std::int64_t>(
-        std::count_if(pooled.begin() + static_cast<std::ptrdiff_t>(start),
-                      pooled.begin() + static_cast<std::ptrdiff_t>(end), [](const auto& e) { return e.second; }));
+    const auto in_x = static_cast<std::int64_t>(std::count_if(pooled.begin() + static_cast<std::ptrdiff_t>(start),
+                                                              pooled.begin() + static_cast<std::ptrdiff_t>(end),
+                                                              [](const auto& e) { return e.second; }));
     rank_sum_x_doubled += in_x * static_cast<std::int64_t>(2 * start + size + 1);
     ranked.tie_sizes.push_back(size);
     ranked.has_ties = ranked.has_ties || size > 1;
@@ -199,12 +198,12 @@ struct TailPs {
   double greater = 0, less = 0, two_sided = 0;
   double of(Alternative alternative) const {
     switch (alternative) {
-      case Alternative::greater:
-        return greater;
-      case Alternative::less:
-        return less;
-      case Alternative::two_sided:
-        break;
+    case Alternative::greater:
+      return greater;
+    case Alternative::less:
+      return less;
+    case Alternative::two_sided:
+      break;
     }
     return two_sided;
   }
@@ -222,7 +221,7 @@ TailPs exact_ps(std::size_t m, std::size_t n, std::int64_t u1_doubled) {
   for (const double c : counts) {
     tail_sum += c;
   }
-  const double small_tail = tail_sum / total;           // P(U <= nearer) = P(U >= mn - nearer)
+  const double small_tail = tail_sum / total;                          // P(U <= nearer) = P(U >= mn - nearer)
   const double large_tail = 1.0 - small_tail + counts.back() / total;  // P(U >= nearer) = P(U <= mn - nearer)
   TailPs ps;
   ps.greater = clamp_p(u1 == nearer ? large_tail : small_tail);  // P(U >= u1)
@@ -299,31 +298,31 @@ bool small_side_exact(bool has_ties, std::size_t m, std::size_t n) {
 
 UMethod resolve_method(UMethod requested, bool has_ties, std::size_t m, std::size_t n) {
   switch (requested) {
-    case UMethod::automatic:
-      if (!has_ties) {
-        return (m <= k_exact_max_per_side && n <= k_exact_max_per_side) || small_side_exact(false, m, n)
-                   ? UMethod::exact
-                   : UMethod::asymptotic_continuity;
-      }
-      return m + n <= k_exact_conditional_max_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
-                                                                                     : UMethod::asymptotic_continuity;
-    case UMethod::exact:
-      if (has_ties) {
-        return resolve_method(UMethod::exact_conditional, has_ties, m, n);
-      }
-      return m + n <= k_exact_limit_total || small_side_exact(false, m, n) ? UMethod::exact
-                                                                            : UMethod::asymptotic_continuity;
-    case UMethod::exact_conditional:
-      return m + n <= k_exact_conditional_limit_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
-                                                                                       : UMethod::asymptotic_continuity;
-    case UMethod::asymptotic:
-    case UMethod::asymptotic_continuity:
-      return requested;
+  case UMethod::automatic:
+    if (!has_ties) {
+      return (m <= k_exact_max_per_side && n <= k_exact_max_per_side) || small_side_exact(false, m, n)
+                 ? UMethod::exact
+                 : UMethod::asymptotic_continuity;
+    }
+    return m + n <= k_exact_conditional_max_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
+                                                                                  : UMethod::asymptotic_continuity;
+  case UMethod::exact:
+    if (has_ties) {
+      return resolve_method(UMethod::exact_conditional, has_ties, m, n);
+    }
+    return m + n <= k_exact_limit_total || small_side_exact(false, m, n) ? UMethod::exact
+                                                                         : UMethod::asymptotic_continuity;
+  case UMethod::exact_conditional:
+    return m + n <= k_exact_conditional_limit_total || small_side_exact(true, m, n) ? UMethod::exact_conditional
+                                                                                    : UMethod::asymptotic_continuity;
+  case UMethod::asymptotic:
+  case UMethod::asymptotic_continuity:
+    return requested;
   }
   return UMethod::asymptotic_continuity;
 }
 
-} // namespace
+}  // namespace
 
 double exact_work(std::size_t m, std::size_t n, bool has_ties) {
   const double a = static_cast<double>(std::min(m, n));
@@ -370,7 +369,7 @@ std::array<MannWhitneyResult, N> test_alternatives(std::span<const double> x, st
   return results;
 }
 
-} // namespace
+}  // namespace
 
 MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y, Alternative alternative,
                                  UMethod method) {
@@ -383,4 +382,4 @@ MannWhitneyTests mann_whitney_u_tests(std::span<const double> x, std::span<const
   return {results[0], results[1], results[2]};
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -55,10 +55,10 @@ inline constexpr std::size_t k_exact_conditional_limit_total = 200;
 
 // One test's outcome.
 struct MannWhitneyResult {
-  double u1 = 0;            // U statistic of x: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2 (SciPy);
-                            // 0 with an empty side; meaningless (0) when a value is NaN, see p
-  std::optional<double> p;  // nullopt when undefined: an empty side, a NaN value, or all values equal
-                            // under method asymptotic (zero variance without continuity correction)
+  double u1 = 0;                        // U statistic of x: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2 (SciPy);
+                                        // 0 with an empty side; meaningless (0) when a value is NaN, see p
+  std::optional<double> p;              // nullopt when undefined: an empty side, a NaN value, or all values equal
+                                        // under method asymptotic (zero variance without continuity correction)
   UMethod method = UMethod::automatic;  // the method actually used; never automatic
   bool has_ties = false;                // any two values of x and y together are equal
 
@@ -82,4 +82,4 @@ struct MannWhitneyTests {
 MannWhitneyTests mann_whitney_u_tests(std::span<const double> x, std::span<const double> y,
                                       UMethod method = UMethod::automatic);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -42,16 +42,16 @@ std::vector<double> adjust_p_values(std::span<const double> p, Correction correc
 
 const char* correction_name(Correction c) {
   switch (c) {
-    case Correction::holm:
-      return "Holm";
-    case Correction::benjamini_hochberg:
-      return "Benjamini-Hochberg";
-    case Correction::bonferroni:
-      return "Bonferroni";
-    case Correction::none:
-      return "none";
+  case Correction::holm:
+    return "Holm";
+  case Correction::benjamini_hochberg:
+    return "Benjamini-Hochberg";
+  case Correction::bonferroni:
+    return "Bonferroni";
+  case Correction::none:
+    return "none";
   }
   return "none";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

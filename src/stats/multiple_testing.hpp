@@ -21,4 +21,4 @@ std::vector<double> adjust_p_values(std::span<const double> p, Correction correc
 // "Holm", "Benjamini-Hochberg", "Bonferroni" or "none", for reports.
 const char* correction_name(Correction c);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

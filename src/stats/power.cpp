@@ -39,12 +39,11 @@ namespace {
 
 // Sample standard deviations of the log values of x and y; nullopt under minimum_detectable_ratio's
 // conditions (too few values, a value <= 0 or not finite, alpha or power outside (0, 1)).
-std::optional<std::pair<double, double>> log_stddevs(std::span<const double> x, std::span<const double> y,
-                                                     double alpha, double power) {
+std::optional<std::pair<double, double>> log_stddevs(std::span<const double> x, std::span<const double> y, double alpha,
+                                                     double power) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
   if (x.size() < 2 || y.size() < 2 || !std::all_of(x.begin(), x.end(), positive) ||
-      !std::all_of(y.begin(), y.end(), positive) || !(alpha > 0.0 && alpha < 1.0) ||
-      !(power > 0.0 && power < 1.0)) {
+      !std::all_of(y.begin(), y.end(), positive) || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0)) {
     return std::nullopt;
   }
   std::vector<double> log_x(x.size());
@@ -61,7 +60,7 @@ double z_sum(double alpha, double power) {
          boost::math::quantile(standard_normal, power);
 }
 
-} // namespace
+}  // namespace
 
 std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::span<const double> y, double alpha,
                                                double power) {
@@ -94,4 +93,4 @@ std::optional<std::size_t> samples_to_detect(std::span<const double> x, std::spa
   return std::max(samples_needed_per_side(alpha), static_cast<std::size_t>(std::max(1.0, n)));
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

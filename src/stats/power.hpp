@@ -36,4 +36,4 @@ std::optional<double> minimum_detectable_ratio(std::span<const double> x, std::s
 std::optional<std::size_t> samples_to_detect(std::span<const double> x, std::span<const double> y, double ratio,
                                              double alpha, double power = 0.8);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,4 +21,4 @@ std::optional<Proportion> clopper_pearson(std::size_t successes, std::size_t tri
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,4 +21,4 @@ struct Proportion {
 // or confidence is outside (0, 1).
 std::optional<Proportion> clopper_pearson(std::size_t successes, std::size_t trials, double confidence = 0.95);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -22,7 +22,7 @@ std::vector<double> logs(std::span<const double> values) {
   return result;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<WelchLogResult> welch_t_log(std::span<const double> x, std::span<const double> y, double confidence) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
@@ -46,8 +46,9 @@ std::optional<WelchLogResult> welch_t_log(std::span<const double> x, std::span<c
     return result;
   }
   const double se = std::sqrt(se_squared);
-  const double df = se_squared * se_squared / (var_mean_x * var_mean_x / static_cast<double>(x.size() - 1) +
-                                               var_mean_y * var_mean_y / static_cast<double>(y.size() - 1));
+  const double df = se_squared * se_squared /
+                    (var_mean_x * var_mean_x / static_cast<double>(x.size() - 1) +
+                     var_mean_y * var_mean_y / static_cast<double>(y.size() - 1));
   const double t = difference / se;
   if (!std::isfinite(df) || !std::isfinite(t)) {
     return result;  // variances so small that their squares underflow: treat as zero variance
@@ -64,4 +65,4 @@ std::optional<WelchLogResult> welch_t_log(std::span<const double> x, std::span<c
   return result;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

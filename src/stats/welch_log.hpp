@@ -23,4 +23,4 @@ struct WelchLogResult {
 std::optional<WelchLogResult> welch_t_log(std::span<const double> x, std::span<const double> y,
                                           double confidence = 0.95);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -33,7 +33,7 @@ std::vector<double> signed_rank_pmf(std::size_t n) {
   return counts;
 }
 
-double sum_range(const std::vector<double>& pmf, std::size_t from, std::size_t to) { // [from, to)
+double sum_range(const std::vector<double>& pmf, std::size_t from, std::size_t to) {  // [from, to)
   double sum = 0;
   for (std::size_t t = from; t < to && t < pmf.size(); ++t) {
     sum += pmf[t];
@@ -42,8 +42,8 @@ double sum_range(const std::vector<double>& pmf, std::size_t from, std::size_t t
 }
 
 struct SignedRanks {
-  double r_plus = 0;   // sum of the average ranks of |d| over the positive d
-  double tie_term = 0; // sum of t^3 - t over tie groups of |d| (the variance correction)
+  double r_plus = 0;    // sum of the average ranks of |d| over the positive d
+  double tie_term = 0;  // sum of t^3 - t over tie groups of |d| (the variance correction)
   bool ties = false;
 };
 
@@ -79,7 +79,7 @@ SignedRanks rank_absolute_values(const std::vector<double>& nonzero) {
 
 const boost::math::normal_distribution<double> k_standard_normal;
 
-} // namespace
+}  // namespace
 
 SignedRankResult wilcoxon_signed_rank(std::span<const double> d, Alternative alternative) {
   SignedRankResult result;
@@ -164,7 +164,7 @@ std::optional<HodgesLehmannEstimate> walsh_hodges_lehmann(std::span<const double
     return estimate;
   }
   const double tail = (1.0 - confidence) / 2.0;
-  std::size_t c = 0; // the largest C with P(T+ <= C - 1) <= tail
+  std::size_t c = 0;  // the largest C with P(T+ <= C - 1) <= tail
   if (n <= k_signed_rank_exact_max) {
     const std::vector<double> pmf = signed_rank_pmf(n);
     double cumulative = 0;
@@ -186,4 +186,4 @@ std::optional<HodgesLehmannEstimate> walsh_hodges_lehmann(std::span<const double
   return estimate;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

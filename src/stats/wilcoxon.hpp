@@ -18,13 +18,13 @@ inline constexpr std::size_t k_signed_rank_exact_max = 50;
 
 // One signed-rank test.
 struct SignedRankResult {
-  double r_plus = 0;       // sum of the ranks of |d| over the positive differences (zeros dropped;
-                           // tied |d| share their average rank)
-  std::size_t n = 0;       // non-zero differences
-  std::optional<double> p; // nullopt when there is no non-zero difference or a value is not finite
-  bool exact = false;      // exact null distribution of r_plus (no zero, no tie in |d|, n <= 50);
-                           // else the normal approximation with SciPy's tie correction of the variance
-                           // (SciPy 1.10's "exact" with ties truncates r_plus; it is not reproduced)
+  double r_plus = 0;        // sum of the ranks of |d| over the positive differences (zeros dropped;
+                            // tied |d| share their average rank)
+  std::size_t n = 0;        // non-zero differences
+  std::optional<double> p;  // nullopt when there is no non-zero difference or a value is not finite
+  bool exact = false;       // exact null distribution of r_plus (no zero, no tie in |d|, n <= 50);
+                            // else the normal approximation with SciPy's tie correction of the variance
+                            // (SciPy 1.10's "exact" with ties truncates r_plus; it is not reproduced)
 
   bool operator==(const SignedRankResult&) const = default;
 };
@@ -43,4 +43,4 @@ SignedRankResult wilcoxon_signed_rank(std::span<const double> d, Alternative alt
 // or holds a value that is not finite. Lists the averages: n up to a few thousand.
 std::optional<HodgesLehmannEstimate> walsh_hodges_lehmann(std::span<const double> d, double confidence = 0.95);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

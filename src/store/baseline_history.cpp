@@ -24,7 +24,7 @@ git::Commit commit_of(git_repository* repository, const std::string& revision, c
   return git::Commit(reinterpret_cast<git_commit*>(peeled));
 }
 
-} // namespace
+}  // namespace
 
 StoredBaselineWalk stored_baselines_along(const std::string& repository_dir, const std::string& baseline_ref,
                                           const std::string& along, std::size_t limit, std::size_t max_commits) {
@@ -51,7 +51,7 @@ StoredBaselineWalk stored_baselines_along(const std::string& repository_dir, con
     }
     ++walk.commits;
     if (walk.entries.size() >= limit || walk.commits >= max_commits || git_commit_parentcount(commit.get()) == 0) {
-      walk.end = walk.entries.size() >= limit    ? HistoryWalkEnd::baseline_limit
+      walk.end = walk.entries.size() >= limit  ? HistoryWalkEnd::baseline_limit
                  : walk.commits >= max_commits ? HistoryWalkEnd::commit_limit
                                                : HistoryWalkEnd::root;
       return walk;
@@ -71,4 +71,4 @@ StoredBaselineWalk stored_baselines_along(const std::string& repository_dir, con
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -18,12 +18,12 @@ inline constexpr std::size_t k_max_history_commits = 10000;
 
 // One stored baseline found along history.
 struct StoredBaselineEntry {
-  std::string commit;     // the profiled commit, 40 hex digits
-  std::string summary;    // its subject line as stored (from the repository: treat as hostile text)
-  std::int64_t time = 0;  // its commit time, s since 1970-01-01 UTC
+  std::string commit;        // the profiled commit, 40 hex digits
+  std::string summary;       // its subject line as stored (from the repository: treat as hostile text)
+  std::int64_t time = 0;     // its commit time, s since 1970-01-01 UTC
   std::size_t position = 0;  // first-parent steps back from the revision walked (0 = the revision itself)
-  GitBlob blob;           // the digest's blob (open_git_blob)
-  std::string name;       // "git:REF:<sha>.ngdigest", naming the digest in errors
+  GitBlob blob;              // the digest's blob (open_git_blob)
+  std::string name;          // "git:REF:<sha>.ngdigest", naming the digest in errors
   bool operator==(const StoredBaselineEntry&) const = default;
 };
 
@@ -40,7 +40,7 @@ struct StoredBaselineWalk {
   std::vector<StoredBaselineEntry> entries;  // newest first
   std::size_t commits = 0;                   // first-parent commits looked at
   HistoryWalkEnd end = HistoryWalkEnd::root;
-  std::string last_commit;                   // the oldest commit looked at (40 hex digits)
+  std::string last_commit;  // the oldest commit looked at (40 hex digits)
 };
 
 // The baselines of the repository at or above `repository_dir` (the current directory when "") found under
@@ -53,4 +53,4 @@ StoredBaselineWalk stored_baselines_along(const std::string& repository_dir, con
                                           const std::string& along, std::size_t limit,
                                           std::size_t max_commits = k_max_history_commits);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

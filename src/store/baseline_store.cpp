@@ -19,9 +19,11 @@ constexpr std::string_view k_message_prefix = "neuron-gate baseline for ";
 using Signature = std::unique_ptr<git_signature, git::Deleter<git_signature, git_signature_free>>;
 using TreeBuilder = std::unique_ptr<git_treebuilder, git::Deleter<git_treebuilder, git_treebuilder_free>>;
 
-std::string shown(const std::string& text) { return "\"" + valid_utf8(text) + "\""; }
+std::string shown(const std::string& text) {
+  return "\"" + valid_utf8(text) + "\"";
+}
 
-} // namespace
+}  // namespace
 
 void check_baseline_ref(const std::string& ref) {
   ensure_libgit2();
@@ -82,12 +84,16 @@ std::string profiled_commit(git_repository* repository, const BaselineSaveReques
   }
   git_oid head;
   if (git_reference_name_to_id(&head, repository, "HEAD") != 0) {
-    throw InputError(shown_repository, "HEAD names no commit (an empty repository?): name the profiled commit with --commit");
+    throw InputError(shown_repository,
+                     "HEAD names no commit (an empty repository?): name the profiled commit with --commit");
   }
   if (!request.allow_dirty && work_tree_dirty(repository)) {
-    throw InputError(shown_repository, "the work tree has uncommitted changes to tracked files, so the profile may not be "
-                                       "of HEAD " + git::hex(head) + ": commit them, name the commit with --commit, or "
-                                       "pass --allow-dirty");
+    throw InputError(shown_repository,
+                     "the work tree has uncommitted changes to tracked files, so the profile may not be "
+                     "of HEAD " +
+                         git::hex(head) +
+                         ": commit them, name the commit with --commit, or "
+                         "pass --allow-dirty");
   }
   return git::hex(head);
 }
@@ -141,13 +147,16 @@ git::Commit current_tip(git_repository* repository, const std::string& ref) {
   return owned;
 }
 
-} // namespace
+}  // namespace
 
-std::string baseline_blob_name(const std::string& commit) { return commit + ".ngdigest"; }
+std::string baseline_blob_name(const std::string& commit) {
+  return commit + ".ngdigest";
+}
 
 SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::string& digest) {
   check_baseline_ref(request.ref);
-  const git::Repository owned = git::open_repository(request.repository_dir.empty() ? "." : request.repository_dir, request.repository_dir);
+  const git::Repository owned =
+      git::open_repository(request.repository_dir.empty() ? "." : request.repository_dir, request.repository_dir);
   git_repository* repository = owned.get();
   SavedBaseline saved;
   saved.ref = request.ref;
@@ -201,7 +210,7 @@ SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::strin
   git_reference* reference = nullptr;
   const std::string log = "neuron-gate baseline save " + saved.commit;
   const int moved = tip ? git_reference_create_matching(&reference, repository, request.ref.c_str(), &commit_id, 1,
-                                                       git_commit_id(tip.get()), log.c_str())
+                                                        git_commit_id(tip.get()), log.c_str())
                         : git_reference_create(&reference, repository, request.ref.c_str(), &commit_id, 0, log.c_str());
   if (moved != 0) {
     write_failed(request.ref, "move the ref (did another save move it meanwhile? run again)");
@@ -233,7 +242,7 @@ struct Candidate {
   git_time_t time;
 };
 
-} // namespace
+}  // namespace
 
 FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& repository_dir, const std::string& ref,
                                     const std::string& head) {
@@ -243,10 +252,10 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
   found.ref = ref;
   git_object* ref_object = nullptr;
   if (git_revparse_single(&ref_object, repository, ref.c_str()) != 0) {
-    throw InputError(spec, "no baseline ref " + shown(ref) + " in the git repository " +
-                               valid_utf8(git::shown_path(repository)) +
-                               " (fetch it: git fetch origin 'refs/neuron-gate/baselines/*:refs/neuron-gate/baselines/*'; "
-                               "save one with neuron-gate baseline save)");
+    throw InputError(
+        spec, "no baseline ref " + shown(ref) + " in the git repository " + valid_utf8(git::shown_path(repository)) +
+                  " (fetch it: git fetch origin 'refs/neuron-gate/baselines/*:refs/neuron-gate/baselines/*'; "
+                  "save one with neuron-gate baseline save)");
   }
   git_object_free(ref_object);
   const git::Commit tip = commit_named(repository, ref, spec);
@@ -303,4 +312,4 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
                              "; in a shallow clone, fetch more history)");
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -54,13 +54,13 @@ SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::strin
 
 // The stored baseline nearest a head commit.
 struct FoundBaseline {
-  std::string ref;          // the baseline ref, as given
-  std::string tip;          // 40 hex: the ref's tip when looked up
-  std::string commit;       // 40 hex: the profiled commit whose digest was found
-  std::string head_commit;  // 40 hex: where the walk started
-  std::size_t distance = 0; // commits from head_commit to commit along the shortest parent path (0: the same)
-  std::size_t walked = 0;   // commits looked at before it was found
-  std::string spec;         // `git:<ref>:<commit>.ngdigest`, the spec to read it with
+  std::string ref;           // the baseline ref, as given
+  std::string tip;           // 40 hex: the ref's tip when looked up
+  std::string commit;        // 40 hex: the profiled commit whose digest was found
+  std::string head_commit;   // 40 hex: where the walk started
+  std::size_t distance = 0;  // commits from head_commit to commit along the shortest parent path (0: the same)
+  std::size_t walked = 0;    // commits looked at before it was found
+  std::string spec;          // `git:<ref>:<commit>.ngdigest`, the spec to read it with
   bool operator==(const FoundBaseline&) const = default;
 };
 
@@ -76,4 +76,4 @@ inline constexpr std::size_t k_max_baseline_walk = 100000;
 FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& repository_dir, const std::string& ref,
                                     const std::string& head);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -1,9 +1,9 @@
 #include "store/digest.hpp"
 
+#include "input/json_input.hpp"
 #include "store/digest_fields.hpp"
 #include "store/digest_json.hpp"
 #include "store/gzip_writer.hpp"
-#include "input/json_input.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
@@ -50,7 +50,7 @@ DigestInfo read_envelope(const nlohmann::json& document, const std::string& path
   return info;
 }
 
-} // namespace
+}  // namespace
 
 std::string digest_bytes(const SideSamples& side, bool by_shape, const std::optional<SideRepository>& repository) {
   // Written as it goes, a step at a time, and compressed as written: neither the JSON document nor its
@@ -98,4 +98,4 @@ SideSamples read_digest(ByteSource& source, DigestInfo* info) {
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -61,4 +61,4 @@ void write_digest(const SideSamples& side, const std::string& path, bool by_shap
 // git state.
 SideSamples read_digest(ByteSource& source, DigestInfo* info = nullptr);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -15,16 +15,18 @@ namespace neuron_gate {
 namespace {
 
 constexpr DataProblemKind k_problem_kinds[] = {
-    DataProblemKind::bad_duration,      DataProblemKind::bad_timestamp,   DataProblemKind::time_out_of_range,
-    DataProblemKind::missing_name,      DataProblemKind::name_truncated,  DataProblemKind::invalid_utf8,
-    DataProblemKind::unfinished,        DataProblemKind::negative_duration, DataProblemKind::device_out_of_range,
-    DataProblemKind::longer_than_step,  DataProblemKind::duplicate,       DataProblemKind::cut_off_step,
+    DataProblemKind::bad_duration,     DataProblemKind::bad_timestamp,     DataProblemKind::time_out_of_range,
+    DataProblemKind::missing_name,     DataProblemKind::name_truncated,    DataProblemKind::invalid_utf8,
+    DataProblemKind::unfinished,       DataProblemKind::negative_duration, DataProblemKind::device_out_of_range,
+    DataProblemKind::longer_than_step, DataProblemKind::duplicate,         DataProblemKind::cut_off_step,
     DataProblemKind::device_time_lost,
 };
 
-std::string key_path(const std::string& where, const char* key) { return where + "." + key; }
+std::string key_path(const std::string& where, const char* key) {
+  return where + "." + key;
+}
 
-} // namespace
+}  // namespace
 
 const char* trace_format_word(TraceFormat format) {
   switch (format) {
@@ -38,11 +40,17 @@ const char* trace_format_word(TraceFormat format) {
   return "kineto";
 }
 
-const char* file_kind_id(FileKind kind) { return file_kind_row(kind).id; }
+const char* file_kind_id(FileKind kind) {
+  return file_kind_row(kind).id;
+}
 
-void DigestFields::fail(const std::string& problem) const { throw InputError(m_path, problem); }
+void DigestFields::fail(const std::string& problem) const {
+  throw InputError(m_path, problem);
+}
 
-std::string DigestFields::shown(const nlohmann::json& value) { return JsonFields::shown(value); }
+std::string DigestFields::shown(const nlohmann::json& value) {
+  return JsonFields::shown(value);
+}
 
 std::string DigestFields::key_text(const std::string& key) {
   const std::string text = shown(nlohmann::json(key));
@@ -177,7 +185,8 @@ std::size_t DigestFields::word(const nlohmann::json& object, const char* key, co
   fail("\"" + key_path(where, key) + "\" must be one of " + list + ", not " + shown(value));
 }
 
-DataProblemKind DigestFields::problem_kind(const nlohmann::json& object, const char* key, const std::string& where) const {
+DataProblemKind DigestFields::problem_kind(const nlohmann::json& object, const char* key,
+                                           const std::string& where) const {
   const nlohmann::json& value = at(object, key, where);
   for (DataProblemKind kind : k_problem_kinds) {
     if (value.is_string() && value.get<std::string>() == data_problem_id(kind)) {
@@ -268,7 +277,7 @@ std::map<std::string, Nanoseconds> DigestFields::ns_map(const nlohmann::json& ob
 }
 
 std::map<std::string, Nanoseconds> DigestFields::duration_map(const nlohmann::json& object, const char* key,
-                                                             const std::string& where) const {
+                                                              const std::string& where) const {
   std::map<std::string, Nanoseconds> out = ns_map(object, key, where);
   for (const auto& [name, ns] : out) {
     checked_duration(ns, key_path(where, key) + "." + name);
@@ -318,7 +327,7 @@ void add_time(std::int64_t& total, Nanoseconds value, const DigestFields& f, con
   }
 }
 
-} // namespace
+}  // namespace
 
 void DigestFields::check_negative_self_time(const TraceSamples& trace, const std::string& where) const {
   for (std::size_t i = 0; i <= trace.steps.size(); ++i) {
@@ -326,8 +335,9 @@ void DigestFields::check_negative_self_time(const TraceSamples& trace, const std
     for (const OpSample& op : step.ops) {
       const std::string& name = trace.op_keys[op.op];
       if (op.values.self_cpu_ns < 0 && trace.problems.negative_self_time.count(name) == 0) {
-        fail("\"" + where + "\": op \"" + shorten_middle(valid_utf8(name), 80) + "\" has " + std::to_string(op.values.self_cpu_ns) +
-             " ns of self CPU time in step \"" + shorten_middle(valid_utf8(step.name), 80) +
+        fail("\"" + where + "\": op \"" + shorten_middle(valid_utf8(name), 80) + "\" has " +
+             std::to_string(op.values.self_cpu_ns) + " ns of self CPU time in step \"" +
+             shorten_middle(valid_utf8(step.name), 80) +
              "\" but is not in problems.negative_self_time (no trace gives that)");
       }
     }
@@ -354,8 +364,8 @@ void DigestFields::check_side_limits(const SideSamples& side) const {
         add_time(total, ns, *this, trace.path);
       }
     }
-    for (const Nanoseconds ns : {trace.screened.kept_cpu_ns, trace.screened.kept_device_ns, trace.screened.excluded_cpu_ns,
-                                 trace.screened.excluded_device_ns}) {
+    for (const Nanoseconds ns : {trace.screened.kept_cpu_ns, trace.screened.kept_device_ns,
+                                 trace.screened.excluded_cpu_ns, trace.screened.excluded_device_ns}) {
       add_time(total, ns, *this, trace.path);
     }
     names.insert(trace.op_keys.begin(), trace.op_keys.end());
@@ -370,4 +380,4 @@ void DigestFields::check_side_limits(const SideSamples& side) const {
   }
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

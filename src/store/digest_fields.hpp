@@ -34,7 +34,7 @@ const char* file_kind_id(FileKind kind);
 const char* trace_format_word(TraceFormat format);
 
 class DigestFields {
-public:
+ public:
   explicit DigestFields(std::string path) : m_path(std::move(path)) {}
   [[noreturn]] void fail(const std::string& problem) const;
   // `value` shown in a message: JSON text cut to 60 bytes (JsonFields::shown).
@@ -43,7 +43,8 @@ public:
   static std::string key_text(const std::string& key);
 
   // `value` must be an object holding exactly the keys `expected` (a missing or unknown key fails).
-  void keys(const nlohmann::json& value, const std::string& where, std::initializer_list<std::string_view> expected) const;
+  void keys(const nlohmann::json& value, const std::string& where,
+            std::initializer_list<std::string_view> expected) const;
   const nlohmann::json& at(const nlohmann::json& object, const char* key, const std::string& where) const;
   const nlohmann::json& object(const nlohmann::json& value, const std::string& where) const;
   const nlohmann::json& array(const nlohmann::json& value, const std::string& where) const;
@@ -52,7 +53,7 @@ public:
   std::string str(const nlohmann::json& object, const char* key, const std::string& where) const;
   bool boolean(const nlohmann::json& object, const char* key, const std::string& where) const;
   std::int64_t count(const nlohmann::json& object, const char* key, const std::string& where) const;  // >= 0
-  Nanoseconds ns(const nlohmann::json& object, const char* key, const std::string& where) const;  // |ns| <= 2^62
+  Nanoseconds ns(const nlohmann::json& object, const char* key, const std::string& where) const;      // |ns| <= 2^62
   // The index in `words` of object[key], which must be one of them.
   std::size_t word(const nlohmann::json& object, const char* key, const std::string& where,
                    std::initializer_list<std::string_view> words) const;
@@ -69,7 +70,7 @@ public:
   Nanoseconds duration(const nlohmann::json& object, const char* key, const std::string& where) const;
   std::int64_t checked_count(std::int64_t value, const std::string& where) const;
   std::string checked_string(const std::string& text, const std::string& where) const;  // length limit
-  void sha256(const std::string& text, const std::string& where) const;  // 64 lowercase hex digits
+  void sha256(const std::string& text, const std::string& where) const;                 // 64 lowercase hex digits
   // An array of exactly `size` integers.
   std::vector<std::int64_t> int_row(const nlohmann::json& value, const std::string& where, std::size_t size) const;
   // names[index], failing when the index is out of range.
@@ -77,8 +78,10 @@ public:
 
   // Containers of object[key].
   std::vector<std::string> string_list(const nlohmann::json& object, const char* key, const std::string& where) const;
-  std::map<std::string, std::string> string_map(const nlohmann::json& object, const char* key, const std::string& where) const;
-  std::map<std::string, Nanoseconds> ns_map(const nlohmann::json& object, const char* key, const std::string& where) const;
+  std::map<std::string, std::string> string_map(const nlohmann::json& object, const char* key,
+                                                const std::string& where) const;
+  std::map<std::string, Nanoseconds> ns_map(const nlohmann::json& object, const char* key,
+                                            const std::string& where) const;
   // ns_map whose values are durations (checked_duration).
   std::map<std::string, Nanoseconds> duration_map(const nlohmann::json& object, const char* key,
                                                   const std::string& where) const;
@@ -89,7 +92,8 @@ public:
 
   // Inserts key -> value, failing when the key is already there (a name repeated in one step).
   template <typename Value>
-  void insert_unique(std::map<std::string, Value>& map, const std::string& key, Value value, const std::string& where) const {
+  void insert_unique(std::map<std::string, Value>& map, const std::string& key, Value value,
+                     const std::string& where) const {
     if (!map.emplace(key, std::move(value)).second) {
       fail("\"" + where + "\" repeats the name " + shown(nlohmann::json(key)) + " in one step");
     }
@@ -102,8 +106,8 @@ public:
   // negative_self_time, as the trace reader leaves them (trace_samples.hpp); `where` names the trace.
   void check_negative_self_time(const TraceSamples& trace, const std::string& where) const;
 
-private:
+ private:
   std::string m_path;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

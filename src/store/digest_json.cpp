@@ -1,7 +1,7 @@
 #include "store/digest_json.hpp"
 
-#include "store/digest_fields.hpp"
 #include "profile/op_keys.hpp"
+#include "store/digest_fields.hpp"
 
 namespace neuron_gate {
 namespace {
@@ -56,14 +56,16 @@ StepSample step_from_json(const DigestFields& f, const json& value, const std::s
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const std::string at = where + ".ops[" + std::to_string(i) + "]";
     const std::vector<std::int64_t> row = f.int_row(ops[i], at, 4);
-    OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_duration(row[2], at + "[2]"), f.checked_count(row[3], at + "[3]")};
+    OpValues values{f.checked_ns(row[1], at + "[1]"), f.checked_duration(row[2], at + "[2]"),
+                    f.checked_count(row[3], at + "[3]")};
     f.insert_unique(ops_by_key, f.name_at(names, row[0], at + "[0]"), values, at);
   }
   const json& kernels = f.array(f.at(value, "kernels", where), where + ".kernels");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string at = where + ".kernels[" + std::to_string(i) + "]";
     const std::vector<std::int64_t> row = f.int_row(kernels[i], at, 2);
-    f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_duration(row[1], at + "[1]"), at);
+    f.insert_unique(step.device_kernels, f.name_at(names, row[0], at + "[0]"), f.checked_duration(row[1], at + "[1]"),
+                    at);
   }
   step.unattributed_device_ns = f.duration(value, "unattributed_device_ns", where);
   step.unattributed_by_category = f.duration_map(value, "unattributed_by_category", where);
@@ -99,7 +101,8 @@ std::optional<TraceFormat> format_from_word(const std::string& word) {
   return std::nullopt;
 }
 
-void trace_screening_from_json(const DigestFields& f, const json& value, const std::string& where, TraceSamples& trace) {
+void trace_screening_from_json(const DigestFields& f, const json& value, const std::string& where,
+                               TraceSamples& trace) {
   trace.screened = screened_from_json(f, f.at(value, "screened", where), where + ".screened");
   const json& screened_ops = f.object(f.at(value, "screened_ops", where), where + ".screened_ops");
   for (const auto& item : screened_ops.items()) {
@@ -169,7 +172,8 @@ EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const 
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const double sample = f.number(samples[i], where + ".samples[" + std::to_string(i) + "]");
     if (!(sample > 0)) {
-      f.fail("\"" + where + ".samples[" + std::to_string(i) + "]\" must be positive, not " + DigestFields::shown(samples[i]));
+      f.fail("\"" + where + ".samples[" + std::to_string(i) + "]\" must be positive, not " +
+             DigestFields::shown(samples[i]));
     }
     metric.samples.push_back(sample);
   }
@@ -184,11 +188,13 @@ EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const 
     metric.run_sizes.push_back(static_cast<std::size_t>(size));
   }
   if (metric.runs > metric.samples.size()) {
-    f.fail("\"" + where + ".runs\" must be at most the number of samples (" + std::to_string(metric.samples.size()) + ")");
+    f.fail("\"" + where + ".runs\" must be at most the number of samples (" + std::to_string(metric.samples.size()) +
+           ")");
   }
   metric.source_path = f.str(value, "source_path", where);
-  metric.origin = f.word(value, "origin", where, {"application", "device_summary"}) == 0 ? EndToEndOrigin::application
-                                                                                          : EndToEndOrigin::device_summary;
+  metric.origin = f.word(value, "origin", where, {"application", "device_summary"}) == 0
+                      ? EndToEndOrigin::application
+                      : EndToEndOrigin::device_summary;
   return metric;
 }
 
@@ -214,8 +220,9 @@ DiscoveredFile file_from_json(const DigestFields& f, const json& value, const st
 }
 
 ProfileInventory inventory_from_json(const DigestFields& f, const json& value, const std::string& where) {
-  f.keys(value, where,
-         {"spec", "files", "folders", "names_with_invalid_utf8", "git_repository", "git_repository_shown", "git_commit"});
+  f.keys(
+      value, where,
+      {"spec", "files", "folders", "names_with_invalid_utf8", "git_repository", "git_repository_shown", "git_commit"});
   ProfileInventory inventory;
   inventory.spec = f.str(value, "spec", where);
   const json& files = f.array(f.at(value, "files", where), where + ".files");
@@ -239,7 +246,8 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
     side.end_to_end.push_back(metric_from_json(f, metrics[i], where + ".end_to_end[" + std::to_string(i) + "]"));
     for (std::size_t j = 0; j < i; ++j) {
       if (side.end_to_end[j].name == side.end_to_end[i].name) {
-        f.fail("\"" + where + ".end_to_end[" + std::to_string(i) + "]\" repeats the metric \"" + side.end_to_end[i].name + "\"");
+        f.fail("\"" + where + ".end_to_end[" + std::to_string(i) + "]\" repeats the metric \"" +
+               side.end_to_end[i].name + "\"");
       }
     }
   }
@@ -292,14 +300,14 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   }
 }
 
-} // namespace
+}  // namespace
 
 SideSamples side_from_json(const json& value, const std::string& path, std::optional<SideRepository>* repository) {
   const DigestFields f(path);
   const std::string where = "side";
   f.keys(value, where,
-         {"inventory", "traces", "samples_from_tables", "end_to_end", "table_input_shapes", "manifest", "table_warnings",
-          "file_details", "read_warnings", "data_problems", "repository"});
+         {"inventory", "traces", "samples_from_tables", "end_to_end", "table_input_shapes", "manifest",
+          "table_warnings", "file_details", "read_warnings", "data_problems", "repository"});
   SideSamples side;
   side.inventory = inventory_from_json(f, f.at(value, "inventory", where), where + ".inventory");
   const json& traces = f.array(f.at(value, "traces", where), where + ".traces");
@@ -329,4 +337,4 @@ void recompute_side_totals(SideSamples& side) {
   side.neuron = neuron_artifacts_of(side.inventory);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

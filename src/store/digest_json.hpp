@@ -4,8 +4,8 @@
 // recomputed on reading exactly as read_side() computes them: the side's screened time (the sum of its
 // traces'), the data problems' shares of it, and the Neuron capture check (from the file list).
 
-#include "store/json_writer.hpp"
 #include "profile/read_side.hpp"
+#include "store/json_writer.hpp"
 #include "store/repository_state.hpp"
 
 #include <nlohmann/json.hpp>
@@ -24,10 +24,10 @@ namespace neuron_gate {
 // as an ordered_json document gives (json_writer.hpp), so a side always gives the same bytes.
 void write_side_json(const SideSamples& side, const std::optional<SideRepository>& repository, JsonWriter& out);
 
-// Reads the "side" object back; `repository`, when given, receives its "repository" (nullopt for null). `path` names the digest in errors. Every value is checked as if it came
-// from a hostile profile: each key's type (InputError(path, "\"side.traces[0].steps\" must be an array,
-// not 5")), unknown keys and enum words, name indexes in range, times within ±2^62 ns, counts and calls
-// non-negative, a side's times summing to at most 2^62 ns, every string at most
+// Reads the "side" object back; `repository`, when given, receives its "repository" (nullopt for null). `path` names
+// the digest in errors. Every value is checked as if it came from a hostile profile: each key's type (InputError(path,
+// "\"side.traces[0].steps\" must be an array, not 5")), unknown keys and enum words, name indexes in range, times
+// within ±2^62 ns, counts and calls non-negative, a side's times summing to at most 2^62 ns, every string at most
 // input_limits().max_string_bytes, and at most input_limits().max_distinct_ops op names. The label is "".
 SideSamples side_from_json(const nlohmann::json& value, const std::string& path,
                            std::optional<SideRepository>* repository = nullptr);
@@ -37,4 +37,4 @@ SideSamples side_from_json(const nlohmann::json& value, const std::string& path,
 // captures found among the inventory's files and folders.
 void recompute_side_totals(SideSamples& side);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

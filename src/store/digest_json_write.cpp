@@ -322,7 +322,7 @@ void write_repository(JsonWriter& out, const std::optional<SideRepository>& stat
   out.end_object();
 }
 
-} // namespace
+}  // namespace
 
 void write_side_json(const SideSamples& side, const std::optional<SideRepository>& repository, JsonWriter& out) {
   out.begin_object();
@@ -359,4 +359,4 @@ void write_side_json(const SideSamples& side, const std::optional<SideRepository
   out.end_object();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

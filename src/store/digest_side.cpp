@@ -1,8 +1,8 @@
 #include "store/digest_side.hpp"
 
+#include "profile/ranks.hpp"
 #include "store/digest_fields.hpp"
 #include "store/digest_json.hpp"
-#include "profile/ranks.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -43,7 +43,9 @@ std::string joined(const std::vector<std::string>& parts, std::size_t from, std:
   return text;
 }
 
-std::string under(const std::string& prefix, const std::string& path) { return prefix.empty() ? path : prefix + "/" + path; }
+std::string under(const std::string& prefix, const std::string& path) {
+  return prefix.empty() ? path : prefix + "/" + path;
+}
 
 // Moves one side's relative paths (files, folders, details, warnings) under `prefix`.
 void rebase(SideSamples& side, const std::string& prefix) {
@@ -87,7 +89,8 @@ ProfileInventory merged_inventory(const std::vector<SideSamples>& sides, const s
     for (const DiscoveredFile& file : sides[i].inventory.files) {
       if (const auto [it, added] = owner.emplace(file.relative_path, i); !added) {
         throw InputError(spec, "two digests hold the file \"" + file.relative_path + "\": " + sources[it->second] +
-                                   " and " + sources[i] + " (digest each rank from a folder of its own, e.g. prof/rank-0)");
+                                   " and " + sources[i] +
+                                   " (digest each rank from a folder of its own, e.g. prof/rank-0)");
       }
       inventory.files.push_back(file);
     }
@@ -122,9 +125,8 @@ void merge_metrics(SideSamples& combined, const SideSamples& side, const std::st
 // Traces of all digests in path order (table samples only where no digest has traces), ranks assigned
 // again over all of them; a rank found in two digests is refused.
 void merge_traces(SideSamples& combined, std::vector<SideSamples>& sides, const std::vector<std::string>& sources) {
-  const bool any_traces = std::any_of(sides.begin(), sides.end(), [](const SideSamples& s) {
-    return !s.samples_from_tables && !s.traces.empty();
-  });
+  const bool any_traces = std::any_of(sides.begin(), sides.end(),
+                                      [](const SideSamples& s) { return !s.samples_from_tables && !s.traces.empty(); });
   std::vector<std::pair<TraceSamples, std::size_t>> traces;  // trace, digest
   for (std::size_t i = 0; i < sides.size(); ++i) {
     if (any_traces && sides[i].samples_from_tables) {
@@ -156,9 +158,10 @@ void merge_traces(SideSamples& combined, std::vector<SideSamples>& sides, const 
     if (!rank) {
       continue;
     }
-    if (const auto [it, added] = rank_digest.emplace(*rank, traces[i].second); !added && it->second != traces[i].second) {
-      throw InputError(sources[traces[i].second], "rank " + std::to_string(*rank) + " is also in " + sources[it->second] +
-                                                      ": each rank's digest may be given once");
+    if (const auto [it, added] = rank_digest.emplace(*rank, traces[i].second);
+        !added && it->second != traces[i].second) {
+      throw InputError(sources[traces[i].second], "rank " + std::to_string(*rank) + " is also in " +
+                                                      sources[it->second] + ": each rank's digest may be given once");
     }
   }
   combined.samples_from_tables = !any_traces && !combined.traces.empty();
@@ -193,7 +196,7 @@ void merge_repository(SideSamples& combined, std::optional<SideRepository>& firs
   }
 }
 
-} // namespace
+}  // namespace
 
 bool is_digest_side(const ProfileInventory& inventory) {
   const DiscoveredFile* digest = nullptr;
@@ -243,7 +246,8 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
   const auto first_path = [&](std::size_t i) {
     return sides[i].inventory.files.empty() ? std::string() : sides[i].inventory.files.front().relative_path;
   };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first_path(a) < first_path(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return first_path(a) < first_path(b); });
   std::vector<SideSamples> sorted;
   std::vector<std::string> named;
   std::vector<const DigestInfo*> sorted_infos;
@@ -263,13 +267,14 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
       combined.table_input_shapes[op].insert(shapes.begin(), shapes.end());
     }
     if (side.manifest && combined.manifest) {
-      throw InputError(named[i], "a second run manifest on one side (" + side.manifest->source_path + "; the first is " +
-                                     combined.manifest->source_path + ")");
+      throw InputError(named[i], "a second run manifest on one side (" + side.manifest->source_path +
+                                     "; the first is " + combined.manifest->source_path + ")");
     }
     if (side.manifest) {
       combined.manifest = side.manifest;
     }
-    combined.table_warnings.insert(combined.table_warnings.end(), side.table_warnings.begin(), side.table_warnings.end());
+    combined.table_warnings.insert(combined.table_warnings.end(), side.table_warnings.begin(),
+                                   side.table_warnings.end());
     combined.read_warnings.insert(combined.read_warnings.end(), side.read_warnings.begin(), side.read_warnings.end());
     combined.file_details.insert(side.file_details.begin(), side.file_details.end());
     combined.data_problems.insert(combined.data_problems.end(), side.data_problems.begin(), side.data_problems.end());
@@ -348,4 +353,4 @@ SideSamples load_side(const std::string& label, const ProfileInventory& inventor
   return side;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

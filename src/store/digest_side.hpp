@@ -2,8 +2,8 @@
 // A side given as digests (digest.hpp): one digest, or a folder of them (one per rank, e.g. one per CI
 // matrix job) combined into one side as if the ranks' files had been read together (README "Digests").
 
-#include "store/digest.hpp"
 #include "profile/read_side.hpp"
+#include "store/digest.hpp"
 #include "store/repository_state.hpp"
 
 #include <functional>
@@ -49,4 +49,4 @@ SideSamples combine_digest_sides(std::vector<SideSamples> sides, const std::vect
                                  const std::vector<std::string>& sources, const std::string& spec,
                                  std::optional<SideRepository>* repository = nullptr);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

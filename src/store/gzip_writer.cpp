@@ -9,7 +9,7 @@ namespace {
 constexpr std::size_t k_out_piece = 64 * 1024;
 constexpr std::size_t k_in_piece = std::size_t{1} << 30;  // avail_in is 32-bit
 
-} // namespace
+}  // namespace
 
 GzipWriter::GzipWriter() {
   constexpr int k_gzip_window = 15 + 16;  // 32 KiB window, gzip wrapper
@@ -61,4 +61,4 @@ std::string GzipWriter::finish() {
   return std::move(out_);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

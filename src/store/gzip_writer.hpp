@@ -10,7 +10,7 @@
 namespace neuron_gate {
 
 class GzipWriter {
-public:
+ public:
   // Best compression (level 9, 32 KiB window, memLevel 9). Throws std::bad_alloc when zlib cannot start.
   GzipWriter();
   ~GzipWriter();
@@ -22,11 +22,11 @@ public:
   // Ends the stream and returns every compressed byte (header, deflate data, CRC and size). Call once.
   std::string finish();
 
-private:
+ private:
   void deflate_into_output(int flush);
 
   z_stream stream_{};
   std::string out_;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -28,7 +28,7 @@ void append_integer(std::string& out, Integer value) {
   out.append(digits, end.ptr);
 }
 
-} // namespace
+}  // namespace
 
 JsonWriter::JsonWriter(std::function<void(std::string_view)> sink) : sink_(std::move(sink)) {
   buffer_.reserve(k_piece_bytes + 4096);
@@ -165,4 +165,4 @@ void write_json(JsonWriter& out, const std::set<std::string>& values) {
   out.end_array();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

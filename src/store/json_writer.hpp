@@ -19,7 +19,7 @@
 namespace neuron_gate {
 
 class JsonWriter {
-public:
+ public:
   // `sink` receives the text in order, in pieces of about 64 KiB (and the rest on flush()).
   explicit JsonWriter(std::function<void(std::string_view)> sink);
 
@@ -41,7 +41,7 @@ public:
   // Hands the text not yet given to the sink. Call once the document is complete.
   void flush();
 
-private:
+ private:
   void before_value();
   void after_value();
   void append_string(std::string_view text);
@@ -69,4 +69,4 @@ void write_json(JsonWriter& out, const std::map<std::string, Value>& values) {
   out.end_object();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

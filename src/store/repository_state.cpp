@@ -79,8 +79,9 @@ std::optional<Found> disk_side(const ProfileInventory& inventory, const std::str
   std::error_code ec;
   std::string start = repository_dir;
   if (start.empty()) {
-    start = std::filesystem::is_directory(inventory.spec, ec) ? inventory.spec
-                                                              : std::filesystem::path(inventory.spec).parent_path().string();
+    start = std::filesystem::is_directory(inventory.spec, ec)
+                ? inventory.spec
+                : std::filesystem::path(inventory.spec).parent_path().string();
   }
   git_repository* repository = nullptr;
   if (git_repository_open_ext(&repository, start.empty() ? "." : start.c_str(), 0, nullptr) != 0) {
@@ -123,8 +124,10 @@ std::optional<Ancestry> ancestry_of(const Found& base, const Found& head, git_re
   Ancestry ancestry;
   ancestry.base_from_manifest = !base.state.manifest_commit.empty();
   ancestry.head_from_manifest = !head.state.manifest_commit.empty();
-  const auto base_oid = find_commit(repository, ancestry.base_from_manifest ? base.state.manifest_commit : base.state.commit);
-  const auto head_oid = find_commit(repository, ancestry.head_from_manifest ? head.state.manifest_commit : head.state.commit);
+  const auto base_oid =
+      find_commit(repository, ancestry.base_from_manifest ? base.state.manifest_commit : base.state.commit);
+  const auto head_oid =
+      find_commit(repository, ancestry.head_from_manifest ? head.state.manifest_commit : head.state.commit);
   if (!base_oid || !head_oid) {
     return std::nullopt;
   }
@@ -147,7 +150,7 @@ std::optional<Ancestry> ancestry_of(const Found& base, const Found& head, git_re
   return ancestry;
 }
 
-} // namespace
+}  // namespace
 
 RepositoryStates gather_repository_states(const ProfileInventory& base, const ProfileInventory& head,
                                           const std::optional<RunManifest>& base_manifest,
@@ -186,4 +189,4 @@ RepositoryStates gather_repository_states(const ProfileInventory& base, const Pr
   return states;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -35,11 +35,11 @@ struct Ancestry {
   std::string base_commit, head_commit;  // 40 hex: each side's manifest commit when it has one, else its
                                          // repository commit
   bool base_from_manifest = false, head_from_manifest = false;
-  bool base_is_ancestor = true;          // base == head counts as an ancestor
-  std::string merge_base;                // 40 hex; "" when the histories share no commit
-  std::size_t base_only = 0;             // commits reachable from base and not from head
-  std::size_t head_only = 0;             // commits reachable from head and not from base
-  std::string repository;                // where the two were looked up, as shown
+  bool base_is_ancestor = true;  // base == head counts as an ancestor
+  std::string merge_base;        // 40 hex; "" when the histories share no commit
+  std::size_t base_only = 0;     // commits reachable from base and not from head
+  std::size_t head_only = 0;     // commits reachable from head and not from base
+  std::string repository;        // where the two were looked up, as shown
   bool operator==(const Ancestry&) const = default;
 };
 
@@ -71,4 +71,4 @@ RepositoryStates gather_repository_states(const ProfileInventory& base, const Pr
                                           const std::optional<RecordedRepository>& base_recorded = std::nullopt,
                                           const std::optional<RecordedRepository>& head_recorded = std::nullopt);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -116,7 +116,7 @@ void unregister_temporary(std::size_t slot) {
   }
 }
 
-} // namespace
+}  // namespace
 
 SignalsDeferred::SignalsDeferred() {
   sigset_t deferred;
@@ -127,7 +127,9 @@ SignalsDeferred::SignalsDeferred() {
   ::pthread_sigmask(SIG_BLOCK, &deferred, &m_previous);
 }
 
-SignalsDeferred::~SignalsDeferred() { ::pthread_sigmask(SIG_SETMASK, &m_previous, nullptr); }
+SignalsDeferred::~SignalsDeferred() {
+  ::pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
+}
 
 void write_stream(std::ostream& out, std::string_view content, const std::string& name) {
   errno = 0;
@@ -243,4 +245,4 @@ bool same_file(const std::string& a, const std::string& b) {
   return resolved_path(a) == resolved_path(b);
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -25,7 +25,7 @@ void write_file_atomically(const std::string& path, std::string_view content);
 // temporary file is removed and `path` is untouched. A device or FIFO is written into directly. Every
 // call throws InputError naming `path` with the system's reason (as write_file_atomically).
 class AtomicFileWriter {
-public:
+ public:
   explicit AtomicFileWriter(const std::string& path);
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;
@@ -34,10 +34,10 @@ public:
   void write(std::string_view piece);
   void commit();  // flushes, closes and renames; once
 
-private:
+ private:
   void fail(int error);
 
-  std::string m_path;           // as given, for messages
+  std::string m_path;  // as given, for messages
   std::filesystem::path m_target;
   std::filesystem::path m_temp;  // empty when writing into a device or FIFO
   std::ofstream m_out;
@@ -51,13 +51,13 @@ private:
 // Without it, such a signal removes the temporary files of AtomicFileWriters not yet committed (a handler
 // installed with the first one) and ends the process as the signal would.
 class SignalsDeferred {
-public:
+ public:
   SignalsDeferred();
   ~SignalsDeferred();
   SignalsDeferred(const SignalsDeferred&) = delete;
   SignalsDeferred& operator=(const SignalsDeferred&) = delete;
 
-private:
+ private:
   sigset_t m_previous{};
 };
 
@@ -74,4 +74,4 @@ void check_writable_destination(const std::string& path);
 // same path once `.`, `..` and symbolic links are resolved (a link to a file not yet written too).
 bool same_file(const std::string& a, const std::string& b);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -21,7 +21,8 @@ std::optional<std::int64_t> parse_iso_date(std::string_view text) {
       fields[f] = fields[f] * 10 + (c - '0');
     }
   }
-  const std::chrono::year_month_day date{std::chrono::year{fields[0]}, std::chrono::month{static_cast<unsigned>(fields[1])},
+  const std::chrono::year_month_day date{std::chrono::year{fields[0]},
+                                         std::chrono::month{static_cast<unsigned>(fields[1])},
                                          std::chrono::day{static_cast<unsigned>(fields[2])}};
   if (!date.ok()) {
     return std::nullopt;
@@ -30,7 +31,8 @@ std::optional<std::int64_t> parse_iso_date(std::string_view text) {
 }
 
 std::string iso_date_from_unix_seconds(std::int64_t seconds) {
-  const std::chrono::sys_days day = std::chrono::floor<std::chrono::days>(std::chrono::sys_seconds{std::chrono::seconds{seconds}});
+  const std::chrono::sys_days day =
+      std::chrono::floor<std::chrono::days>(std::chrono::sys_seconds{std::chrono::seconds{seconds}});
   const std::chrono::year_month_day date{day};
   char text[32];
   std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
@@ -38,4 +40,4 @@ std::string iso_date_from_unix_seconds(std::int64_t seconds) {
   return text;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -16,4 +16,4 @@ std::optional<std::int64_t> parse_iso_date(std::string_view text);
 // The UTC date YYYY-MM-DD of a Unix time in seconds (as SOURCE_DATE_EPOCH gives it).
 std::string iso_date_from_unix_seconds(std::int64_t seconds);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -11,16 +11,16 @@ namespace neuron_gate {
 // A file that cannot be read as what it claims to be. what() is "PATH[:byte N]: problem",
 // the wording of every error message (lowercase, no final period). byte_offset is 0-based.
 class InputError : public std::runtime_error {
-public:
+ public:
   InputError(std::string path, std::string problem, std::optional<std::uint64_t> byte_offset = std::nullopt)
-      : std::runtime_error(format(path, problem, byte_offset)), m_path(std::move(path)),
-        m_problem(std::move(problem)), m_byte_offset(byte_offset) {}
+      : std::runtime_error(format(path, problem, byte_offset)), m_path(std::move(path)), m_problem(std::move(problem)),
+        m_byte_offset(byte_offset) {}
 
   const std::string& path() const { return m_path; }
   const std::string& problem() const { return m_problem; }
   std::optional<std::uint64_t> byte_offset() const { return m_byte_offset; }
 
-private:
+ private:
   static std::string format(const std::string& path, const std::string& problem,
                             std::optional<std::uint64_t> byte_offset) {
     std::string text = path;
@@ -36,8 +36,8 @@ private:
 
 // A command line or rules file that asks for something impossible; what() is the message.
 class UsageError : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -27,4 +27,4 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

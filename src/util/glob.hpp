@@ -9,4 +9,4 @@ namespace neuron_gate {
 // exactly one; every other character matches itself (case-sensitive). Linear time in practice.
 bool glob_match(std::string_view pattern, std::string_view text);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

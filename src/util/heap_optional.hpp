@@ -12,7 +12,7 @@ namespace neuron_gate {
 // undefined behaviour, so a member that is "a list, usually empty" reads as that empty list.
 template <typename T>
 class HeapOptional {
-public:
+ public:
   HeapOptional() = default;
   HeapOptional(T value) : m_value(std::make_unique<T>(std::move(value))) {}  // NOLINT: converts like optional
   HeapOptional(const HeapOptional& other) : m_value(other.m_value ? std::make_unique<T>(*other.m_value) : nullptr) {}
@@ -42,7 +42,7 @@ public:
     return has_value() == other.has_value() && (!has_value() || *m_value == *other.m_value);
   }
 
-private:
+ private:
   static const T& empty() {
     static const T value{};
     return value;
@@ -50,4 +50,4 @@ private:
   std::unique_ptr<T> m_value;
 };
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -8,9 +8,9 @@
 namespace neuron_gate {
 namespace {
 
-constexpr std::array<const char*, 6> k_limit_variables = {
-    "NEURON_GATE_MAX_FILE_BYTES", "NEURON_GATE_MAX_NAME_BYTES", "NEURON_GATE_MAX_STRING_BYTES",
-    "NEURON_GATE_MAX_OPS",        "NEURON_GATE_MAX_WALK_ENTRIES", "NEURON_GATE_MAX_WALK_DEPTH"};
+constexpr std::array<const char*, 6> k_limit_variables = {"NEURON_GATE_MAX_FILE_BYTES",   "NEURON_GATE_MAX_NAME_BYTES",
+                                                          "NEURON_GATE_MAX_STRING_BYTES", "NEURON_GATE_MAX_OPS",
+                                                          "NEURON_GATE_MAX_WALK_ENTRIES", "NEURON_GATE_MAX_WALK_DEPTH"};
 
 std::optional<std::uint64_t> positive_integer(const char* text) {
   std::uint64_t parsed = 0;
@@ -48,9 +48,11 @@ InputLimits& current() {
   return limits;
 }
 
-} // namespace
+}  // namespace
 
-const InputLimits& input_limits() { return current(); }
+const InputLimits& input_limits() {
+  return current();
+}
 
 std::optional<std::string> invalid_limit_variable() {
   for (const char* name : k_limit_variables) {
@@ -62,7 +64,9 @@ std::optional<std::string> invalid_limit_variable() {
   return std::nullopt;
 }
 
-void reload_input_limits() { current() = from_environment(); }
+void reload_input_limits() {
+  current() = from_environment();
+}
 
 std::string byte_count_text(std::uint64_t bytes) {
   constexpr std::uint64_t gib = std::uint64_t{1} << 30;
@@ -76,4 +80,4 @@ std::string byte_count_text(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -43,4 +43,4 @@ void reload_input_limits();
 // "8 GiB" / "4096 bytes" style text of a byte count, for limit messages.
 std::string byte_count_text(std::uint64_t bytes);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

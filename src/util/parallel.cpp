@@ -26,7 +26,7 @@ std::size_t default_threads() {
   return std::max<std::size_t>(1, std::thread::hardware_concurrency());
 }
 
-} // namespace
+}  // namespace
 
 std::size_t worker_threads() {
   static const std::size_t from_environment = default_threads();
@@ -34,7 +34,9 @@ std::size_t worker_threads() {
   return std::min(set > 0 ? set : from_environment, k_max_worker_threads);
 }
 
-void set_worker_threads(std::size_t threads) { g_threads.store(threads); }
+void set_worker_threads(std::size_t threads) {
+  g_threads.store(threads);
+}
 
 std::vector<std::exception_ptr> parallel_for(std::size_t count, const std::function<void(std::size_t)>& task) {
   std::vector<std::exception_ptr> errors(count);
@@ -65,4 +67,4 @@ std::vector<std::exception_ptr> parallel_for(std::size_t count, const std::funct
   return errors;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

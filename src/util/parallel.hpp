@@ -29,4 +29,4 @@ inline constexpr std::size_t k_max_worker_threads = 256;
 // thread only (no nested thread pools). A thread that cannot be started leaves its share to the others.
 std::vector<std::exception_ptr> parallel_for(std::size_t count, const std::function<void(std::size_t)>& task);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

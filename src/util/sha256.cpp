@@ -48,4 +48,4 @@ std::string sha256_hex(std::string_view text) {
   return hash.hex();
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

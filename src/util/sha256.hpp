@@ -11,7 +11,7 @@ namespace neuron_gate {
 // An incremental SHA-256. update() any number of times, then hex() once. The constructor throws
 // std::bad_alloc when OpenSSL cannot allocate a digest context.
 class Sha256 {
-public:
+ public:
   Sha256();
   ~Sha256();
   Sha256(Sha256&&) noexcept;
@@ -24,7 +24,7 @@ public:
   // The digest of everything added, 64 lowercase hex digits. Call once; the hash is finished after.
   std::string hex();
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
@@ -32,4 +32,4 @@ private:
 // SHA-256 of `text`, 64 lowercase hex digits.
 std::string sha256_hex(std::string_view text);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

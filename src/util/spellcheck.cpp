@@ -22,7 +22,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string>& candidates) {
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
@@ -38,4 +38,4 @@ std::optional<std::string> closest_word(std::string_view word, const std::vector
   return best;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

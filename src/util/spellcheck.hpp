@@ -12,4 +12,4 @@ namespace neuron_gate {
 // max(2, word.size() / 3); ties go to the earliest candidate. nullopt when none is close enough.
 std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string>& candidates);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

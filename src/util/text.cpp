@@ -28,9 +28,9 @@ std::string shorten_middle(std::string_view text, std::size_t max_chars) {
   if (starts.size() <= max_chars) {
     return std::string(text);
   }
-  const std::size_t front = max_chars / 2;     // (max_chars - 1 + 1) / 2
+  const std::size_t front = max_chars / 2;  // (max_chars - 1 + 1) / 2
   const std::size_t back = (max_chars - 1) / 2;
   return std::string(text.substr(0, starts[front])) + "…" + std::string(text.substr(starts[starts.size() - back]));
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

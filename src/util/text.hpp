@@ -20,4 +20,4 @@ std::string join_set(const std::set<std::string>& items);
 // "aten::so…or_name". max_chars < 3 is taken as 3.
 std::string shorten_middle(std::string_view text, std::size_t max_chars);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -25,7 +25,9 @@ struct DecimalDigits {
   }
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The mantissa "[+-]digits[.digits]" from text[i]; advances i past it.
 void scan_mantissa(std::string_view text, std::size_t& i, DecimalDigits& number) {
@@ -103,8 +105,8 @@ std::optional<Nanoseconds> to_nanoseconds(const DecimalDigits& number) {
   std::uint64_t magnitude = 0;
   for (std::int64_t d = 0; d < integer_digits; ++d) {
     const auto index = static_cast<std::size_t>(d);
-    magnitude = magnitude * 10 +
-                (index < number.digit_count ? static_cast<std::uint64_t>(number.digits[index] - '0') : 0U);
+    magnitude =
+        magnitude * 10 + (index < number.digit_count ? static_cast<std::uint64_t>(number.digits[index] - '0') : 0U);
   }
   // Round half away from zero: the dropped part is >= 0.5 exactly when its first digit is >= 5.
   if (integer_digits >= 0) {
@@ -121,11 +123,11 @@ std::optional<Nanoseconds> to_nanoseconds(const DecimalDigits& number) {
   return number.negative ? -value : value;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text) {
   const std::optional<DecimalDigits> number = scan_decimal(text);
   return number ? to_nanoseconds(*number) : std::nullopt;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

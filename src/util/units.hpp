@@ -15,4 +15,4 @@ using Nanoseconds = std::int64_t;
 // double for plain decimals. nullopt when the text is not a number or overflows int64 ns.
 std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

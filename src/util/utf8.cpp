@@ -42,7 +42,7 @@ std::size_t sequence_length(std::string_view text, std::size_t at, std::size_t* 
   return length;
 }
 
-} // namespace
+}  // namespace
 
 CodePointStep next_code_point(std::string_view text, std::size_t at) {
   std::size_t consumed = 1;
@@ -115,4 +115,4 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
-} // namespace neuron_gate
+}  // namespace neuron_gate

@@ -28,4 +28,4 @@ CodePointStep next_code_point(std::string_view text, std::size_t at);
 // Appends the UTF-8 encoding of `code_point` (<= U+10FFFF, not a surrogate) to `out`.
 void append_utf8(std::string& out, char32_t code_point);
 
-} // namespace neuron_gate
+}  // namespace neuron_gate
