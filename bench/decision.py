@@ -292,7 +292,7 @@ def run_trial(spec):
             if m.get("class") == cls and m.get("name") == name and not m.get("scope"):
                 result["metric_verdict"] = m.get("verdict")
                 result["metric_reason"] = (m.get("reason") or "")[:160]
-                result["metric_ratio"] = [m.get("ratio"), *(m.get("ratio_ci95") or [None, None])]
+                result["metric_ratio"] = [m.get("ratio"), *(m.get("ratio_ci90") or [None, None])]
                 break
     return result
 

@@ -113,7 +113,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->type_name("FILE");
   compare_cmd->add_option("--markdown", compare.markdown_path, "write the Markdown report to FILE instead of stdout")
       ->type_name("FILE");
-  compare_cmd->add_option("--json", compare.json_path, "write the JSON report (schema neuron-gate.report/1) to FILE")
+  compare_cmd->add_option("--json", compare.json_path, "write the JSON report (schema neuron-gate.report/2) to FILE")
       ->type_name("FILE");
   compare_cmd->add_option("--html", compare.html_path, "write the self-contained HTML report to FILE")
       ->type_name("FILE");

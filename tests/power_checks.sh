@@ -41,7 +41,7 @@ resnet-slowed)
   expect_exit 0 compare "$root/tests/data/corpus/K1" "$root/tests/data/corpus/K2" --no-git
   expect_exit 1 compare "$root/tests/data/corpus/K1" "$work/K2slow" --no-git --json "$work/r.json"
   grep -q '^## ❌ REGRESSION' "$work/out.md" || fail "no REGRESSION headline"
-  grep -q '`aten::cudnn_convolution` (device time) REGRESSED: +99.8% (95% CI ' "$work/out.md" ||
+  grep -q '`aten::cudnn_convolution` (device time) REGRESSED: +99.8% (90% CI ' "$work/out.md" ||
     fail "the report does not name aten::cudnn_convolution with its change"
   "$python" - "$work/r.json" <<'PY'
 import json, sys
@@ -51,7 +51,7 @@ assert conv["verdict"] == "REGRESSED", conv["verdict"]
 assert conv["material"] and conv["family"] == "per-op", conv["family"]
 assert abs(conv["ratio"] - 1.998) < 0.002, conv["ratio"]
 assert report["material"]["material"] < 46, report["material"]  # 6 vs 6 steps decide a family of up to 46
-print("conv", conv["ratio"], conv["ratio_ci95"], "family", conv["family_size"], report["material"])
+print("conv", conv["ratio"], conv["ratio_ci90"], "family", conv["family_size"], report["material"])
 PY
   ;;
 traces-only)

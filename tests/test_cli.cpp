@@ -111,7 +111,7 @@ TEST_CASE("A vs B (layer_norm instead of separate ops) regresses ~1.47x and repo
   CHECK(says("- Replacement (self CPU), read together: 13 ops no longer run (`aten::_to_copy`, "));
   CHECK(says("3 new ops run (`aten::layer_norm`, `aten::native_layer_norm`, `aten::view`; largest "
              "`aten::native_layer_norm`)"));
-  CHECK(says("Their summed self CPU time per step: 23.0 µs → 21.0 µs, +4.2% (95% CI -11.0…+16.8%)"));
+  CHECK(says("Their summed self CPU time per step: 23.0 µs → 21.0 µs, +4.2% (90% CI -9.3…+16.1%)"));
   const json group = find_metric(c.report, "self_cpu", "replaced ops");
   CHECK(group["scope"] == "replacement group");
   CHECK(group["gating"] == false);
@@ -1071,7 +1071,7 @@ TEST_CASE("--format terminal prints the compact summary (no colour off a termina
   const std::string html = (std::filesystem::temp_directory_path() / "neuron-gate-format-terminal.html").string();
   const CliResult t = run({"compare", base, head, "--no-git", "--format", "terminal", "--html", html});
   CHECK(t.exit_code == 1);
-  CHECK(t.out.rfind("❌ REGRESSION: `latency` +38.4% (95% CI +35.8…+41.0%, threshold 5%)\n", 0) == 0);
+  CHECK(t.out.rfind("❌ REGRESSION: `latency` +38.4% (90% CI +36.4…+40.5%, threshold 5%)\n", 0) == 0);
   CHECK(t.out.find("  `latency`") != std::string::npos);
   CHECK(t.out.find("11.8 µs → 16.3 µs  regressed") != std::string::npos);
   CHECK(t.out.find("Full reports: " + html + "\n") != std::string::npos);

@@ -114,7 +114,7 @@ TEST_CASE("compare: head with more throughput has a lower cost, per sample from 
   CHECK(cost["head"]["median"].get<double>() == doctest::Approx(1000.0 / 2500.0).epsilon(1e-12));
   CHECK(cost["verdict"] == "IMPROVED");
   CHECK(cost["ratio"].get<double>() == doctest::Approx(0.8).epsilon(0.01));
-  CHECK(cost["ratio_ci95"][1].get<double>() < 1.0);
+  CHECK(cost["ratio_ci90"][1].get<double>() < 1.0);
   // The same test as throughput's, mirrored: a monotone transform keeps the ranks.
   const json throughput = metric(report, "throughput");
   CHECK(cost["test"]["p_better"].get<double>() == doctest::Approx(throughput["test"]["p_better"].get<double>()));

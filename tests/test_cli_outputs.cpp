@@ -176,7 +176,7 @@ TEST_CASE("--allow-mismatch takes one name each time, before or after the profil
   const CliResult twice = run({"compare", example("A"), example("A_8x512"), "--allow-mismatch", "schedule",
                                "--allow-mismatch", "inputs", "--quiet", "--no-git"});
   // Accepted: compared, not NOT COMPARABLE (3) nor a usage error (2). The 8x512 input's latency is
-  // +11.7% (95% CI +10.9…+12.6%), beyond the 10% between-run allowance: a regression, exit 1.
+  // +11.9% (90% CI +9.9…+14.0%), beyond the 10% between-run allowance: a regression, exit 1.
   CHECK(twice.exit_code == 1);
 }
 

@@ -71,7 +71,7 @@ TEST_CASE("traces only: A -> LNbig (fused layer_norm at a larger shape) fails on
   CHECK(group["base"]["median"].get<double>() == doctest::Approx(19.5));
   CHECK(group["head"]["median"].get<double>() == doctest::Approx(254.5));
   CHECK(group["ratio"].get<double>() == doctest::Approx(13.2404).epsilon(1e-4));
-  CHECK(group["ratio_ci95"][0].get<double>() == doctest::Approx(7.5958).epsilon(1e-4));
+  CHECK(group["ratio_ci90"][0].get<double>() == doctest::Approx(7.8311).epsilon(1e-4));
   CHECK(group["base"]["n"] == 12);
   CHECK(group["replaced"]["appeared"] ==
         json::array({"aten::as_strided", "aten::constant_pad_nd", "aten::layer_norm", "aten::narrow",
@@ -99,8 +99,8 @@ TEST_CASE("traces only: A -> LNbig (fused layer_norm at a larger shape) fails on
   CHECK(has(r.markdown, "8 new ops run (`aten::as_strided`, "));
   CHECK(has(r.markdown, "; largest `aten::native_layer_norm`); calls per step changed (median, base → head): "
                         "`aten::copy_` 2 → 1, `aten::empty` 3 → 7. Their summed self CPU time per step: 19.5 µs → "
-                        "254 µs, +1,224% (95% CI "));
-  CHECK(has(r.markdown, "- the replacement group `replaced ops` (self CPU) REGRESSED: +1,224% (95% CI "));
+                        "254 µs, +1,224% (90% CI "));
+  CHECK(has(r.markdown, "- the replacement group `replaced ops` (self CPU) REGRESSED: +1,224% (90% CI "));
   CHECK(has(r.html, "Replacement (self CPU), read together: 11 ops no longer run (<code>aten::_to_copy</code>"));
   bool interpreted = false;
   for (const json& text : r.report["interpretations"]) {
@@ -125,7 +125,7 @@ TEST_CASE("traces only: A -> LN (layer_norm at the same shape and faster) passes
   const json total = find_metric(r.report, "self_cpu", "all ops");
   CHECK(total["verdict"] == "IMPROVED");
   CHECK(total["ratio"].get<double>() == doctest::Approx(0.6827).epsilon(1e-3));
-  CHECK(has(r.markdown, "Their summed self CPU time per step: 19.5 µs → 19.0 µs, +0.0% (95% CI "));
+  CHECK(has(r.markdown, "Their summed self CPU time per step: 19.5 µs → 19.0 µs, +0.0% (90% CI "));
 }
 
 TEST_CASE("the bundled examples without e2e.json: A -> Areg fails from traces alone, A -> A2 and A -> C pass") {

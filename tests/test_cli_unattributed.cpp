@@ -52,7 +52,7 @@ void row_capped(const Compared& c, const char* capped_from) {
   CHECK(row["reason"].get<std::string>().find("device time no op accounts for: counted in the device `all ops` total, "
                                               "which gates; not judged on its own (on its own: ") == 0);
   CHECK(row["ratio"].is_number());
-  CHECK(row["ratio_ci95"][0].is_number());
+  CHECK(row["ratio_ci90"][0].is_number());
   // no self CPU row for it: it has device time only
   CHECK(find_metric(c.report, "self_cpu", k_row) == nullptr);
 }
@@ -77,7 +77,7 @@ TEST_CASE("unattributed device time doubling: the row is not REGRESSED — the d
   CHECK(find_metric(c.report, "device", "aten::mm")["base"]["median"] == doctest::Approx(302.0));
   // the interpretation names the row and the total that gates it
   CHECK(c.markdown.find("`device time not attributed to an op (kernel)`: 200 µs → 401 µs per step (2.000x of base, "
-                        "95% CI [1.990, 2.010]), worse beyond its threshold") != std::string::npos);
+                        "90% CI [1.990, 2.010]), worse beyond its threshold") != std::string::npos);
   CHECK(c.markdown.find("never judged on its own: it is counted in `all ops` (device time), 502 µs → 703 µs per step "
                         "(1.400x), REGRESSED, which gates that time") != std::string::npos);
   for (const auto& m : c.report["metrics"]) {

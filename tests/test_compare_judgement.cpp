@@ -170,4 +170,24 @@ TEST_CASE("findings carry the judgement's numbers: worth a look, undecided and t
   CHECK_FALSE(open.inputs_unverified);  // no traces on either side
 }
 
+TEST_CASE("a verdict its own interval contradicts is never given: significant +340.8% with CI -3.9…+519.1%") {
+  // Issue 36 item 8: p one-sided 0.001 and the estimate far beyond the threshold, but the 90% CI reaches
+  // below no change. INCONCLUSIVE (ci_includes_no_change), and since it is worse than its threshold, the
+  // outcome is NO DECISION naming it, never REGRESSION and never PASS.
+  const ng::Judgement j = judge_all({e2e("latency", 20, 4.408, 0.961, 6.191, 0.001)});
+  const ng::MetricComparison& m = j.metrics[0];
+  CHECK(m.significant_worse);
+  CHECK(m.verdict == ng::Verdict::inconclusive);
+  CHECK(m.why == ng::VerdictReason::ci_includes_no_change);
+  CHECK(j.decision.outcome == ng::Outcome::no_decision);
+  REQUIRE(j.decision.no_decision);
+  CHECK(j.decision.no_decision->metric == 0);
+  // The same numbers with an interval that clears no change: REGRESSED.
+  const ng::Judgement cleared = judge_all({e2e("latency", 20, 4.408, 1.02, 6.191, 0.001)});
+  CHECK(cleared.metrics[0].verdict == ng::Verdict::regressed);
+  CHECK(cleared.decision.outcome == ng::Outcome::regression);
+  // A bound is cleared only beyond the tolerance: an interval end one ulp above 1 does not clear it.
+  const ng::Judgement ulp = judge_all({e2e("latency", 20, 1.5, 1.0000000000000002, 2.5, 0.001)});
+  CHECK(ulp.metrics[0].why == ng::VerdictReason::ci_includes_no_change);
+}
 TEST_SUITE_END();

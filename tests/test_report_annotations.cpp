@@ -65,7 +65,7 @@ TEST_CASE("annotations: an error per gating regression, a warning per non-gating
   }
   // latency gates (REGRESSED, no waiver); aten::mm device time regressed but does not gate.
   // '%' is the runner's escape character: %25 in the message.
-  CHECK(lines[0] == "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +11.8%25 (95%25 CI +9.0…"
+  CHECK(lines[0] == "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +11.8%25 (90%25 CI +9.0…"
                     "+15.0%25, threshold 5%25), median 12.00 ms -> 13.41 ms (n 20 / 20); ratio 1.118x ≥ 1 + 5%25 "
                     "threshold, adjusted p 2.4e-7 ≤ alpha 0.05");
   CHECK(lines[1].rfind(
@@ -133,7 +133,7 @@ TEST_CASE("annotations: waived regressions warn — --strict makes NO DECISION, 
                                        1.6,
                                        0.2,
                                        1.0,
-                                       "95% CI crosses the threshold",
+                                       "90% CI crosses the threshold",
                                        true});
   r.metrics = {waived, open};
   r.decision.exit_code = 0;

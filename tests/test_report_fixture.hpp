@@ -121,7 +121,7 @@ inline Report sample_report() {
   latency.unit = "ms";
   MetricComparison throughput = make_metric({MetricClass::end_to_end, "throughput", Verdict::equivalent,
                                              spread_samples(330, 2, 20), spread_samples(329, 2, 20), 0.997, 0.985,
-                                             1.009, 0.61, 0.78, "95% CI [0.985, 1.009] within ±5%", true});
+                                             1.009, 0.61, 0.78, "90% CI [0.985, 1.009] within ±5%", true});
   throughput.unit = "samples/s";
   throughput.better = Better::higher;
   MetricComparison memory = make_metric({MetricClass::end_to_end,
@@ -140,13 +140,13 @@ inline Report sample_report() {
   memory.samples_needed = 6;
   MetricComparison step = make_metric({MetricClass::step_time, "step time", Verdict::inconclusive,
                                        spread_samples(1450, 40, 24), spread_samples(1510, 45, 24), 1.04, 0.98, 1.10,
-                                       0.21, 1.0, "95% CI [0.980, 1.100] crosses the ±5% threshold"});
+                                       0.21, 1.0, "90% CI [0.980, 1.100] crosses the ±5% threshold"});
   MetricComparison mm_device =
       make_metric({MetricClass::device, "aten::mm", Verdict::regressed, spread_samples(820, 10, 24),
                    spread_samples(905, 12, 24), 1.104, 1.09, 1.12, 1.1e-9, 1.0, "ratio 1.104x ≥ 1 + 5% threshold"});
   MetricComparison mm_cpu =
       make_metric({MetricClass::self_cpu, "aten::mm", Verdict::equivalent, spread_samples(45, 1, 24),
-                   spread_samples(45.2, 1, 24), 1.004, 0.98, 1.03, 0.7, 0.9, "95% CI [0.980, 1.030] within ±5%"});
+                   spread_samples(45.2, 1, 24), 1.004, 0.98, 1.03, 0.7, 0.9, "90% CI [0.980, 1.030] within ±5%"});
   MetricComparison add_cpu =
       make_metric({MetricClass::self_cpu, "aten::add_", Verdict::improved, spread_samples(60, 2, 24),
                    spread_samples(41, 2, 24), 0.68, 0.65, 0.71, 1.0, 3.0e-8, "ratio 0.680x ≤ 1 - 5% threshold"});
@@ -180,16 +180,16 @@ inline Report sample_report() {
   mul_cpu.calls_changed = true;
   MetricComparison script = make_metric(
       {MetricClass::self_cpu, "<script>alert(\"pwned\")</script>", Verdict::inconclusive, spread_samples(9, 1, 24),
-       spread_samples(9.6, 1.2, 24), 1.06, 0.97, 1.15, 0.3, 1.0, "95% CI [0.970, 1.150] crosses the ±5% threshold"});
+       spread_samples(9.6, 1.2, 24), 1.06, 0.97, 1.15, 0.3, 1.0, "90% CI [0.970, 1.150] crosses the ±5% threshold"});
   MetricComparison odd = make_metric({MetricClass::self_cpu, "aten::index_put_ [a|b] \"q\" `x` & {y}",
                                       Verdict::equivalent, spread_samples(5, 0.2, 24), spread_samples(5.05, 0.2, 24),
-                                      1.01, 0.97, 1.04, 0.8, 0.9, "95% CI [0.970, 1.040] within ±5%"});
+                                      1.01, 0.97, 1.04, 0.8, 0.9, "90% CI [0.970, 1.040] within ±5%"});
   r.metrics = {latency, throughput, memory, step, mm_device, mm_cpu, add_cpu, fused, pow_cpu, mul_cpu, script, odd};
 
   r.interpretations = {
       "Gate: end-to-end metrics decide (end-to-end numbers are present; per-op findings explain them), Holm "
       "correction at alpha 0.05.",
-      "`latency` (end-to-end) REGRESSED: 1.118x of base, 95% CI [1.090, 1.150], beyond the +5.0% threshold; "
+      "`latency` (end-to-end) REGRESSED: 1.118x of base, 90% CI [1.090, 1.150], beyond the +5.0% threshold; "
       "adjusted p 2.4e-07. [Measurements: `latency`]",
       "Structural change, read together: 1 op no longer runs (`aten::pow`) and 1 new op runs (`fused_rms_norm`). "
       "[Measurements: STRUCTURAL rows]",

@@ -129,7 +129,7 @@ TEST_CASE("a 12x change reads +1,100% (was: 1.1e+03%), in the headline, the tabl
   r.metrics[0].ratio_high = 12.5;
   neuron_gate::testing::finish_summary(r);
   const std::string text = render_markdown(r);
-  CHECK(text.rfind("## ❌ REGRESSION: `latency` +1,100% (95% CI +1,050…+1,150%, threshold 5%)", 0) == 0);
+  CHECK(text.rfind("## ❌ REGRESSION: `latency` +1,100% (90% CI +1,050…+1,150%, threshold 5%)", 0) == 0);
   CHECK(text.find("| +1,100% | +1,050…+1,150% |") != std::string::npos);
   CHECK(text.find("latency · +1,100% · REGRESSED") != std::string::npos);
   CHECK(text.find("e+0") == std::string::npos);

@@ -163,7 +163,7 @@ TEST_CASE("JUnit: well-formed, one case per gating metric plus conditions, count
   CHECK(count(xml, "<failure ") == 1);
   CHECK(count(xml, "<skipped ") == 1);
   CHECK(xml.find("<testcase name=\"latency (end-to-end)\" classname=\"neuron-gate.end_to_end\"") != std::string::npos);
-  CHECK(xml.find("<failure message=\"REGRESSED: +11.8% (95% CI +9.0…+15.0%), adjusted p 2.4e-07; ratio "
+  CHECK(xml.find("<failure message=\"REGRESSED: +11.8% (90% CI +9.0…+15.0%), adjusted p 2.4e-07; ratio "
                  "1.118x ≥ 1 + 5% threshold, adjusted p 2.4e-7 ≤ alpha 0.05\" type=\"REGRESSED\">") !=
         std::string::npos);
   CHECK(xml.find("<skipped message=\"INSUFFICIENT: 2 vs 2 samples") != std::string::npos);

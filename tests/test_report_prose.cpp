@@ -54,15 +54,15 @@ TEST_CASE("an INCONCLUSIVE metric whose CI lies beyond the threshold is not said
                                         e2e("c", 10, 1.0, 0.99, 1.01, 0.5)}));
   const std::string& reason = r.metrics[0].reason;
   CHECK(reason.find("straddles") == std::string::npos);
-  CHECK(reason == "95% CI +10.0…+30.0% lies wholly beyond the ±5% threshold, but the adjusted p 0.0900 "
+  CHECK(reason == "90% CI +10.0…+30.0% lies wholly beyond the ±5% threshold, but the adjusted p 0.0900 "
                   "does not reach alpha 0.05 (3 metrics in the family)");
-  CHECK(r.metrics[1].reason == "95% CI -1.0…+1.0% lies within ±5%");
+  CHECK(r.metrics[1].reason == "90% CI -1.0…+1.0% lies within ±5%");
 }
 
 TEST_CASE("a CI that straddles the threshold keeps its reason text") {
   const Report r = report_of(judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}));
   CHECK(r.metrics[0].reason ==
-        "95% CI -2.0…+10.0% straddles the threshold and the change is not significant after correction");
+        "90% CI -2.0…+10.0% straddles the threshold and the change is not significant after correction");
 }
 
 TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
@@ -75,7 +75,7 @@ TEST_CASE("NO DECISION headline names the metric, its change and the samples nee
   const Report r = report_of(judge_all({e2e("latency", 2, 1.2, 0.9, 1.5, 0.2)}));
   CHECK(r.outcome == Outcome::no_decision);
   CHECK(prose_markdown(r.verdict_line)
-            .rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (95% CI -10.0…+50.0%): too few samples "
+            .rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (90% CI -10.0…+50.0%): too few samples "
                    "to decide; needs 3 samples per side (has 2 / 2)",
                    0) == 0);
   CHECK(r.verdict_line.find("✅") == std::string::npos);

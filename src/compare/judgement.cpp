@@ -118,17 +118,18 @@ std::optional<double> near_end(const MetricComparison& m, bool for_worse) {
   return for_worse ? std::min(*a, *b) : std::max(*a, *b);
 }
 
-// Per op: the change clears base's own A/A noise (issue 14 item 3): the near end of the ratio CI (widened
-// by the timer resolution) lies beyond 1 ± the noise (0 when not estimated). Checked only where the noise
-// or the resolution is known; true for other metrics.
+// The change clears no change, and per op base's own A/A noise (issue 14 item 3): the near end of the ratio
+// CI (widened by the timer resolution) lies beyond 1 ± the noise (0 when not estimated, and for other
+// metrics), so a verdict never contradicts its own interval. Without a CI: false only for a per-op metric
+// whose noise or resolution is known.
 bool clears_noise(const MetricComparison& m, bool for_worse) {
-  if (!per_op(m) || (!m.base_noise && !m.resolution)) {
-    return true;
-  }
   const auto end = near_end(m, for_worse);
-  const double noise = m.base_noise.value_or(0.0);
-  return end && (for_worse ? *end > (1.0 + noise) * (1.0 + k_bound_tolerance)
-                           : *end < (1.0 - noise) * (1.0 - k_bound_tolerance));
+  if (!end) {
+    return !per_op(m) || (!m.base_noise && !m.resolution);
+  }
+  const double noise = per_op(m) ? m.base_noise.value_or(0.0) : 0.0;
+  return for_worse ? *end > (1.0 + noise) * (1.0 + k_bound_tolerance)
+                   : *end < (1.0 - noise) * (1.0 - k_bound_tolerance);
 }
 
 // Self CPU time of fewer than k_processes_to_establish processes a side: the steps of one process share its
@@ -159,7 +160,9 @@ std::optional<VerdictReason> change_blocked(const MetricComparison& m, double wo
     return VerdictReason::within_run_allowance;
   }
   if (!clears_noise(m, for_worse)) {
-    return m.base_noise ? VerdictReason::within_noise : VerdictReason::within_resolution;
+    return per_op(m) && m.base_noise   ? VerdictReason::within_noise
+           : per_op(m) && m.resolution ? VerdictReason::within_resolution
+                                       : VerdictReason::ci_includes_no_change;
   }
   if (!runs_agree(m, for_worse)) {
     return VerdictReason::runs_disagree;

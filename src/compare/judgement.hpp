@@ -63,23 +63,25 @@ enum class VerdictReason {
   significant_size_open,    // INCONCLUSIVE: adjusted p within alpha, but the ratio CI straddles the threshold
   adjusted_p_not_reached,   // INCONCLUSIVE: ratio CI wholly beyond the threshold, adjusted p above alpha
   below_floor,              // INCONCLUSIVE: beyond the threshold with adjusted p within alpha, |shift| < floor
-  no_interval,              // INCONCLUSIVE: a ratio but no 95% CI of it at these sample sizes
+  no_interval,              // INCONCLUSIVE: a ratio but no 90% CI of it at these sample sizes
   no_ratio,                 // INCONCLUSIVE: no ratio (base median 0) and the change not within the floor
   within_noise,             // INCONCLUSIVE (per op): significant and beyond threshold and floor, but the ratio CI
                             // (widened by the timer resolution) does not clear base's own A/A noise (base_noise)
   within_resolution,        // INCONCLUSIVE (per op): quantised data whose change lies within one timer quantum
   not_across_runs,          // INCONCLUSIVE (self CPU): significant and beyond the threshold, but a side's samples come
                             // from one process, so the change is not established across runs
-  within_run_allowance,  // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
-                         // from too few processes and the change is within the between-run allowance
-  runs_disagree,         // INCONCLUSIVE: significant and beyond the threshold over the pooled samples, but the
-                         // runs' medians do not establish it: the between-run interval (runs_ratio_low/high)
-                         // does not clear no change
-  data_incomplete,       // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
-                         // and they carry more than max_excluded_share of that side's time of the metric's kind
-                         // (MetricMeasurement::base/head_excluded_share), whatever the numbers say
-  not_attributed,        // INCONCLUSIVE: device time no op accounts for (MetricJudgement::unattributed) that would
-                         // be REGRESSED or IMPROVED on its own (capped_from); the device `all ops` total gates it
+  within_run_allowance,   // INCONCLUSIVE (end-to-end): significant and beyond the threshold, but a side's samples come
+                          // from too few processes and the change is within the between-run allowance
+  runs_disagree,          // INCONCLUSIVE: significant and beyond the threshold over the pooled samples, but the
+                          // runs' medians do not establish it: the between-run interval (runs_ratio_low/high)
+                          // does not clear no change
+  ci_includes_no_change,  // INCONCLUSIVE: significant and beyond the threshold, but the ratio's 90% CI does not
+                          // clear no change (a verdict its own interval would contradict)
+  data_incomplete,        // INCONCLUSIVE: the metric holds events the screen excluded on a side (base/head_screened)
+                          // and they carry more than max_excluded_share of that side's time of the metric's kind
+                          // (MetricMeasurement::base/head_excluded_share), whatever the numbers say
+  not_attributed,         // INCONCLUSIVE: device time no op accounts for (MetricJudgement::unattributed) that would
+                          // be REGRESSED or IMPROVED on its own (capped_from); the device `all ops` total gates it
 };
 
 // The one per-test level of a family: the p a single metric must reach when it is tested alone against

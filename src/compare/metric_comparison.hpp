@@ -63,7 +63,7 @@ struct MetricMeasurement {
   std::optional<double> base_median, head_median;
 
   // Effect: Hodges–Lehmann ratio on log values where all values are > 0, else the Hodges–Lehmann
-  // shift divided by the base median. CI at 95%.
+  // shift divided by the base median. CI at k_interval_confidence (90%).
   std::optional<double> ratio, ratio_low, ratio_high;
   std::optional<double> shift, shift_low, shift_high;  // Hodges–Lehmann head - base, in `unit`
   bool ratio_from_logs = false;
@@ -153,6 +153,11 @@ std::vector<SampleStep> sample_steps(const SideSamples& side, std::size_t drop_f
 // The name of a metric without its point and rank suffixes ("aten::mm [rank 1] [at 4x512]" -> "aten::mm");
 // the name itself when the metric is neither per point nor per rank. Rules patterns (waivers) match either.
 std::string unranked_name(const MetricMeasurement& metric);
+
+// Confidence of every compared metric's ratio and shift interval: 90% two-sided, the interval of the
+// one-sided 5% test that decides REGRESSED/IMPROVED, and TOST's for EQUIVALENT (Schuirmann 1987), so the
+// interval shown never contradicts the verdict (issue 36 item 4). Reports call it "90% CI".
+inline constexpr double k_interval_confidence = 0.90;
 
 // Smallest number of runs a side needs for SampleUnit::run (SamplingPlan::run_unit).
 inline constexpr std::size_t k_min_runs_for_run_unit = sampling_plan().run_unit;

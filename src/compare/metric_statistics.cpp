@@ -53,13 +53,13 @@ void run_statistics(MetricMeasurement& metric) {
 
   const bool all_positive = std::all_of(base.begin(), base.end(), [](double v) { return v > 0; }) &&
                             std::all_of(head.begin(), head.end(), [](double v) { return v > 0; });
-  if (auto shift = hodges_lehmann_shift(base, head)) {
+  if (auto shift = hodges_lehmann_shift(base, head, k_interval_confidence)) {
     metric.shift = shift->estimate;
     metric.shift_low = shift->ci_low;
     metric.shift_high = shift->ci_high;
   }
   if (all_positive) {
-    if (auto ratio = hodges_lehmann_ratio(base, head)) {
+    if (auto ratio = hodges_lehmann_ratio(base, head, k_interval_confidence)) {
       metric.ratio = ratio->estimate;
       metric.ratio_low = ratio->ci_low;
       metric.ratio_high = ratio->ci_high;
@@ -164,13 +164,13 @@ void run_paired_statistics(MetricMeasurement& metric) {
                                          : "Wilcoxon signed-rank, paired runs (normal approximation)";
   metric.paired = true;
   metric.pairing = "paired: base and head runs captured alternately in one session";
-  if (const auto ratio = walsh_hodges_lehmann(log_ratios)) {
+  if (const auto ratio = walsh_hodges_lehmann(log_ratios, k_interval_confidence)) {
     metric.ratio = std::exp(ratio->estimate);
     metric.ratio_low = ratio->ci_low ? std::optional<double>(std::exp(*ratio->ci_low)) : std::nullopt;
     metric.ratio_high = ratio->ci_high ? std::optional<double>(std::exp(*ratio->ci_high)) : std::nullopt;
     metric.ratio_from_logs = true;
   }
-  if (const auto shift = walsh_hodges_lehmann(differences)) {
+  if (const auto shift = walsh_hodges_lehmann(differences, k_interval_confidence)) {
     metric.shift = shift->estimate;
     metric.shift_low = shift->ci_low;
     metric.shift_high = shift->ci_high;

@@ -1,6 +1,6 @@
 #pragma once
 // The statistics of one measured metric (DESIGN.md section 4): Mann–Whitney U (worse, better, two-sided),
-// the Hodges–Lehmann shift and ratio with their 95% CIs, Welch's t on logs, the medians.
+// the Hodges–Lehmann shift and ratio with their 90% CIs (k_interval_confidence), Welch's t on logs, the medians.
 
 #include "compare/metric_comparison.hpp"
 
@@ -37,7 +37,7 @@ const char* pairing_note(Pairing pairing, bool runs_known);
 // medians of run i of each side, captured in one session, base and head alternating. Tests the per-run
 // log ratios log(head_i / base_i) with the Wilcoxon signed-rank test (worse, better, two-sided; exact for
 // up to 50 pairs without zeros or ties, stats/wilcoxon.hpp) and takes the ratio as exp of their
-// Walsh-average Hodges–Lehmann estimate with its 95% CI; the shift from the per-run differences. Sets
+// Walsh-average Hodges–Lehmann estimate with its 90% CI; the shift from the per-run differences. Sets
 // `paired`. Falls back to run_statistics (unpaired) when the sizes differ, a side has under 2 runs, or a
 // sample is not > 0; `pairing` then says why.
 void run_paired_statistics(MetricMeasurement& metric);

@@ -28,7 +28,7 @@ std::string label(const MetricComparison& m) {
 std::string describe(const MetricComparison& m) {
   std::string text = label(m) + ": " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
-    text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", threshold " +
+    text += " (90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", threshold " +
             format_percent(m.threshold) + ")";
   }
   text += ", median " + format_value(m.base_median, m.unit, m.resolution) + " -> " +

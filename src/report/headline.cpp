@@ -34,12 +34,12 @@ std::string lower(std::string text) {
   return text;
 }
 
-// "+42.5% (95% CI +42.2…+42.8%, threshold 5%)" or ", within ±5%" for an equivalent one.
+// "+42.5% (90% CI +42.2…+42.8%, threshold 5%)" or ", within ±5%" for an equivalent one.
 std::string change_with_ci(const MetricComparison& m) {
   std::string text = signed_change_text(m);
   std::string bracket;
   if (m.ratio_low && m.ratio_high) {
-    bracket = "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", ";
+    bracket = "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ", ";
   }
   bracket += (m.verdict == Verdict::equivalent ? "within ±" : "threshold ") + format_number(m.threshold * 100.0) + "%";
   return text + " (" + bracket + ")";

@@ -10,8 +10,8 @@
 
 namespace neuron_gate {
 
-// The headline. Regression: "❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)",
-// with " and 2 more" when more gating metrics regressed. Pass: "✅ PASS · `latency` +0.3% (95% CI
+// The headline. Regression: "❌ REGRESSION: `latency` +42.5% (90% CI +42.2…+42.8%, threshold 5%)",
+// with " and 2 more" when more gating metrics regressed. Pass: "✅ PASS · `latency` +0.3% (90% CI
 // -0.4…+1.0%, within ±5%)", or "✅ PASS · 1 regression waived until 2026-12-31" when a waiver covered
 // one. NO DECISION, INCONCLUSIVE and NOT COMPARABLE: verdict_line() (prose.hpp).
 // `point`, when given, is an operating point's label named after the outcome word ("❌ REGRESSION at

@@ -113,7 +113,7 @@ std::string metric_table(const std::vector<const MetricComparison*>& metrics, bo
   std::string html =
       "<div class=\"table-wrap\"><table>\n<thead><tr><th>" + std::string(ops ? "op" : "metric") +
       "</th><th class=\"num\">base median</th><th class=\"num\">head median</th><th class=\"num\">change</th>"
-      "<th class=\"num\">95% CI</th><th class=\"num\">adj. p</th>" +
+      "<th class=\"num\">90% CI</th><th class=\"num\">adj. p</th>" +
       (ops ? "<th class=\"num\">calls / step</th>" : "") +
       "<th class=\"num\">n base / head</th><th>verdict</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < metrics.size() && i < most; ++i) {
@@ -202,7 +202,7 @@ std::string measurements_section(const Report& report) {
     return html + "<p>Not computed: the conditions above differ.</p>\n</section>\n";
   }
   html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a "
-          "signed %, with its distribution-free 95% CI, so it can differ from the ratio of the two medians; adj. p: "
+          "signed %, with its distribution-free 90% CI, so it can differ from the ratio of the two medians; adj. p: "
           "one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
   const auto e2e = ranked_metrics(report, MetricClass::end_to_end);
   if (!e2e.empty()) {

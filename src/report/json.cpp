@@ -60,10 +60,10 @@ ordered metric_json(const MetricComparison& m) {
   j["base"] = summary(m.base_samples);
   j["head"] = summary(m.head_samples);
   j["ratio"] = optional_number(m.ratio);
-  j["ratio_ci95"] = {optional_number(m.ratio_low), optional_number(m.ratio_high)};
+  j["ratio_ci90"] = {optional_number(m.ratio_low), optional_number(m.ratio_high)};
   j["ratio_method"] = m.ratio_from_logs ? "hodges-lehmann on logs" : "hodges-lehmann shift / base median";
   j["shift"] = optional_number(m.shift);
-  j["shift_ci95"] = {optional_number(m.shift_low), optional_number(m.shift_high)};
+  j["shift_ci90"] = {optional_number(m.shift_low), optional_number(m.shift_high)};
   ordered test;
   test["name"] = m.paired ? "wilcoxon-signed-rank" : "mann-whitney-u";
   test["method"] = m.test_method;
@@ -336,7 +336,7 @@ ordered provenance_json(const Provenance& p) {
 
 void write_json_report(const Report& report, const std::function<void(std::string_view)>& sink) {
   TopLevelWriter j(sink);
-  j.field("schema", "neuron-gate.report/1");
+  j.field("schema", "neuron-gate.report/2");
   j.field("outcome", outcome_name(report.outcome));
   j.field("verdict", outcome_key(report.outcome));
   j.field("exit_code", report.decision.exit_code);

@@ -1,5 +1,5 @@
 #pragma once
-// Report -> JSON, schema "neuron-gate.report/1" (documented in README.md).
+// Report -> JSON, schema "neuron-gate.report/2" (documented in README.md).
 
 #include "report/report.hpp"
 

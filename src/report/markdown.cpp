@@ -41,9 +41,9 @@ std::string verdict_cell(const MetricComparison& m) {
 
 // Narrow columns (issue 16 item 3): n per side is stated once in the context line, the adjusted p and
 // every other statistic are in the JSON and HTML reports. The few end-to-end and step-time metrics get
-// six columns; the op tables five (no 95% CI: with the verdict and calls per step it does not fit
+// six columns; the op tables five (no CI: with the verdict and calls per step it does not fit
 // 860 px; the JSON and HTML have it).
-const char* const k_metric_header = "| metric | base | head | change | 95% CI | verdict |\n|---|--:|--:|--:|--:|---|\n";
+const char* const k_metric_header = "| metric | base | head | change | 90% CI | verdict |\n|---|--:|--:|--:|--:|---|\n";
 const char* const k_op_header = "| op | base | head | change | verdict |\n|---|--:|--:|--:|---|\n";
 
 std::string metric_row(const MetricComparison& m) {
@@ -208,7 +208,7 @@ std::string measurements_section(const Report& report, FullTables& full_tables) 
   }
   const std::string legend =
       "_change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a signed %, with its "
-      "distribution-free 95% CI, so it can differ from the ratio of the two medians; the op tables' CIs, p values "
+      "distribution-free 90% CI, so it can differ from the ratio of the two medians; the op tables' CIs, p values "
       "and names longer than 32 characters (cut here in the middle, …) are in the JSON and HTML reports._\n\n";
   if (body.empty()) {
     return legend;

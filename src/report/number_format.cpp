@@ -134,7 +134,7 @@ std::string format_change_with_ci(std::optional<double> ratio, std::optional<dou
     return "–";
   }
   const std::string interval = format_change_interval(low, high);
-  return format_change(ratio) + (interval == "–" ? std::string() : " (95% CI " + interval + ")");
+  return format_change(ratio) + (interval == "–" ? std::string() : " (90% CI " + interval + ")");
 }
 
 std::string format_percent(std::optional<double> fraction) {

@@ -39,7 +39,7 @@ std::string format_change(std::optional<double> ratio);
 // A ratio's CI as signed % changes with one '%': [1.422, 1.428] -> "+42.2…+42.8%"; "–" if either end is missing.
 std::string format_change_interval(std::optional<double> low, std::optional<double> high);
 
-// A change with its CI, the one way a report shows a ratio head/base in words: "+42.5% (95% CI
+// A change with its CI, the one way a report shows a ratio head/base in words: "+42.5% (90% CI
 // +42.2…+42.8%)"; without a CI only the change ("+42.5%"); "–" without a ratio.
 std::string format_change_with_ci(std::optional<double> ratio, std::optional<double> low, std::optional<double> high);
 

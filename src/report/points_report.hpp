@@ -41,7 +41,7 @@ PointsReport build_points_report(const PointsJudgement& judged, std::vector<std:
                                  const std::string& base_spec, const std::string& head_spec, RuleSet rules);
 
 // The headline. A regression names the point first: "❌ REGRESSION at `16x2048-float32`: `latency` +33.0%
-// (95% CI …, threshold 5%)", with " · also at `a`, `b`" for more regressed points. Pass: "✅ PASS at 5 of
+// (90% CI …, threshold 5%)", with " · also at `a`, `b`" for more regressed points. Pass: "✅ PASS at 5 of
 // 6 operating points · not compared: `64x4096-float32` (in base only)". NO DECISION / INCONCLUSIVE:
 // the outcome with the points it comes from. NOT COMPARABLE: that no point was compared.
 std::string points_headline_text(const PointsReport& report);

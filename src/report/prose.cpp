@@ -38,11 +38,11 @@ std::string inconclusive_text(const MetricComparison& m) {
   const std::optional<double> p = worse ? m.p_worse_adjusted : m.p_better_adjusted;
   switch (m.why) {
   case VerdictReason::significant_size_open:
-    return "the change is significant after correction (adjusted p " + format_p(p) + ") but its 95% CI " +
+    return "the change is significant after correction (adjusted p " + format_p(p) + ") but its 90% CI " +
            format_change_interval(m.ratio_low, m.ratio_high) + " straddles the threshold (±" +
            percent(1.0 + m.threshold) + ")";
   case VerdictReason::adjusted_p_not_reached:
-    return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
+    return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies wholly beyond the ±" +
            percent(1.0 + m.threshold) + " threshold, but the adjusted p " + format_p(p) + " does not reach alpha " +
            format_number(m.alpha) + " (" + std::to_string(m.family_size) + " metrics in the family)";
   case VerdictReason::below_floor:
@@ -50,17 +50,17 @@ std::string inconclusive_text(const MetricComparison& m) {
            format_duration_us(m.shift ? std::optional<double>(std::abs(*m.shift)) : std::nullopt) +
            " per step is below the floor of " + format_number(m.floor_us) + " µs per step";
   case VerdictReason::no_interval:
-    return "no 95% CI of the ratio at these sample sizes, so the change cannot be placed against the threshold";
+    return "no 90% CI of the ratio at these sample sizes, so the change cannot be placed against the threshold";
   case VerdictReason::no_ratio:
     return "no ratio (base median is 0) and the change is not within the floor";
   case VerdictReason::within_noise:
-    return "significant and beyond the threshold, but the 95% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
+    return "significant and beyond the threshold, but the 90% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
            " does not clear base's own A/A noise of ±" + format_number(m.base_noise.value_or(0.0) * 100.0) +
            "% (random halvings of base's runs)";
   case VerdictReason::within_resolution:
     return "the change is within the timer's resolution (" + format_duration_us(m.resolution) +
            "): neither a change nor its absence can be shown" +
-           (m.ratio_low && m.ratio_high ? "; the 95% CI, widened by one quantum each side, is " +
+           (m.ratio_low && m.ratio_high ? "; the 90% CI, widened by one quantum each side, is " +
                                               format_change_interval(m.ratio_low, m.ratio_high)
                                         : std::string());
   case VerdictReason::not_across_runs:
@@ -84,6 +84,9 @@ std::string inconclusive_text(const MetricComparison& m) {
            "their 90% interval (Welch, " +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) + " runs) is " +
            format_change_interval(m.runs_ratio_low, m.runs_ratio_high);
+  case VerdictReason::ci_includes_no_change:
+    return "significant after correction (adjusted p " + format_p(p) + "), but the 90% CI " +
+           format_change_interval(m.ratio_low, m.ratio_high) + " does not clear no change";
   case VerdictReason::within_run_allowance:
     return "significant and beyond the threshold, but the samples come from too few processes (" +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
@@ -92,7 +95,7 @@ std::string inconclusive_text(const MetricComparison& m) {
   default:
     break;
   }
-  return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
+  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
          " straddles the threshold and the change is not significant after correction";
 }
 
@@ -186,10 +189,10 @@ std::string reason_of_verdict(const MetricComparison& m) {
   case VerdictReason::better_beyond_threshold:
     return "better by " + percent(2.0 - worse_of(m)) + " (threshold " + percent(1.0 + t) + "), adjusted p within alpha";
   case VerdictReason::ci_within_threshold:
-    return "95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies within ±" + percent(1.0 + t);
+    return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + " lies within ±" + percent(1.0 + t);
   case VerdictReason::ci_within_floor: {
     std::ostringstream reason;
-    reason << "95% CI of the change lies within ±" << m.floor_us << " us per step (the floor)";
+    reason << "90% CI of the change lies within ±" << m.floor_us << " us per step (the floor)";
     return reason.str();
   }
   case VerdictReason::too_few_samples:
@@ -242,7 +245,7 @@ std::string verdict_reason_text(const MetricComparison& m) {
 
 namespace {
 
-// "`latency` (end-to-end) +7.0% (95% CI +2.0…+12.0%): worse than the 5% threshold but not established
+// "`latency` (end-to-end) +7.0% (90% CI +2.0…+12.0%): worse than the 5% threshold but not established
 // (<the metric's reason>); needs 14 samples per side (has 6 / 6)".
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
@@ -259,7 +262,7 @@ std::string no_decision_text(const Judgement& judgement) {
       (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) + " (" +
       metric_class_label(m.metric_class) + ") " + format_change(m.ratio);
   if (m.ratio_low && m.ratio_high) {
-    text += " (95% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
+    text += " (90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + ")";
   }
   if (nd.cause == NoDecisionCause::one_process) {
     const double bound = (1.0 + m.threshold) * (1.0 + m.run_allowance) - 1.0;

@@ -152,7 +152,7 @@ std::string device_summary_text(const Metrics& metrics, const std::vector<std::s
 std::string unattributed_finding_text(const Metrics& metrics, const UnattributedFinding& f) {
   const MetricComparison& m = metrics[f.metric];
   std::string line = prose_code(m.name) + ": " + format_duration_us(m.base_median) + " → " +
-                     format_duration_us(m.head_median) + " per step (" + format_ratio(m.ratio) + " of base, 95% CI " +
+                     format_duration_us(m.head_median) + " per step (" + format_ratio(m.ratio) + " of base, 90% CI " +
                      format_ratio_interval(m.ratio_low, m.ratio_high) + "), " +
                      (m.capped_from == Verdict::improved ? "better" : "worse") +
                      " beyond its threshold with adjusted p within alpha, but device time no op accounts for is never "

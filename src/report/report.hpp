@@ -40,7 +40,7 @@ std::string device_share_text(const SideFacts& facts);
 // Everything a rendered report shows.
 struct Report {
   std::string
-      verdict_line;  // headline_text(): e.g. "❌ REGRESSION: `latency` +42.5% (95% CI +42.2…+42.8%, threshold 5%)"
+      verdict_line;  // headline_text(): e.g. "❌ REGRESSION: `latency` +42.5% (90% CI +42.2…+42.8%, threshold 5%)"
   std::string context_line;                // context_text(): sides, samples per side, conditions, gating class, counts
   VerdictSummary summary;                  // what decided and what explains it (compare/verdict_summary.hpp)
   std::vector<SummaryLine> summary_lines;  // summary.rows as prose, for the top table

@@ -134,7 +134,7 @@ check "output verdict=regression" equals "$(out reg1 verdict)" regression
 check "output exit-code=1" equals "$(out reg1 exit-code)" 1
 check "output regressions=1 (the gating end-to-end latency)" equals "$(out reg1 regressions)" 1
 check "output report-markdown is the report, with the marker" contains "$(out reg1 report-markdown)" "<!-- neuron-gate -->"
-check "output report-json is the JSON report" contains "$(out reg1 report-json)" '"schema": "neuron-gate.report/1"'
+check "output report-json is the JSON report" contains "$(out reg1 report-json)" '"schema": "neuron-gate.report/2"'
 check "the reports are in RUNNER_TEMP/neuron-gate-report" equals "$(out reg1 report-dir)" "$tmp/reg1/runner-temp/neuron-gate-report"
 check "the job summary starts with the verdict line" equals "$(head -n 1 "$tmp/reg1/summary")" "$(head -n 1 "$(out reg1 report-markdown)")"
 check "the job summary holds the whole report" contains "$tmp/reg1/summary" "### Provenance"

@@ -74,7 +74,7 @@ check "installed examples A vs A2: pass (exit 0)" equals "$(exit_code "$installe
 check "installed examples A vs Areg: regression (exit 1)" equals "$(exit_code "$installed" compare "$examples/A" "$examples/Areg" --quiet --no-git)" 1
 "$installed" compare "$examples/A" "$examples/A2" --no-git --rules "$prefix/share/neuron-gate/rules/default.json" \
   --json "$tmp/cwd/report.json" > "$tmp/cwd/report.md" 2> "$tmp/cwd/stderr"
-check "with the installed rules file: pass, JSON report written" contains "$tmp/cwd/report.json" '"schema": "neuron-gate.report/1"'
+check "with the installed rules file: pass, JSON report written" contains "$tmp/cwd/report.json" '"schema": "neuron-gate.report/2"'
 check "the Markdown report says PASS" matches "$(head -n 1 "$tmp/cwd/report.md")" "PASS"
 
 echo "# the commit --version reports, as cmake/BuildInfo.cmake computes it at build time"
