@@ -22,16 +22,14 @@ struct Screened {
   std::string markdown;
 };
 
-Screened compare_screen(const std::string& head, std::vector<std::string> extra = {}) {
-  const auto dir = scratch("screen-" + head);
-  std::vector<std::string> args = {"compare",
-                                   data("bad/screen/base"),
-                                   data("bad/screen/" + head),
-                                   "--no-git",
-                                   "--json",
-                                   (dir / "r.json").string(),
-                                   "--markdown",
-                                   (dir / "r.md").string()};
+// Compares the clean capture `base` with the faulty one `head` (bad/screen/); `swapped` puts the faulty one
+// on base's side.
+Screened compare_screen(const std::string& head, std::vector<std::string> extra = {}, bool swapped = false) {
+  const auto dir = scratch("screen-" + head + (swapped ? "-swapped" : ""));
+  const std::string clean = data("bad/screen/base"), faulty = data("bad/screen/" + head);
+  std::vector<std::string> args = {
+      "compare",    swapped ? faulty : clean, swapped ? clean : faulty, "--no-git", "--json", (dir / "r.json").string(),
+      "--markdown", (dir / "r.md").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   Screened s;
   s.result = run(args);
@@ -79,11 +77,13 @@ void never_decided_from_screened(const Screened& s) {
 
 // The device metrics holding screened events (`affected`, by name) are INCONCLUSIVE because the data are
 // incomplete, the others keep their verdicts; self CPU metrics keep theirs (no CPU event was screened); the
-// verdict line says the data are incomplete.
+// verdict line says the data are incomplete. The problems are head's, evidence the PR controls: NOT
+// COMPARABLE, exit 3, "re-profile head" (docs/decision-rule.md).
 void device_metrics_incomplete(const Screened& s, const std::vector<std::string>& affected) {
-  CHECK(s.result.exit_code == 0);
-  CHECK(s.report["verdict"] == "no-decision");
+  CHECK(s.result.exit_code == 3);
+  CHECK(s.report["verdict"] == "not-comparable");
   CHECK(s.report["verdict_line"].get<std::string>().find("the data are incomplete") != std::string::npos);
+  CHECK(s.report["verdict_line"].get<std::string>().find("; re-profile head") != std::string::npos);
   int device = 0, incomplete = 0;
   for (const auto& m : s.report["metrics"]) {
     const std::string name = m["name"].get<std::string>();
@@ -208,8 +208,8 @@ TEST_CASE("screen: kernel launches without any device event lose device time") {
   never_decided_from_screened(s);
   SUBCASE("accepting the difference leaves the device metrics INCONCLUSIVE, never IMPROVED") {
     const Screened accepted = compare_screen("device-time-lost", {"--allow-mismatch", "device_time"});
-    CHECK(accepted.result.exit_code == 0);
-    CHECK(accepted.report["verdict"] == "no-decision");
+    CHECK(accepted.result.exit_code == 3);  // head's device time lost: re-profile head
+    CHECK(accepted.report["verdict"] == "not-comparable");
     CHECK(accepted.report["sides"]["head"]["excluded_device_share"] == 1.0);
     never_decided_from_screened(accepted);
   }
@@ -253,7 +253,17 @@ TEST_CASE("screen: only the metrics holding screened events are undecided — a 
   }
 }
 
-TEST_CASE("screen: --strict makes incomplete data exit 4") {
-  const Screened s = compare_screen("duplicate", {"--strict"});
-  CHECK(s.result.exit_code == 4);
+TEST_CASE("screen: incomplete data on head only is NOT COMPARABLE; on base only NO DECISION (exit 4 under --strict)") {
+  const Screened head = compare_screen("duplicate", {"--strict"});
+  CHECK(head.result.exit_code == 3);
+  CHECK(head.report["verdict_line"].get<std::string>().rfind("⛔ NOT COMPARABLE · the data are incomplete", 0) == 0);
+  CHECK(head.markdown.find("Not computed") == std::string::npos);  // the metrics are shown
+  for (const char* fault : {"duplicate", "device-out-of-range"}) {
+    CAPTURE(fault);
+    const Screened base = compare_screen(fault, {}, true);
+    CHECK(base.result.exit_code == 0);
+    CHECK(base.report["verdict"] == "no-decision");
+    CHECK(base.report["verdict_line"].get<std::string>().find("on base") != std::string::npos);
+    CHECK(compare_screen(fault, {"--strict"}, true).result.exit_code == 4);
+  }
 }

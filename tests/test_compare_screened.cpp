@@ -112,8 +112,14 @@ TEST_CASE(
     CAPTURE(name);
     CHECK(find(j, MetricClass::device, name).verdict == ng::Verdict::equivalent);
   }
-  CHECK(j.decision.outcome == ng::Outcome::no_decision);
-  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::data_incomplete);
+  // head's data alone are incomplete: evidence the PR controls fails closed (exit 3, "re-profile head")
+  CHECK(j.decision.outcome == ng::Outcome::not_comparable);
+  CHECK(j.decision.exit_code == 3);
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::head_data_incomplete);
+  // the same screen on base: NO DECISION
+  const ng::Judgement swapped = ng::judge(ng::compare_metrics(head, base, rules), ng::ConditionsDiff{}, rules, {});
+  CHECK(swapped.decision.outcome == ng::Outcome::no_decision);
+  CHECK(swapped.decision.no_decision->cause == ng::NoDecisionCause::data_incomplete);
 
   SUBCASE("below max_excluded_share the marked metrics are judged on what remains") {
     ng::SideSamples small = head;

@@ -74,14 +74,25 @@ NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t 
   return NoDecision{cause, index, samples_to_decide(m, cause)};
 }
 
-// NO DECISION (docs/decision-rule.md): a gating metric with incomplete data; else the worst undecided
+// NO DECISION (docs/decision-rule.md): a gating metric with incomplete data (head's alone first: the caller
+// makes that NOT COMPARABLE); else the worst undecided
 // gating metric whose estimate is worse than its bound (undecided_regression); else, when no gating
 // metric decided, the one lacking samples that changed most.
 std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
+  std::optional<NoDecision> incomplete;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
-    if (metrics[i].gating && metrics[i].why == VerdictReason::data_incomplete) {
-      return NoDecision{NoDecisionCause::data_incomplete, i, 0};  // issue 13 item 2: never a pass
+    const MetricComparison& m = metrics[i];
+    if (m.gating && m.why == VerdictReason::data_incomplete) {
+      // issue 13 item 2: never a pass; head's data alone beyond the limit fail closed (issue 36 item 6)
+      const bool base_incomplete = m.base_screened && m.base_excluded_share > m.max_excluded_share;
+      if (!base_incomplete) {
+        return NoDecision{NoDecisionCause::head_data_incomplete, i, 0};
+      }
+      incomplete = incomplete.value_or(NoDecision{NoDecisionCause::data_incomplete, i, 0});
     }
+  }
+  if (incomplete) {
+    return incomplete;
   }
   std::optional<std::size_t> worst, lacking;
   std::optional<double> worst_change;
@@ -179,11 +190,16 @@ void count_and_decide_impl(Judgement& result, const ConditionsDiff& conditions, 
       }
     }
   }
+  const std::optional<NoDecision> undecided_outcome = no_decision(result.metrics);
+  const bool head_incomplete = undecided_outcome && undecided_outcome->cause == NoDecisionCause::head_data_incomplete;
   if (!conditions.comparable()) {
     decision.outcome = Outcome::not_comparable;
   } else if (!decision.regressed.empty()) {
     decision.outcome = Outcome::regression;
-  } else if ((decision.no_decision = no_decision(result.metrics))) {
+  } else if (head_incomplete) {
+    decision.outcome = Outcome::not_comparable;  // head's evidence is the PR's: re-profile head
+    decision.no_decision = undecided_outcome;
+  } else if ((decision.no_decision = undecided_outcome)) {
     decision.outcome = Outcome::no_decision;
   } else if (!options.device_time_missing.empty() &&
              std::none_of(result.metrics.begin(), result.metrics.end(),

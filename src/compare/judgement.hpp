@@ -167,7 +167,7 @@ inline constexpr std::array<ExitCodeMeaning, 5> k_exit_codes{{
     {0, "pass", "pass, or no decision without --strict"},
     {1, "regression", "a gating metric regressed"},
     {2, "error", "usage or input error (no report is written)"},
-    {3, "not-comparable", "the conditions held fixed differ"},
+    {3, "not-comparable", "the conditions held fixed differ, or head's data are incomplete"},
     {4, "no-decision", "no decision under --strict"},
 }};
 
@@ -204,6 +204,8 @@ enum class NoDecisionCause {
                          // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
   data_incomplete,       // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
                          // time (VerdictReason::data_incomplete); samples_needed is 0
+  head_data_incomplete,  // as data_incomplete, but only head's data are beyond the limit: evidence the PR controls
+                         // fails closed, so the outcome is NOT COMPARABLE (exit 3, "re-profile head")
   device_time_missing,   // device work was launched but no device time was captured on a side, and no device
                          // metric is left to judge (DecideOptions::device_time_missing); `metric` is unused
 };
@@ -238,8 +240,10 @@ struct Decision {
   std::map<Verdict, std::size_t> counts;         // per verdict, over all metrics shown
   std::map<Verdict, std::size_t> gating_counts;  // per verdict, over gating metrics only
   std::vector<std::string> regressed;            // names of gating metrics that regressed (not waived)
-  std::optional<NoDecision> no_decision;         // set when outcome is no_decision
-  MaterialSelection material;                    // how the per-op family was chosen
+  // Set when outcome is no_decision, and when it is not_comparable because of head's data
+  // (NoDecisionCause::head_data_incomplete) rather than differing conditions.
+  std::optional<NoDecision> no_decision;
+  MaterialSelection material;  // how the per-op family was chosen
 };
 
 // Every metric judged, and the decision.

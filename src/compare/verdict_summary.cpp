@@ -65,8 +65,9 @@ std::vector<std::size_t> pass_gate(const Judgement& j) {
 
 std::vector<std::size_t> deciding_metrics(const Judgement& j) {
   switch (j.decision.outcome) {
-  case Outcome::not_comparable:
-    return {};
+  case Outcome::not_comparable:  // head's incomplete data name their metric; differing conditions none
+    return j.decision.no_decision ? std::vector<std::size_t>{j.decision.no_decision->metric}
+                                  : std::vector<std::size_t>{};
   case Outcome::regression:
     return gating_where(j, [](const MetricComparison& m) { return m.verdict == Verdict::regressed && !m.waiver; });
   case Outcome::no_decision:

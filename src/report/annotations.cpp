@@ -45,6 +45,9 @@ std::string describe(const MetricComparison& m) {
 
 std::vector<Annotation> errors(const Report& report, const std::string& where) {
   std::vector<Annotation> found;
+  if (report.outcome == Outcome::not_comparable && !conditions_differ(report)) {
+    found.push_back({"neuron-gate: not comparable" + where, prose_plain(report.verdict_line)});
+  }
   if (report.outcome == Outcome::not_comparable) {
     for (const ConditionRow& row : report.conditions.rows) {
       if (!row.matches && !row.accepted) {

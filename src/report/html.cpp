@@ -198,7 +198,7 @@ std::string distributions(const Report& report) {
 
 std::string measurements_section(const Report& report) {
   std::string html = "<section id=\"measurements\">\n<h2>Measurements</h2>\n";
-  if (report.outcome == Outcome::not_comparable) {
+  if (conditions_differ(report)) {
     return html + "<p>Not computed: the conditions above differ.</p>\n</section>\n";
   }
   html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a "

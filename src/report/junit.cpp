@@ -87,7 +87,8 @@ Case conditions_case(const Report& report) {
   if (report.outcome == Outcome::not_comparable) {
     c.kind = Case::Kind::failure;
     c.type = "NOT COMPARABLE";
-    c.message = "NOT COMPARABLE: the conditions held fixed differ in " + differing;
+    c.message = conditions_differ(report) ? "NOT COMPARABLE: the conditions held fixed differ in " + differing
+                                          : prose_plain(report.verdict_line);
   }
   return c;
 }

@@ -91,7 +91,7 @@ std::string conditions_section(const Report& report) {
     return text + "No conditions could be read from the data.\n\n";
   }
   // Folded unless they differ: then they are the verdict.
-  const bool fold = report.outcome != Outcome::not_comparable;
+  const bool fold = !conditions_differ(report);
   if (fold) {
     text += "<details><summary>" + std::to_string(report.summary.conditions_matched) + " of " +
             std::to_string(report.summary.conditions) + " match" +
@@ -191,7 +191,7 @@ std::string metric_table(const std::string& title, const std::vector<const Metri
 // The Measurements section's body, folded: end-to-end and step-time tables and the chart; each op
 // class's full list goes to `full_tables` for the folded tables after it.
 std::string measurements_section(const Report& report, FullTables& full_tables) {
-  if (report.outcome == Outcome::not_comparable) {
+  if (conditions_differ(report)) {
     return "Not computed: the conditions above differ.\n\n";
   }
   std::string body = metric_table("End-to-end", ranked_metrics(report, MetricClass::end_to_end));

@@ -255,8 +255,9 @@ std::string no_decision_text(const Judgement& judgement) {
            "xm.wait_device_ops()) and profile again";
   }
   const MetricComparison& m = judgement.metrics[nd.metric];
-  if (nd.cause == NoDecisionCause::data_incomplete) {
-    return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " + metric_class_label(m.metric_class) + ")";
+  if (nd.cause == NoDecisionCause::data_incomplete || nd.cause == NoDecisionCause::head_data_incomplete) {
+    return inconclusive_text(m) + " (first: " + prose_code(m.name) + ", " + metric_class_label(m.metric_class) + ")" +
+           (nd.cause == NoDecisionCause::head_data_incomplete ? "; re-profile head" : "");
   }
   std::string text =
       (m.metric_class == MetricClass::step_time ? std::string("profiled ") + m.name : prose_code(m.name)) + " (" +
@@ -301,6 +302,9 @@ std::string counts_text(const Decision& decision, const char* insufficient) {
 std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts) {
   const Decision& decision = judgement.decision;
   std::string line = std::string(outcome_emoji(decision.outcome)) + " " + outcome_name(decision.outcome);
+  if (decision.outcome == Outcome::not_comparable && decision.no_decision) {
+    return line + " · " + no_decision_text(judgement);
+  }
   if (decision.outcome == Outcome::not_comparable) {
     std::size_t differing = 0;
     for (const ConditionRow& row : conditions.rows) {

@@ -52,6 +52,10 @@ std::string device_share_text(const SideFacts& facts) {
          "% attributed to an op";
 }
 
+bool conditions_differ(const Report& report) {
+  return report.outcome == Outcome::not_comparable && !report.decision.no_decision;
+}
+
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class) {
   std::vector<const MetricComparison*> ranked;
   for (const MetricComparison& m : report.metrics) {

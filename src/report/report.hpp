@@ -71,6 +71,11 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
                     ConditionsDiff conditions, Judgement judgement, const Findings& findings, RuleSet rules,
                     Provenance provenance);
 
+// NOT COMPARABLE because conditions held fixed differ: no metric is judged or shown. False for every other
+// outcome, and for NOT COMPARABLE from head's incomplete data (NoDecisionCause::head_data_incomplete), whose
+// metrics are shown.
+bool conditions_differ(const Report& report);
+
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 
