@@ -145,6 +145,27 @@ TEST_CASE("one point on each side is compared as before: no points table, no poi
   CHECK(result.out.find("[at ") == std::string::npos);
 }
 
+TEST_CASE("device work launched without device time at one operating point is NO DECISION at that point") {
+  // Both sides: a CPU point with e2e numbers, and the screen's device-time-lost capture as point `lost`. The
+  // other point's metrics must not let the gate pass over the point whose device time is unknown.
+  const fs::path root = scratch("op-device-lost");
+  for (const char* side : {"base", "head"}) {
+    const fs::path dir = root / side;
+    fs::create_directories(dir);
+    fs::copy(points("base/4x512-float32"), dir / "4x512-float32", fs::copy_options::recursive);
+    fs::copy(data("bad/screen/device-time-lost"), dir / "lost", fs::copy_options::recursive);
+    write(dir / "lost" / "neuron-gate.json", R"({"schema": "neuron-gate.manifest/1", "operating_point": "lost"})");
+  }
+  const CliResult result = run({"compare", (root / "base").string(), (root / "head").string(), "--no-git"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.rfind("## ⚠️ NO DECISION at `lost`", 0) == 0);
+  CHECK(result.out.find("## ⚠️ NO DECISION · device time missing: device work was launched") != std::string::npos);
+  CHECK(result.out.find("✅ PASS at") == std::string::npos);
+  const CliResult strict =
+      run({"compare", (root / "base").string(), (root / "head").string(), "--no-git", "--quiet", "--strict"});
+  CHECK(strict.exit_code == 4);
+}
+
 TEST_CASE("a point whose conditions differ is NOT COMPARABLE alone (manifest dtype changed at one point)") {
   const fs::path head = copy_side("head", "op-dtype");
   const fs::path manifest = head / "4x512-float32" / "neuron-gate.json";

@@ -192,6 +192,9 @@ struct DecideOptions {
   // head"; "" for none: ScreenedTime::device_time_lost). With no device metric left to judge, the outcome
   // is at best NO DECISION (NoDecisionCause::device_time_missing), never a pass.
   std::string device_time_missing;
+  // The operating point device_time_missing is of ("" for the whole comparison): only that point's device
+  // metrics count as left to judge (operating_points.hpp judge_points).
+  std::string device_time_missing_point;
 };
 
 // Why NO DECISION, and the metric a headline names.
@@ -218,6 +221,7 @@ struct NoDecision {
   NoDecisionCause cause = NoDecisionCause::too_few_samples;
   std::size_t metric = 0;          // index into Judgement::metrics of the metric named
   std::size_t samples_needed = 0;  // per side, from stats/power.hpp (samples_needed_per_side)
+  std::string point;               // device_time_missing: the operating point ("" for the whole comparison)
 };
 
 // How the per-op family was chosen (issue 14 item 1): the material ops gate, the others do not.

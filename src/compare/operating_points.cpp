@@ -46,7 +46,10 @@ Judgement point_judgement(const PointComparison& point, const Judgement& all, co
     mark_unattributed(copy, rules.floor_us, judgement.decision.material);
   }
   if (point.status == PointStatus::compared) {
-    decide(judgement, point.conditions, options);
+    DecideOptions own = options;  // device time missing at this point, judged over its own slice
+    own.device_time_missing = device_time_missing(*point.base, *point.head);
+    own.device_time_missing_point.clear();
+    decide(judgement, point.conditions, own);
   } else {
     judgement.decision.outcome = Outcome::not_comparable;
     judgement.decision.exit_code = exit_code(Outcome::not_comparable, options.strict);
@@ -74,6 +77,13 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
     }
     any_compared = true;
     std::vector<MetricMeasurement> metrics = point_metrics(point, rules);
+    const std::string missing = device_time_missing(*point.base, *point.head);
+    if (!missing.empty() && all_options.device_time_missing.empty() &&
+        std::none_of(metrics.begin(), metrics.end(),
+                     [](const MetricMeasurement& m) { return m.metric_class == MetricClass::device; })) {
+      all_options.device_time_missing = missing;  // the first such point names the gate's NO DECISION
+      all_options.device_time_missing_point = point.label;
+    }
     std::move(metrics.begin(), metrics.end(), std::back_inserter(measurements));
     for (BaseNoise noise : point.base_noise) {
       noise.name += point_suffix(point.label);

@@ -250,7 +250,8 @@ namespace {
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
   if (nd.cause == NoDecisionCause::device_time_missing) {
-    return "device time missing: device work was launched but no device time was captured; synchronize the "
+    return "device time missing" + (nd.point.empty() ? std::string() : " at " + prose_code(nd.point)) +
+           ": device work was launched but no device time was captured; synchronize the "
            "device before the profiler exports (e.g. torch.cuda.synchronize(), xm.mark_step() + "
            "xm.wait_device_ops()) and profile again";
   }
