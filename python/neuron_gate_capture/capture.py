@@ -51,6 +51,8 @@ class Settings:
     giving a throughput metric in <work_unit>/s. neuron_*: NeuronConfig settings (Neuron only).
     run: the name of this run's folder (default run-<pid>). append: add a run to an output folder that
     already holds a capture with the same manifest (else a non-empty folder is refused).
+    pairing_session: the capture session whose runs alternate base and head in separate processes (the
+    manifest's "pairing"; neuron-gate then tests run i of base against run i of head).
     versions: extra names -> versions for the manifest (e.g. {"neuron_sdk": "2.26.0"}).
     """
 
@@ -70,6 +72,7 @@ class Settings:
     versions: Dict[str, str] = field(default_factory=dict)
     run: Optional[str] = None
     append: bool = False
+    pairing_session: Optional[str] = None
 
 
 @dataclass
@@ -122,6 +125,7 @@ def _prepare(variant: Variant, settings: Settings, device: Device) -> Dict[str, 
                 "calls_per_sample": settings.timing.calls_per_sample, "interleaved": False},
         inputs=inputs,
         neuron_config=neuron.manifest if neuron else None,
+        pairing_session=settings.pairing_session,
         model_version=settings.model_version,
         instance_type=settings.instance_type,
         notes=settings.notes,

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .capture import Settings, Variant, capture_variants
@@ -65,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--runs", type=int, default=1, help="separate processes, one run folder each (default 1)")
     g.add_argument("--run", help="name of this run's folder (default run-<pid>)")
     g.add_argument("--append", action="store_true", help="add a run to a folder holding the same capture")
+    g.add_argument("--only", choices=["base", "interleave"], help=argparse.SUPPRESS)  # one side of a paired run
+    g.add_argument("--pairing-session", help=argparse.SUPPRESS)
     return p
 
 
@@ -185,20 +188,30 @@ def _settings(args: argparse.Namespace) -> Settings:
         neuron_modes=tuple(m.strip() for m in args.neuron_modes.split(",") if m.strip()),
         neuron_cores=args.neuron_cores, neuron_max_events_per_nc=args.max_events_per_nc,
         neff_cache_dir=args.neff_cache_dir, model_version=args.model_version, instance_type=args.instance_type,
-        notes=args.notes, versions=_pairs(args.version, "--version", False), run=args.run, append=args.append)
+        notes=args.notes, versions=_pairs(args.version, "--version", False), run=args.run, append=args.append,
+        pairing_session=args.pairing_session)
 
 
 def _run_processes(argv: List[str], args: argparse.Namespace) -> int:
-    """--runs N: N child processes one after the other, run-01 ... run-N, each appending a run."""
+    """--runs N: N child processes one after the other, run-01 ... run-N, each appending a run. With
+    --interleave, each run is two processes, one a side, in alternating order (base first in odd runs,
+    the other variant first in even ones), and both manifests name one pairing session: no variant's code
+    is loaded into the other's process, drift between runs cancels within each pair, and neuron-gate tests
+    the pairs (docs/decision-rule.md "Paired runs")."""
     for out in filter(None, (args.out, args.interleave_out)):
         if os.path.isdir(out) and os.listdir(out) and not args.append:
             raise CaptureError("%s is not empty: capture into a new folder" % out)
+    session = uuid.uuid4().hex if args.interleave else None
     for index in range(1, args.runs + 1):
         command = [sys.executable, "-m", "neuron_gate_capture"] + argv + ["--runs", "1", "--run", "run-%02d" % index,
                                                                            "--append"]
-        code = subprocess.call(command)
-        if code != 0:
-            return code
+        sides = [["--only", "base"], ["--only", "interleave"]] if session else [[]]
+        if index % 2 == 0:
+            sides.reverse()
+        for side in sides:
+            code = subprocess.call(command + side + (["--pairing-session", session] if session else []))
+            if code != 0:
+                return code
     return 0
 
 
@@ -217,8 +230,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _run_processes(argv, args)
         setup_args = _pairs(args.arg, "--arg", True)
         isolation = _Isolation()
-        variants = [_variant(args.module, args.out, args, setup_args, isolation)]
-        if args.interleave:
+        variants = []
+        if args.only != "interleave":
+            variants.append(_variant(args.module, args.out, args, setup_args, isolation))
+        if args.interleave and args.only != "base":
             variants.append(_variant(args.interleave, args.interleave_out, args, setup_args, isolation))
         results = capture_variants(variants, _settings(args))
     except CaptureError as error:

@@ -102,6 +102,7 @@ def build_manifest(
     model_version: Optional[str] = None,
     instance_type: Optional[str] = None,
     notes: Optional[str] = None,
+    pairing_session: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The manifest document, keys in the order of the README's table; optional keys only when set."""
     if compilation_path not in COMPILATION_PATHS and not compilation_path.strip():
@@ -122,4 +123,6 @@ def build_manifest(
     document["inputs"] = inputs
     if notes:
         document["notes"] = notes
+    if pairing_session:
+        document["pairing"] = {"session": pairing_session}
     return document

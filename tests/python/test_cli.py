@@ -1,6 +1,7 @@
 """The command line and the API's refusals of neuron_gate_capture on CPU (ctest python-capture-cli): a
 capture the gate would misread is refused with exit 2 and a message naming what to change, before
-anything is written; --runs makes one folder per process under one manifest; e2e.json is neuron-gate's
+anything is written; --runs makes one folder per process under one manifest (with --interleave, base and
+head processes alternate under one pairing session); e2e.json is neuron-gate's
 schema with throughput = work / latency.
 
 Run: python tests/python/test_cli.py  (with the package and torch importable)
@@ -80,6 +81,29 @@ class CliTest(unittest.TestCase):
         run = self.run_cli("model.py", "--out", "side", "--runs", "2", *FAST)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(sorted(os.listdir(os.path.join(self.scratch, "side"))), ["neuron-gate.json", "run-01", "run-02"])
+
+    def test_runs_with_interleave_alternate_separate_processes_of_one_pairing_session(self):
+        # Each variant logs its name and process at import: base and head never share a process, and the
+        # order alternates (base first in odd runs), so drift between runs cancels within each pair.
+        for name in ("base", "head"):
+            with open(os.path.join(self.scratch, name + ".py"), "w") as f:
+                f.write("import os\nwith open('imports.log', 'a') as log:\n    log.write('%s %%d\\n' %% os.getpid())\n"
+                        % name + MODEL)
+        run = self.run_cli("base.py", "--out", "b", "--interleave", "head.py", "--interleave-out", "h", "--runs", "2",
+                           *FAST)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        with open(os.path.join(self.scratch, "imports.log")) as f:
+            imports = [line.split() for line in f.read().splitlines()]
+        self.assertEqual([name for name, _ in imports], ["base", "head", "head", "base"])
+        self.assertEqual(len({pid for _, pid in imports}), 4)
+        manifests = []
+        for side in ("b", "h"):
+            self.assertEqual(sorted(os.listdir(os.path.join(self.scratch, side))), ["neuron-gate.json", "run-01", "run-02"])
+            with open(os.path.join(self.scratch, side, "neuron-gate.json")) as f:
+                manifests.append(json.load(f))
+        self.assertEqual(len(manifests[0]["pairing"]["session"]), 32)
+        self.assertEqual(manifests[0]["pairing"], manifests[1]["pairing"])
+        self.assertFalse(manifests[0]["timing"]["interleaved"])
 
     def test_usage_errors_exit_2_with_a_message(self):
         cases = [
