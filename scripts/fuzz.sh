@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes every reader (README "Fuzzing"): builds the libFuzzer targets with clang, ASan and UBSan in
+# Fuzzes every reader (docs/development.md "Fuzzing and sanitizers"): builds the libFuzzer targets with clang, ASan and UBSan in
 # build-sanitize/ (or $FUZZ_BUILD_DIR; the build scripts/sanitize.sh makes), makes each target's seed corpus from the repository's own files
 # (tests/data, examples, rules; fuzz/seeds), then runs each target for SECONDS (default 60).
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]

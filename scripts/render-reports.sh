@@ -52,7 +52,7 @@ for entry in "${cases[@]}"; do
   echo "$name: exit $code -> $out_dir/$name.{md,html,json,junit.xml}"
 done
 
-# The alternatives B and C ranked against A by end-to-end latency (README "Ranking alternatives").
+# The alternatives B and C ranked against A by end-to-end latency (docs/user-guide.md "Ranking alternatives").
 "$binary" rank "$examples/A" "$examples/B" "$examples/C" --quiet \
   --markdown "$out_dir/rank-A-B-C.md" --html "$out_dir/rank-A-B-C.html" --json "$out_dir/rank-A-B-C.json"
 echo "rank-A-B-C: exit 0 -> $out_dir/rank-A-B-C.{md,html,json}"

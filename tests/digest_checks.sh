@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 20 item 3: `compare` on digests gives byte-identical reports (JSON, Markdown, HTML, JUnit,
 # annotations) and exit codes to `compare` on the profiles they were made of.
-#   pairs      every pair of the bundled examples (README: A->A2 0, A->Areg 1, A->B 1, A->C 0, A->A_sched 3,
+#   pairs      every pair of the bundled examples (docs/user-guide.md "Digests": A->A2 0, A->Areg 1, A->B 1, A->C 0, A->A_sched 3,
 #              A->A_8x512 3) and of tests/data (two ranks, new call site, traces only, Kineto GPU traces),
 #              digest on either side and on both.
 #   hostile    a truncated, a newer-version and an ill-typed digest each exit 2 naming the file.

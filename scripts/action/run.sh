@@ -2,7 +2,7 @@
 # The gate step of the GitHub Action (action.yml), also runnable locally (tests/action/test_action.sh):
 # runs `neuron-gate compare`, appends the Markdown report to $GITHUB_STEP_SUMMARY, writes the step outputs
 # to $GITHUB_OUTPUT, prints the annotations neuron-gate wrote (compare --annotations: workflow commands,
-# rendered and escaped by the binary; README "GitHub Action"), creates or updates the sticky PR comment
+# rendered and escaped by the binary; docs/github-action.md), creates or updates the sticky PR comment
 # (comment.sh), and only then exits with the step's result.
 #
 # Environment (action.yml maps its inputs to these):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Real PyTorch profiles of the RMSNorm step at six operating points (README "Operating points").
+"""Real PyTorch profiles of the RMSNorm step at six operating points (docs/user-guide.md "Operating points").
 
 Run with Debian's python3 and python3-torch (PyTorch 1.13, CPU only):
 

@@ -478,7 +478,7 @@ gate cfg2 "$pr_event" "$examples/A" "$examples/A2" "$(printf 'never\n::warning::
 check "a configuration error cannot start a workflow command of its own (%0A)" equals \
   "$(grep -c '^::warning::injected' "$tmp/cfg2/stdout")$(rc cfg2)" "02"
 
-echo "# operating points (README \"Operating points\"): a regression at one point fails, naming it"
+echo "# operating points (docs/user-guide.md \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
 gate points1 "$pr_event" "$points/base" "$points/head" never regression
 check "six points, Areg at 16x2048-float32 only: exit code 1" equals "$(rc points1)" 1

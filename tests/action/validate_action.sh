@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Validates action.yml, post-comment/action.yml, .github/workflows/*.yml and the example workflows in README.md's "## GitHub Action"
-# section against GitHub's schemas with @action-validator/cli (from the npm registry), and checks that the
+# Validates action.yml, post-comment/action.yml, .github/workflows/*.yml and the example workflows in docs/github-action.md
+# against GitHub's schemas with @action-validator/cli (from the npm registry), and checks that the
 # validator rejects a broken action (so a pass means something).
 #
 # Usage: validate_action.sh NPM_DIR     (ctest: action-validate, NPM_DIR = <build>/npm)
@@ -68,17 +68,15 @@ else
   fail "no workflow in .github/workflows (release.yml is expected)"
 fi
 
-# The README's example workflows: each yaml block in the section starts with "# .github/workflows/NAME".
+# The example workflows of docs/github-action.md (README.md's "Gate your PRs" workflow is a byte-identical
+# copy of its first, checked by tests/readme_links.sh): each yaml block starting with
+# "# .github/workflows/NAME".
 extract_status=0
-python3 - "$root/README.md" "$tmp/workflows" > "$tmp/extracted" <<'PY' || extract_status=$?
+python3 - "$root/docs/github-action.md" "$tmp/workflows" > "$tmp/extracted" <<'PY' || extract_status=$?
 import os, re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
-section = text.split("\n## GitHub Action\n", 1)
-if len(section) < 2:
-    sys.exit("README.md has no '## GitHub Action' section")
-section = re.split(r"\n## (?!#)", section[1], maxsplit=1)[0]
 os.makedirs(sys.argv[2], exist_ok=True)
-for block in re.findall(r"```yaml\n(.*?)```", section, re.S):
+for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
     match = re.match(r"# \.github/workflows/([\w.-]+\.ya?ml)\n", block)
     if match:
         with open(os.path.join(sys.argv[2], match.group(1)), "w", encoding="utf-8") as f:
@@ -86,17 +84,17 @@ for block in re.findall(r"```yaml\n(.*?)```", section, re.S):
         print(match.group(1))
 PY
 if [ "$extract_status" -ne 0 ]; then
-  fail "extract the example workflows from README.md"
+  fail "extract the example workflows from docs/github-action.md"
 else
   count="$(grep -c . "$tmp/extracted")"
   if [ "$count" -ge 3 ]; then
-    pass "README.md has $count example workflows (gate, fork-safe pull_request, fork-safe workflow_run)"
+    pass "docs/github-action.md has $count example workflows (gate, fork-safe pull_request, fork-safe workflow_run)"
   else
-    fail "README.md has $count example workflows, expected at least 3"
+    fail "docs/github-action.md has $count example workflows, expected at least 3"
   fi
   while read -r name; do
-    validate "$tmp/workflows/$name" "README example .github/workflows/$name is a valid workflow"
-    grep -q "neuron-gate" "$tmp/workflows/$name" || fail "README example $name does not use the action"
+    validate "$tmp/workflows/$name" "docs/github-action.md example .github/workflows/$name is a valid workflow"
+    grep -q "neuron-gate" "$tmp/workflows/$name" || fail "docs/github-action.md example $name does not use the action"
   done < "$tmp/extracted"
 fi
 

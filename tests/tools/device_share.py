@@ -3,7 +3,7 @@
 
 For each trace given, prints per step (ProfilerStep#N window, or "whole trace" without steps) the
 device time (sum of the durations of the device events whose step it is) and the part attributed to
-an op, in integer ns, plus the share attributed. Written from the rules in README "What is read"
+an op, in integer ns, plus the share attributed. Written from the rules in docs/user-guide.md "What is read"
 (device time), not from the C++ code:
 
 - device events: categories kernel, gpu_memcpy, gpu_memset, Kernel, Memcpy, Memset (CUDA/ROCm; 2021
