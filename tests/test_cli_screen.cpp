@@ -253,7 +253,7 @@ TEST_CASE("screen: only the metrics holding screened events are undecided — a 
   }
 }
 
-TEST_CASE("screen: incomplete data on head only is NOT COMPARABLE; on base only NO DECISION (exit 4 under --strict)") {
+TEST_CASE("screen: incomplete data on head only is NOT COMPARABLE, on base only NO DECISION (exit 4 under --strict)") {
   const Screened head = compare_screen("duplicate", {"--strict"});
   CHECK(head.result.exit_code == 3);
   CHECK(head.report["verdict_line"].get<std::string>().rfind("⛔ NOT COMPARABLE · the data are incomplete", 0) == 0);
