@@ -331,7 +331,7 @@ int report_error(std::ostream& err) {
     err << "neuron-gate: error: " << terminal_text(error.what()) << "\n";
   } catch (const std::bad_alloc&) {
     err << "neuron-gate: error: out of memory (the process's memory or address-space limit was reached; fewer "
-           "--threads read fewer files at once; see README \"Limits\")\n";
+           "--threads read fewer files at once; see docs/user-guide.md \"Limits\")\n";
   } catch (const std::exception& error) {
     err << "neuron-gate: internal error: " << terminal_text(error.what()) << "\n";
   } catch (...) {

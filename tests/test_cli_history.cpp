@@ -1,6 +1,6 @@
 // `neuron-gate history` (issue 20 item 5) on a scratch repository built with libgit2: twelve commits on
 // main, ten of them with a stored baseline under refs/neuron-gate/baselines/main in the layout `baseline
-// save` writes (README "Stored baselines": one `<sha>.ngdigest` blob per profiled commit in the ref's tip
+// save` writes (docs/user-guide.md "Stored baselines": one `<sha>.ngdigest` blob per profiled commit in the ref's tip
 // tree). The baselines are the bundled examples A and A2 (the same code, two processes) alternating, with
 // every latency sample 3% higher from the sixth baseline on: history marks that commit, and only it.
 #include "cli_helpers.hpp"
@@ -32,7 +32,7 @@ const ng::SideSamples& side_of(const std::string& variant) {
 }
 
 // Stores `bytes` as `<commit>.ngdigest` in a new commit on `ref` (parent: the ref's tip, if any), as
-// README "Stored baselines" lays it out.
+// docs/user-guide.md "Stored baselines" lays it out.
 void store_baseline(const fs::path& dir, const std::string& ref, const std::string& commit, const std::string& bytes) {
   git_repository* repo = nullptr;
   REQUIRE(git_repository_open(&repo, dir.string().c_str()) == 0);

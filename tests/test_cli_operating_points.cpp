@@ -1,4 +1,4 @@
-// Operating points (issue 19 item 1, README "Operating points") on real profiles written by PyTorch 1.13
+// Operating points (issue 19 item 1, docs/user-guide.md "Operating points") on real profiles written by PyTorch 1.13
 // for the test (tests/data/profiles/operating-points, scripts/profiles/gen_operating_points.py): the
 // RMSNorm step at 4x512, 16x2048, 64x4096 in bfloat16 and float32; head runs the Areg change at
 // 16x2048-float32 only; partial lacks 64x4096-float32 and adds 8x1024-float32.

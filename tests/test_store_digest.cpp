@@ -1,4 +1,4 @@
-// Digests (store/digest.hpp, README "Digests"): the round trip of every bundled profile, the format's
+// Digests (store/digest.hpp, docs/user-guide.md "Digests"): the round trip of every bundled profile, the format's
 // checks on hostile digests, and combining digests of ranks.
 #include "formats/discover.hpp"
 #include "profile/op_keys.hpp"

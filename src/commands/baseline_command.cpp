@@ -1,4 +1,4 @@
-// `neuron-gate baseline save PROFILE --ref REF` (README "Stored baselines").
+// `neuron-gate baseline save PROFILE --ref REF` (docs/user-guide.md "Stored baselines").
 
 #include "commands/commands.hpp"
 #include "commands/compare_steps.hpp"

@@ -44,7 +44,7 @@
 namespace neuron_gate {
 namespace {
 
-// The date waivers expire against (README "Rules"): --today, else SOURCE_DATE_EPOCH (Unix seconds, the
+// The date waivers expire against (docs/user-guide.md "Rules"): --today, else SOURCE_DATE_EPOCH (Unix seconds, the
 // reproducible-builds convention), else the clock; all UTC.
 std::string today(const std::string& option) {
   if (!option.empty()) {
@@ -293,7 +293,7 @@ int run_rank(const RankOptions& options, std::ostream& out) {
   for (std::size_t i = 0; i < sides.size(); ++i) {
     ConditionsDiff conditions =
         i == 0 ? ConditionsDiff{} : diff_conditions(base_fingerprint, fingerprint_side(sides[i]), allowed);
-    add_side_cost_metrics(sides[i], rules);  // after the conditions: a price is not one (README "Cost")
+    add_side_cost_metrics(sides[i], rules);  // after the conditions: a price is not one (docs/user-guide.md "Cost")
     inputs.push_back(RankInput{specs[i], &sides[i], std::move(conditions)});
   }
   const Ranking ranking = rank_profiles(inputs, rules, options.metric);

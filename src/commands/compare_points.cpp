@@ -1,4 +1,4 @@
-// `compare` of sides that hold several operating points (README "Operating points"): read each point,
+// `compare` of sides that hold several operating points (docs/user-guide.md "Operating points"): read each point,
 // check its conditions, judge every point at once, build each point's report and the report above them.
 #include "commands/compare_steps.hpp"
 

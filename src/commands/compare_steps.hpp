@@ -66,7 +66,7 @@ struct GitStateInputs {
 void add_git_state(const CompareOptions& options, const GitStateInputs& base, const GitStateInputs& head,
                    Provenance& provenance, OpenHypotheses& found);
 
-// `compare` of sides with several operating points (README "Operating points"): reads each point,
+// `compare` of sides with several operating points (docs/user-guide.md "Operating points"): reads each point,
 // checks its conditions, judges all points at once, renders and writes the reports; returns the exit
 // code.
 int compare_points(const CompareOptions& options, const RuleSet& rules, const std::string& today_date,

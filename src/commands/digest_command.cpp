@@ -1,4 +1,4 @@
-// `neuron-gate digest PROFILE -o FILE` (README "Digests").
+// `neuron-gate digest PROFILE -o FILE` (docs/user-guide.md "Digests").
 
 #include "commands/commands.hpp"
 #include "commands/compare_steps.hpp"

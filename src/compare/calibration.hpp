@@ -32,11 +32,11 @@ struct CalibrationOptions {
   std::size_t min_splits = 1;  // the fewest splits a value_budget may leave (at most `splits`)
 };
 
-// compare's automatic A/A noise check of base (compare/gate_policy.cpp base_calibration, README "Noise floor in
-// compare"): k_noise_check_splits splits, reduced to fit k_noise_check_value_budget sample values, never
-// below k_noise_check_min_splits. A split compares every sample step of the side once per metric: on the
-// bundled examples 1,720 values (20 splits: 34,400); with 1,000 ops in 320 steps about 640,000 (self CPU
-// and device), so 3 splits would fit and the minimum, 10, is run.
+// compare's automatic A/A noise check of base (compare/gate_policy.cpp base_calibration, docs/user-guide.md "Noise
+// floor in compare"): k_noise_check_splits splits, reduced to fit k_noise_check_value_budget sample values, never below
+// k_noise_check_min_splits. A split compares every sample step of the side once per metric: on the bundled examples
+// 1,720 values (20 splits: 34,400); with 1,000 ops in 320 steps about 640,000 (self CPU and device), so 3 splits would
+// fit and the minimum, 10, is run.
 inline constexpr std::size_t k_noise_check_splits = 20;
 inline constexpr std::size_t k_noise_check_min_splits = 10;
 inline constexpr std::size_t k_noise_check_value_budget = 2'000'000;

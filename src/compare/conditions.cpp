@@ -326,7 +326,7 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
     row.note = "the workload's name differs: shown, not a condition (its inputs are compared)";
   }
   if (name == k_price_field && !row.matches) {
-    row.matches = true;  // what the instance costs does not change what was measured (README "Cost")
+    row.matches = true;  // what the instance costs does not change what was measured (docs/user-guide.md "Cost")
     row.note = "the price differs: shown, not a condition (the profiles measure the same work whatever it costs); "
                "each side's cost uses its own price unless the rules set one, so the cost change includes the "
                "price change";

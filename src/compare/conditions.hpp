@@ -68,7 +68,7 @@ struct ConditionsDiff {
 ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
                                const std::vector<std::string>& allowed);
 
-// All fixed condition names (manifest fields add "manifest.<field>"), for --allow-mismatch and the README.
+// All fixed condition names (manifest fields add "manifest.<field>"), for --allow-mismatch and docs/user-guide.md.
 const std::vector<std::string>& condition_names();
 
 }  // namespace neuron_gate

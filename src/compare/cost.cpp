@@ -78,7 +78,7 @@ void add_costs(SideSamples& side, double price) {
       EndToEndMetric cost = cost_metric(metric, *rate, price);
       const bool given = std::any_of(side.end_to_end.begin(), side.end_to_end.end(),
                                      [&](const EndToEndMetric& m) { return m.name == cost.name; });
-      if (given) {  // the file's own cost metric is compared as it is (README "Cost")
+      if (given) {  // the file's own cost metric is compared as it is (docs/user-guide.md "Cost")
         side.read_warnings.push_back(cost.source_path + ": a metric \"" + cost.name +
                                      "\" is given, so none is "
                                      "derived from \"" +

@@ -1,6 +1,6 @@
 #pragma once
 // Cost per unit of work (issue 19 item 3), derived from each side's throughput samples and a price per
-// instance-hour (rules key `price_per_hour`, else the run manifest's `price_per_hour`; README "Cost").
+// instance-hour (rules key `price_per_hour`, else the run manifest's `price_per_hour`; docs/user-guide.md "Cost").
 
 #include "compare/rule_set.hpp"
 #include "profile/read_side.hpp"

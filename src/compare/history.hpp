@@ -3,7 +3,7 @@
 // where one shifted. Each baseline (a digest, store/digest.hpp) is reduced to one median per metric, as
 // `compare` measures it; a shift is Pettitt's change point (stats/change_point.hpp) over those medians,
 // Holm-adjusted over the metrics tested, and reported only when its size reaches min_shift. One value per
-// baseline is the honest unit: steps of one profiled process are not independent (README "Statistics
+// baseline is the honest unit: steps of one profiled process are not independent (docs/user-guide.md "Statistics
 // and verdicts"), so pooling them would find "shifts" that are run-to-run noise.
 
 #include "compare/metric_comparison.hpp"

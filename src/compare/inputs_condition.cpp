@@ -46,7 +46,7 @@ std::size_t argument_count(const std::string& shapes) {
   return any || count > 0 ? count + 1 : 0;
 }
 
-// How the input-shape lists of the ops on both sides relate (DESIGN.md section 3, README "inputs").
+// How the input-shape lists of the ops on both sides relate (DESIGN.md section 3, docs/user-guide.md "inputs").
 struct InputComparison {
   std::size_t ops_compared = 0;
   // The first op whose lists were replaced: (base text, head text) of its lists of that argument count.

@@ -1,5 +1,5 @@
 #pragma once
-// The `inputs` condition (README "Conditions held fixed", DESIGN.md section 3): whether the model's
+// The `inputs` condition (docs/user-guide.md "Conditions held fixed", DESIGN.md section 3): whether the model's
 // inputs differ, from the run manifests' inputs when both sides list them, else from the ops' input-shape
 // lists. Inputs differ only where an op's lists are replaced; lists that only appear or only disappear
 // are a code change (new or removed call sites), named in the row's note and compared as ops.

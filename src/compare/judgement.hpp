@@ -146,7 +146,7 @@ struct MetricComparison : MetricMeasurement, MetricJudgement {
   std::string reason;
 };
 
-// Outcome of a comparison (DESIGN.md section 4; README "Exit codes").
+// Outcome of a comparison (DESIGN.md section 4; docs/reference.md "Exit codes").
 enum class Outcome {
   pass,            // no gating metric regressed, and the gate could decide
   regression,      // a gating metric regressed (not waived)

@@ -51,7 +51,7 @@ struct MetricMeasurement {
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
   // Processes the samples come from: runs (folders of traces, side_runs) for ops and step time; for an
   // end-to-end metric its runs (EndToEndMetric::runs, at least 1). Samples of one process are not
-  // independent (README "Statistics and verdicts", issue 14 item 4).
+  // independent (docs/user-guide.md "Statistics and verdicts", issue 14 item 4).
   std::size_t base_processes = 0, head_processes = 0;
   // The timer's resolution in `unit` when the data are quantised: 1 µs when every duration of a side's
   // traces is a multiple of 1000 ns (integer-µs timers, e.g. legacy traces). The shift and ratio CIs

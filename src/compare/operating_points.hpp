@@ -1,5 +1,5 @@
 #pragma once
-// Step 4-5 for sides of several operating points (README "Operating points"; profile/operating_points.hpp
+// Step 4-5 for sides of several operating points (docs/user-guide.md "Operating points"; profile/operating_points.hpp
 // finds them): points are matched by label, each point's conditions are checked on their own, every
 // metric of every compared point is judged in one set of families (one Holm correction across all
 // points), and each point gets its own decision from its metrics. A point on one side only, or whose

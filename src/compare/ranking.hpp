@@ -3,7 +3,7 @@
 // under the same conditions and rules, ranked by one deciding end-to-end metric. Every pair of ranked
 // profiles (base included) is one test of one family, Holm-corrected together; a difference is
 // "established" only when that family says so, so a ranking never orders two profiles whose difference
-// is not established without saying so. README "Ranking alternatives".
+// is not established without saying so. docs/user-guide.md "Ranking alternatives".
 
 #include "compare/conditions.hpp"
 #include "compare/metric_comparison.hpp"

@@ -5,7 +5,7 @@
 // rank, the ops that changed structure are read together as one replacement group, whose summed time
 // per step, base vs head, is one metric; the class total (every op's time summed per step) is another.
 // Both are measured like an op (metric_comparison.hpp) and judged in the per-op family
-// (judgement.hpp); README "Replaced ops" says how they gate.
+// (judgement.hpp); docs/user-guide.md "Replaced ops" says how they gate.
 
 #include <cstddef>
 #include <optional>

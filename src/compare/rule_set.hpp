@@ -24,7 +24,7 @@ enum class GateMode {
   never,      // reported only
 };
 
-// What one sample of an op's time (and of step time) is. README "Statistics and verdicts" says why
+// What one sample of an op's time (and of step time) is. docs/user-guide.md "Statistics and verdicts" says why
 // `step` is the default; end-to-end metrics always keep their own samples.
 enum class SampleUnit {
   step,  // one per ProfilerStep window (or whole trace): steps of one process are not independent
@@ -75,7 +75,7 @@ struct RuleSet {
   double floor_us = 1.0;  // µs per step
   // Per-op metrics form the correction family and gate only when material: base's median per step is at
   // least this share of base's median step time (self CPU) or of base's device time per step (device
-  // time). 0 makes every op material. README "Statistics and verdicts" (issue 14 item 1).
+  // time). 0 makes every op material. docs/user-guide.md "Statistics and verdicts" (issue 14 item 1).
   double material_share = 0.01;
   // End-to-end samples of too few processes (a side with fewer than 5 runs, judgement.hpp) gate only when
   // the change also exceeds this: the same code re-measured in another process differs by up to ~8%.

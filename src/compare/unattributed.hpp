@@ -3,7 +3,7 @@
 // attributed to an op (<category>)" (profile/read_side.hpp k_unattributed_row) are measured and shown with
 // their change and CI, but a gate never reports IMPROVED or REGRESSED from events it could not attribute:
 // their verdict is capped and they never gate. The device class total `all ops` of the same rank sums
-// every op's device time and these rows per step, so it is what gates that time (README "Device time").
+// every op's device time and these rows per step, so it is what gates that time (docs/user-guide.md "Device time").
 
 #include "compare/judgement.hpp"
 

@@ -55,7 +55,7 @@ struct DataProblem {
 };
 
 // Time of a trace or side kept in the samples and excluded by the screen, for the shares that decide
-// whether its metrics are complete enough to judge (README "Data problems").
+// whether its metrics are complete enough to judge (docs/user-guide.md "Data problems").
 struct ScreenedTime {
   Nanoseconds kept_cpu_ns = 0;         // self CPU time in the samples (steps and outside steps)
   Nanoseconds kept_device_ns = 0;      // device time in the samples
@@ -103,7 +103,7 @@ DataProblem& count_data_problem(std::vector<DataProblem>& problems, DataProblemK
                                 std::optional<std::uint64_t> byte, const std::string& example);
 
 // The share of events of one op (or of a whole file) that may be malformed before the data is refused:
-// 1% (README "Data problems"). Above it, read_side() throws InputError naming the file, the op, the count
+// 1% (docs/user-guide.md "Data problems"). Above it, read_side() throws InputError naming the file, the op, the count
 // and the first example: a metric whose events vanished must never pass silently.
 inline constexpr double k_max_malformed_share = 0.01;
 

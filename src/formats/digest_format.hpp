@@ -1,5 +1,5 @@
 #pragma once
-// The digest file kind as discovery sees it (README "Digests"): its format word and how its first bytes
+// The digest file kind as discovery sees it (docs/user-guide.md "Digests"): its format word and how its first bytes
 // are recognised. Reading and writing digests is the store stage's (store/digest.hpp).
 
 #include <string_view>

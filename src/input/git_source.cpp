@@ -325,8 +325,8 @@ std::unique_ptr<ByteSource> open_git_blob(const GitBlob& blob, const std::string
                       static_cast<std::size_t>(git_blob_rawsize(object)));
     return std::make_unique<ByteSource>(name, std::move(bytes), hash);
   } catch (const std::bad_alloc&) {
-    throw InputError(name,
-                     "out of memory while reading the blob of " + byte_count_text(size) + " (see README \"Limits\")");
+    throw InputError(name, "out of memory while reading the blob of " + byte_count_text(size) +
+                               " (see docs/user-guide.md \"Limits\")");
   }
 }
 

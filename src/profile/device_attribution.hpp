@@ -11,7 +11,7 @@
 
 namespace neuron_gate {
 
-// How a device event's op was found (README "What is read", device time).
+// How a device event's op was found (docs/user-guide.md "What is read", device time).
 enum class LaunchLink : std::uint8_t {
   correlation,  // args.correlation == a runtime event's args.correlation; the op encloses that call
   flow,         // a flow arrow (ac2g, async_npu, ...) ends at the event's start; the op holds its start

@@ -1,5 +1,5 @@
 #pragma once
-// Operating points of one side (README "Operating points"): a side may hold several, one folder each,
+// Operating points of one side (docs/user-guide.md "Operating points"): a side may hold several, one folder each,
 // marked by its run manifest. The folders are told apart by the manifest's `operating_point` label, or
 // by the folder's name where the manifest has none. A side with at most one manifest is one point.
 

@@ -149,14 +149,14 @@ void check_malformed_share(const TraceSamples& trace) {
                                        " of its events have no usable ts or dur, e.g. " +
                                        first_malformed_example(trace) +
                                        ": more than 1% of an op's events are malformed, so its times cannot be "
-                                       "trusted (README \"Data problems\")");
+                                       "trusted (docs/user-guide.md \"Data problems\")");
     }
   }
   if (too_many(p.malformed_events, trace.event_count)) {
-    throw InputError(trace.path, share_text(p.malformed_events, trace.event_count) +
-                                     " complete events have no usable name, ts or dur, e.g. " +
-                                     first_malformed_example(trace) +
-                                     ": more than 1% of the trace's events are malformed (README \"Data problems\")");
+    throw InputError(trace.path,
+                     share_text(p.malformed_events, trace.event_count) +
+                         " complete events have no usable name, ts or dur, e.g. " + first_malformed_example(trace) +
+                         ": more than 1% of the trace's events are malformed (docs/user-guide.md \"Data problems\")");
   }
 }
 
@@ -346,7 +346,7 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
       file.sha256 = trace ? read_one_file(side, file, tables, &reads.traces[next_trace], reads.errors[next_trace])
                           : read_one_file(side, file, tables, nullptr, nullptr);
     } catch (const std::bad_alloc&) {
-      throw InputError(file.path, "out of memory while reading this file (see README \"Limits\")");
+      throw InputError(file.path, "out of memory while reading this file (see docs/user-guide.md \"Limits\")");
     } catch (const nlohmann::json::exception& error) {
       // The readers check types themselves; this is the net under them: never an internal error.
       throw InputError(file.path, "unexpected JSON content: " + json_exception_reason(error));

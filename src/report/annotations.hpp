@@ -25,7 +25,7 @@ constexpr std::size_t k_annotations_per_kind = 10;
 
 // The annotations of `report` as workflow command lines, each ending in "\n"; "" when there is
 // nothing to annotate (a pass without non-gating regressions).
-// `point`, when given, is the operating point `report` is of (README "Operating points"): every title
+// `point`, when given, is the operating point `report` is of (docs/user-guide.md "Operating points"): every title
 // names it ("neuron-gate: latency [at 16x2048-float32] regressed").
 std::string render_annotations(const Report& report, std::size_t max_per_kind = k_annotations_per_kind,
                                const std::string& point = "");

@@ -17,7 +17,7 @@ namespace neuron_gate {
 // noise first). Byte-identical for the same inputs.
 std::string render_calibration_markdown(const Calibration& calibration, const RuleSet& rules);
 
-// The calibration as JSON, schema "neuron-gate.calibration/1" (README "Usage"); undefined numbers
+// The calibration as JSON, schema "neuron-gate.calibration/1" (docs/reference.md "Command line"); undefined numbers
 // are null. Pretty-printed, keys in a fixed order.
 std::string render_calibration_json(const Calibration& calibration, const RuleSet& rules);
 

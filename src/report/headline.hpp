@@ -15,7 +15,7 @@ namespace neuron_gate {
 // -0.4…+1.0%, within ±5%)", or "✅ PASS · 1 regression waived until 2026-12-31" when a waiver covered
 // one. NO DECISION, INCONCLUSIVE and NOT COMPARABLE: verdict_line() (prose.hpp).
 // `point`, when given, is an operating point's label named after the outcome word ("❌ REGRESSION at
-// `16x2048-float32`: ..."; README "Operating points").
+// `16x2048-float32`: ..."; docs/user-guide.md "Operating points").
 std::string headline_text(const Judgement& judgement, const ConditionsDiff& conditions, const VerdictSummary& summary,
                           const std::string& point = "");
 

@@ -1,5 +1,5 @@
 #pragma once
-// Report -> JSON, schema "neuron-gate.report/2" (documented in README.md).
+// Report -> JSON, schema "neuron-gate.report/2" (documented in docs/reference.md "Reports").
 
 #include "report/report.hpp"
 

@@ -24,7 +24,7 @@ struct JunitPoint {
   std::string why;
 };
 
-// JUnit XML of several operating points (README "Operating points"): one <testsuite> per point, named
+// JUnit XML of several operating points (docs/user-guide.md "Operating points"): one <testsuite> per point, named
 // "neuron-gate [at LABEL]", as render_junit's for a point with a report; a point without one is a suite
 // of one skipped case. <testsuites> sums the counts.
 std::string render_junit_points(const std::vector<JunitPoint>& points);

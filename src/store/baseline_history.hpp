@@ -1,6 +1,6 @@
 #pragma once
 // The stored baselines along a branch (issue 20 item 5): digests saved by `baseline save` under a ref
-// such as refs/neuron-gate/baselines/main (layout: README "Stored baselines" — the ref's tip tree holds
+// such as refs/neuron-gate/baselines/main (layout: docs/user-guide.md "Stored baselines" — the ref's tip tree holds
 // one blob `<40-hex profiled commit>.ngdigest` per profiled commit), looked up for each commit of the
 // first-parent history of a revision. libgit2 only; nothing is checked out.
 
@@ -13,7 +13,7 @@
 
 namespace neuron_gate {
 
-// The most first-parent commits `history` walks back (README "History of stored baselines").
+// The most first-parent commits `history` walks back (docs/user-guide.md "History of stored baselines").
 inline constexpr std::size_t k_max_history_commits = 10000;
 
 // One stored baseline found along history.

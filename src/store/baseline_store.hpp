@@ -1,5 +1,5 @@
 #pragma once
-// Stored baselines (issue 20 item 4; README "Stored baselines"; layout in docs/DESIGN.md and
+// Stored baselines (issue 20 item 4; docs/user-guide.md "Stored baselines"; layout in docs/DESIGN.md and
 // /work/notes/baseline-layout.md): digests kept in a git repository under a dedicated ref, keyed by the
 // commit they profile, so that the default branch is profiled once per push and every pull request is
 // compared against the digest of its nearest profiled ancestor.

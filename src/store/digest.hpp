@@ -1,5 +1,5 @@
 #pragma once
-// Digests (README "Digests"; issue 20 item 3): one side's samples in a small versioned file, so that a
+// Digests (docs/user-guide.md "Digests"; issue 20 item 3): one side's samples in a small versioned file, so that a
 // profile is read once (where it was taken) and compared many times without its traces. A digest is
 // gzip-compressed JSON, named `*.ngdigest` by convention (it is recognised by its content, never its name):
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The JSON form of a side's samples inside a digest (digest.hpp; README "Digests"): every field of
+// The JSON form of a side's samples inside a digest (digest.hpp; docs/user-guide.md "Digests"): every field of
 // SideSamples that read_side() reads from the files, and nothing it derives from them. Derived fields are
 // recomputed on reading exactly as read_side() computes them: the side's screened time (the sum of its
 // traces'), the data problems' shares of it, and the Neuron capture check (from the file list).

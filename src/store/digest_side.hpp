@@ -1,6 +1,6 @@
 #pragma once
 // A side given as digests (digest.hpp): one digest, or a folder of them (one per rank, e.g. one per CI
-// matrix job) combined into one side as if the ranks' files had been read together (README "Digests").
+// matrix job) combined into one side as if the ranks' files had been read together (docs/user-guide.md "Digests").
 
 #include "profile/read_side.hpp"
 #include "store/digest.hpp"

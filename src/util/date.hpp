@@ -1,6 +1,6 @@
 #pragma once
 // Calendar dates as the rules and the command line write them (YYYY-MM-DD, proleptic Gregorian, UTC),
-// for waiver expiry (README "Rules"): no clock here; the caller says what today is.
+// for waiver expiry (docs/user-guide.md "Rules"): no clock here; the caller says what today is.
 
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// The resource limits every reader enforces (README "Limits"). Each has a default and can be changed
+// The resource limits every reader enforces (docs/user-guide.md "Limits"). Each has a default and can be changed
 // through an environment variable, read once per process; a limit reached is an InputError naming
 // the file and the limit, never an allocation failure.
 
