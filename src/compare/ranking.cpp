@@ -1,6 +1,7 @@
 #include "compare/ranking.hpp"
 
 #include "stats/descriptive.hpp"
+#include "stats/hodges_lehmann.hpp"
 #include "stats/multiple_testing.hpp"
 #include "util/error.hpp"
 
@@ -66,14 +67,22 @@ const EndToEndMetric& metric_of(const SideSamples& side, const std::string& name
   return *found;
 }
 
-// One pair measured as `compare` measures an end-to-end metric (compare_metrics on these samples only).
+// One pair measured as `compare` measures an end-to-end metric (compare_metrics on these samples only), but
+// with the ratio's 95% CI: rank's tests are two-sided at alpha, compare's one-sided (its CIs are 90%).
 MetricMeasurement measure(const EndToEndMetric& base, const EndToEndMetric& head, const RuleSet& rules) {
   SideSamples b, h;
   b.end_to_end = {base};
   h.end_to_end = {head};
   h.end_to_end.front().unit = base.unit;  // checked equal by rank_profiles
   std::vector<MetricMeasurement> measured = compare_metrics(b, h, rules);
-  return std::move(measured.front());
+  MetricMeasurement& m = measured.front();
+  if (m.ratio_from_logs && !m.paired) {
+    if (const auto ratio = hodges_lehmann_ratio(m.base_samples, m.head_samples, 0.95)) {
+      m.ratio_low = ratio->ci_low;
+      m.ratio_high = ratio->ci_high;
+    }
+  }
+  return std::move(m);
 }
 
 // The gate's between-run allowance for a pair (judgement.cpp): samples of fewer than 5 processes a side.

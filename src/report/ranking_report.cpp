@@ -103,7 +103,7 @@ std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules
      << better_text(ranking.better) << ")\n\n";
   md << "**" << best_text(ranking, md_code) << "**\n\n";
   // The table first, so the ranking is in the first screen of a comment; how it was tested under it.
-  md << "| rank | profile | samples | median | change vs base | 95% CI | adjusted p | difference |\n";
+  md << "| rank | profile | samples | median | vs base | 95% CI | adj. p | difference |\n";
   md << "|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;

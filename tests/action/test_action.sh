@@ -139,7 +139,7 @@ check "the reports are in RUNNER_TEMP/neuron-gate-report" equals "$(out reg1 rep
 check "the job summary starts with the verdict line" equals "$(head -n 1 "$tmp/reg1/summary")" "$(head -n 1 "$(out reg1 report-markdown)")"
 check "the job summary holds the whole report" contains "$tmp/reg1/summary" "### Provenance"
 check "one ::error:: annotation (the gating regression)" equals "$(annotations reg1 error)" 1
-check "the error names the regressed metric and its change" contains "$tmp/reg1/stdout" "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +38.4%25 (95%25 CI"
+check "the error names the regressed metric and its change" contains "$tmp/reg1/stdout" "::error title=neuron-gate%3A latency regressed::latency (end-to-end): +38.4%25 (90%25 CI"
 # Warnings only for non-gating regressions (issue 16 item 3): step time, all ops, replaced ops and
 # rmsnorm_step regress under the profiler too; the 10 structural and 6 undecided metrics are left to the report.
 check "four ::warning:: annotations: the non-gating regressions, not the structural or undecided metrics" equals "$(annotations reg1 warning)" 4
