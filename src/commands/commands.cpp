@@ -11,6 +11,7 @@
 #include "compare/metric_comparison.hpp"
 #include "compare/ranking.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/warm_up.hpp"
 #include "formats/discover.hpp"
 #include "input/git_source.hpp"
 #include "profile/read_side.hpp"
@@ -152,6 +153,7 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   SideSamples& head = sides[1];
   require_samples(base);
   require_samples(head);
+  const std::optional<WarmUpFinding> warm_up = leave_out_warm_up_traces(base, head);
   add_cost_metrics(base, head, rules);  // cost per unit of work beside latency and throughput (cost.hpp)
 
   std::vector<std::string> allowed = rules.allow_mismatch;
@@ -169,6 +171,7 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   Judgement judgement = judge_comparison(std::move(measurements), conditions, rules, options.strict, today_date,
                                          calibration, device_time_missing(base, head));
   Findings findings = find_findings(base, head, conditions, judgement, rules);
+  add_warm_up_screen(findings.open_hypotheses, warm_up);
   if (conditions.comparable()) {
     add_noise_findings(base, head, rules, judgement.metrics, calibration, findings.open_hypotheses);
   }

@@ -106,6 +106,7 @@ std::vector<PointComparison> read_points(const CompareOptions& options, const Ru
     point.label = label;
     read_point(files, read_options, point);
     if (point.base && point.head) {
+      point.warm_up = leave_out_warm_up_traces(*point.base, *point.head);
       add_cost_metrics(*point.base, *point.head, rules);
       point.conditions = diff_conditions(fingerprint_side(*point.base), fingerprint_side(*point.head), allowed);
     }
@@ -121,6 +122,7 @@ std::vector<PointComparison> read_points(const CompareOptions& options, const Ru
 Report point_report(const CompareOptions& options, const RuleSet& rules, const PointComparison& point,
                     const std::optional<Calibration>& calibration) {
   Findings findings = find_findings(*point.base, *point.head, point.conditions, point.judgement, rules);
+  add_warm_up_screen(findings.open_hypotheses, point.warm_up);
   if (point.status == PointStatus::compared) {
     add_noise_findings(*point.base, *point.head, rules, point.judgement.metrics, calibration, findings.open_hypotheses);
   }

@@ -11,6 +11,7 @@
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/warm_up.hpp"
 #include "compare/whole_run_shift.hpp"
 #include "profile/read_side.hpp"
 
@@ -109,21 +110,6 @@ struct SingleTraceFinding {
   std::size_t base_traces = 0, head_traces = 0;
 };
 
-enum class WarmUpKind {
-  first_trace_of_run,   // the first trace of each run folder has a far longer step than the later ones
-  first_step_of_trace,  // the first step of each trace (of 3 or more steps) is far longer than the rest
-};
-
-// The profiler's warm-up seen in one side: median first / median later >= 1.5.
-struct WarmUpFinding {
-  std::string side;  // the side's label, "base" or "head"
-  WarmUpKind kind = WarmUpKind::first_trace_of_run;
-  double ratio = 1;          // median first / median later
-  std::size_t measured = 0;  // run folders (first_trace_of_run) or traces (first_step_of_trace) read
-  double first_us = 0;       // median step time of the first traces (steps), µs
-  double later_us = 0;       // median step time of the later ones, µs
-};
-
 // Data problems of one side's traces.
 struct DataProblemFinding {
   std::string side;  // "base" or "head"
@@ -167,7 +153,7 @@ struct OpenHypotheses {
   std::vector<std::size_t> worth_a_look;                 // MetricJudgement::worth_a_look
   std::vector<std::size_t> device_regressions;           // device-time metrics REGRESSED, except those along a shift
   std::optional<WholeRunShiftFinding> whole_run_shift;   // the same as Interpretations', with how to test it
-  std::vector<WarmUpFinding> warm_up;                    // base, then head
+  std::vector<WarmUpFinding> warm_up;                    // base, then head; base's first when screened (warm_up.hpp)
   std::vector<BimodalStepsFinding> bimodal_steps;        // base, then head; sides whose step times have two modes
   bool inputs_unverified = false;                        // no shapes in traces or tables, and a trace exists
   std::vector<DataProblemFinding> data_problems;         // base, then head; only sides with a problem
@@ -191,10 +177,9 @@ Interpretations interpret(const ConditionsDiff& conditions, const Judgement& jud
 OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,
                            const Judgement& judgement);
 
-// The profiler's warm-up in `side`, if any: first the first-trace-of-run pattern (folders with 2 or
-// more traces, 2 or more such folders), else the first-step-of-trace pattern (traces of 3 or more
-// steps); each when median first / median later >= 1.5.
-std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side);
+// Puts the warm-up screen's finding (leave_out_warm_up_traces) first in found.warm_up, in place of the
+// first-trace-of-run patterns read from the screened sides; nothing when `screen` is nullopt.
+void add_warm_up_screen(OpenHypotheses& found, const std::optional<WarmUpFinding>& screen);
 
 // The data problems of one side's traces (negative self times merged by op, most negative kept).
 DataProblemFinding data_problems(const SideSamples& side);

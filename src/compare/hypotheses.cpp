@@ -7,43 +7,6 @@
 namespace neuron_gate {
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-// First-step durations of the first trace of each run folder against the later traces' (folders of
-// 2 or more traces).
-void first_trace_of_run(const SideSamples& side, std::vector<double>& first, std::vector<double>& rest) {
-  std::map<std::string, std::vector<double>> runs;
-  for (const TraceSamples& trace : side.traces) {
-    const std::string folder = trace.path.substr(0, trace.path.find_last_of('/') + 1);
-    if (!trace.steps.empty()) {
-      runs[folder].push_back(static_cast<double>(trace.steps.front().duration_ns));
-    }
-  }
-  for (const auto& [folder, steps] : runs) {
-    if (steps.size() < 2) {
-      continue;
-    }
-    first.push_back(steps.front());
-    rest.insert(rest.end(), steps.begin() + 1, steps.end());
-  }
-}
-
-// The first step of each trace of 3 or more steps against its later steps.
-void first_step_of_trace(const SideSamples& side, std::vector<double>& first, std::vector<double>& later) {
-  for (const TraceSamples& trace : side.traces) {
-    if (trace.steps.size() >= 3) {
-      first.push_back(static_cast<double>(trace.steps.front().duration_ns));
-      for (std::size_t i = 1; i < trace.steps.size(); ++i) {
-        later.push_back(static_cast<double>(trace.steps[i].duration_ns));
-      }
-    }
-  }
-}
-
 std::optional<InsufficientFinding> insufficient_finding(const std::vector<MetricComparison>& metrics) {
   InsufficientFinding found;
   for (const MetricComparison& m : metrics) {
@@ -93,28 +56,6 @@ void metric_hypotheses(const std::vector<MetricComparison>& metrics, OpenHypothe
 
 }  // namespace
 
-std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
-  std::vector<double> first, rest;
-  first_trace_of_run(side, first, rest);
-  if (first.size() >= 2 && rest.size() >= 2) {
-    const double ratio = median_of(first) / median_of(rest);
-    if (ratio >= 1.5) {
-      return WarmUpFinding{side.label,   WarmUpKind::first_trace_of_run, ratio,
-                           first.size(), median_of(first) / 1000.0,      median_of(rest) / 1000.0};
-    }
-  }
-  std::vector<double> first_step, later_steps;
-  first_step_of_trace(side, first_step, later_steps);
-  if (!first_step.empty() && later_steps.size() >= 2) {
-    const double ratio = median_of(first_step) / median_of(later_steps);
-    if (ratio >= 1.5) {
-      return WarmUpFinding{side.label,        WarmUpKind::first_step_of_trace, ratio,
-                           first_step.size(), median_of(first_step) / 1000.0,  median_of(later_steps) / 1000.0};
-    }
-  }
-  return std::nullopt;
-}
-
 DataProblemFinding data_problems(const SideSamples& side) {
   DataProblemFinding found;
   found.side = side.label;
@@ -132,6 +73,14 @@ DataProblemFinding data_problems(const SideSamples& side) {
   found.negative_self_time.assign(negative.begin(), negative.end());
   found.listed = side.data_problems;
   return found;
+}
+
+void add_warm_up_screen(OpenHypotheses& found, const std::optional<WarmUpFinding>& screen) {
+  if (!screen) {
+    return;
+  }
+  std::erase_if(found.warm_up, [](const WarmUpFinding& f) { return f.kind == WarmUpKind::first_trace_of_run; });
+  found.warm_up.insert(found.warm_up.begin(), *screen);
 }
 
 OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, const ConditionsDiff& conditions,

@@ -7,6 +7,7 @@
 
 #include "compare/conditions.hpp"
 #include "compare/judgement.hpp"
+#include "compare/warm_up.hpp"
 #include "profile/read_side.hpp"
 #include "store/repository_state.hpp"
 
@@ -35,7 +36,8 @@ struct PointComparison {
   // The point's metrics, names without the point suffix, adjusted p values from the whole family; its
   // decision is the point's own (not_comparable unless compared). Set by judge_points.
   Judgement judgement;
-  std::vector<BaseNoise> base_noise;  // base's A/A noise at this point (names without suffix), if estimated
+  std::vector<BaseNoise> base_noise;     // base's A/A noise at this point (names without suffix), if estimated
+  std::optional<WarmUpFinding> warm_up;  // the warm-up screen's finding when it left traces out (warm_up.hpp)
 };
 
 // The outcome across points: every metric of every compared point (names with point_suffix) and the

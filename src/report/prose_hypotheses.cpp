@@ -96,6 +96,14 @@ std::string warm_up_text(const WarmUpFinding& f) {
   // all look alike in step times.
   const std::string medians =
       " (medians " + format_duration_us(f.first_us) + " against " + format_duration_us(f.later_us) + ")";
+  if (f.base_left_out + f.head_left_out > 0) {
+    return f.side + ": over " + std::to_string(f.measured) + " run folders, the first trace's step is " +
+           format_significant(f.ratio, 2) + "x as long as the later traces'" + medians +
+           ", so each run folder's first trace is a warm-up cycle and is left out of both sides' samples (" +
+           std::to_string(f.base_left_out) + " base, " + std::to_string(f.head_left_out) +
+           " head traces); its cause is not established by the data. Test: profile with a longer schedule "
+           "warm-up (`skip_first`) and see whether the verdicts hold.";
+  }
   if (f.kind == WarmUpKind::first_trace_of_run) {
     return f.side + ": over " + std::to_string(f.measured) + " run folders, the first trace's step is " +
            format_significant(f.ratio, 2) + "x as long as the later traces'" + medians +
