@@ -214,11 +214,11 @@ TEST_CASE("a ratio's confidence bounds are never negative, also when a zero samp
 // Two sides of 8 runs each whose run medians drift between runs (base 8-15 ms), head run i `factor[i]`
 // times base run i, one sample per run; both manifests name `session` (empty: none).
 std::pair<ng::SideSamples, ng::SideSamples> paired_sides(const std::string& base_session,
-                                                         const std::string& head_session) {
+                                                         const std::string& head_session, std::size_t pairs = 8) {
   const std::vector<double> base_runs{10, 13, 9, 14, 8, 12, 11, 15};
   const std::vector<double> factor{1.19, 1.69, 1.25, 1.31, 1.45, 1.22, 1.38, 1.27};
-  auto sides = latency_sides(8, 1, 1.0);
-  for (std::size_t i = 0; i < base_runs.size(); ++i) {
+  auto sides = latency_sides(pairs, 1, 1.0);
+  for (std::size_t i = 0; i < pairs; ++i) {
     sides.first.end_to_end[0].samples[i] = base_runs[i];
     sides.second.end_to_end[0].samples[i] = base_runs[i] * factor[i];
   }
@@ -251,6 +251,23 @@ TEST_CASE("paired runs of one capture session: the Wilcoxon signed-rank test of 
         "unpaired: only one side's manifest names a capture session");
   // No session on either side: nothing is said about pairing.
   CHECK(std::string(judge_sides(paired_sides("", "")).metrics[0].pairing).empty());
+}
+
+TEST_CASE("paired runs: 4 pairs cannot reach p 0.05 (2^-4 = 0.0625), so the verdict asks for 5 pairs") {
+  // Exact one-sided signed-rank p of n positive differences: 2^-n (SciPy: wilcoxon([1]*4,
+  // alternative="greater").pvalue 0.0625, [1]*5: 0.03125).
+  const ng::Judgement four = judge_sides(paired_sides("s-1", "s-1", 4));
+  const ng::MetricComparison& m = four.metrics[0];
+  REQUIRE(m.paired);
+  CHECK(*m.p_worse == doctest::Approx(0.0625).epsilon(1e-12));
+  CHECK(m.verdict == ng::Verdict::insufficient);
+  CHECK(m.samples_needed == std::optional<std::size_t>(5));  // the unpaired count for 0.05 would be 3
+  REQUIRE(four.decision.no_decision.has_value());
+  CHECK(four.decision.no_decision->samples_needed == 5);
+  const ng::Judgement five = judge_sides(paired_sides("s-1", "s-1", 5));
+  CHECK(*five.metrics[0].p_worse == doctest::Approx(0.03125).epsilon(1e-12));
+  CHECK(five.metrics[0].verdict == ng::Verdict::regressed);
+  CHECK(five.decision.exit_code == 1);
 }
 
 TEST_SUITE_END();

@@ -2,6 +2,7 @@
 #include "stats/power.hpp"
 
 #include "stats/mann_whitney.hpp"
+#include "stats/wilcoxon.hpp"
 
 #include <doctest/doctest.h>
 
@@ -31,6 +32,18 @@ TEST_CASE("smallest attainable p is what the exact U test gives for completely s
   REQUIRE(one_sided.method == UMethod::exact);
   CHECK(*one_sided.p == doctest::Approx(smallest_attainable_p(6, 4)).epsilon(1e-12));
   CHECK(*two_sided.p == doctest::Approx(smallest_attainable_p(6, 4, false)).epsilon(1e-12));
+}
+
+TEST_CASE("signed-rank: smallest attainable p is 2^-pairs, the exact test's p when every difference is positive") {
+  CHECK(smallest_attainable_signed_rank_p(0) == 1.0);
+  CHECK(smallest_attainable_signed_rank_p(4) == 0.0625);
+  CHECK(smallest_attainable_signed_rank_p(5) == 0.03125);
+  const std::vector<double> four = {0.1, 0.2, 0.3, 0.4};
+  CHECK(wilcoxon_signed_rank(four, Alternative::greater).p == smallest_attainable_signed_rank_p(4));
+  CHECK(pairs_needed(0.05) == 5);
+  CHECK(pairs_needed(0.0625) == 4);
+  CHECK(pairs_needed(0.05 / 20) == 9);  // 2^-9 = 0.00195 <= 0.0025 < 2^-8
+  CHECK(pairs_needed(1.0) == 0);
 }
 
 TEST_CASE("samples needed per side is the smallest n with 1 / C(2n, n) <= alpha") {

@@ -15,13 +15,13 @@ bool per_op(const MetricComparison& m) {
   return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
 }
 
-// Samples per side that would let `m` be decided: enough for its needed p to be attainable at all and,
-// for an effect the CI puts beyond the threshold, enough power (0.8) to detect the observed ratio at the
-// observed noise (stats/power.hpp), and always more than it has.
+// Samples per side (pairs, for a paired metric) that would let `m` be decided: enough for its needed p to
+// be attainable at all and, for an effect the CI puts beyond the threshold, enough power (0.8) to detect
+// the observed ratio at the observed noise (stats/power.hpp; unpaired only), and always more than it has.
 std::size_t samples_to_decide(const MetricComparison& m, NoDecisionCause cause) {
-  std::size_t needed = samples_needed_per_side(m.needed_p);
+  std::size_t needed = samples_needed(m);
   if (cause == NoDecisionCause::undecided_regression) {
-    if (m.ratio) {
+    if (m.ratio && !m.paired) {
       if (auto n = samples_to_detect(m.base_samples, m.head_samples, *m.ratio, m.needed_p)) {
         needed = std::max(needed, *n);
       }

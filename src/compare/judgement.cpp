@@ -276,10 +276,10 @@ void give_verdict(MetricComparison& m) {
   } else if (within_one_quantum(m)) {
     m.verdict = Verdict::inconclusive;
     m.why = VerdictReason::within_resolution;
-  } else if (smallest_attainable_p(m.base_samples.size(), m.head_samples.size(), true) > m.needed_p) {
+  } else if (needed_p_out_of_reach(m)) {
     m.verdict = Verdict::insufficient;
     m.why = VerdictReason::too_few_samples;
-    m.samples_needed = samples_needed_per_side(m.needed_p);
+    m.samples_needed = samples_needed(m);
   } else {
     m.verdict = Verdict::inconclusive;
     m.why = inconclusive_reason(m, above_floor);
@@ -342,6 +342,16 @@ std::optional<double> worse_ratio(const MetricComparison& m, std::optional<doubl
     return std::nullopt;
   }
   return m.better == Better::lower ? *ratio : 1.0 / *ratio;
+}
+
+std::size_t samples_needed(const MetricComparison& m) {
+  return m.paired ? pairs_needed(m.needed_p) : samples_needed_per_side(m.needed_p);
+}
+
+bool needed_p_out_of_reach(const MetricComparison& m) {
+  const double smallest = m.paired ? smallest_attainable_signed_rank_p(m.base_samples.size())
+                                   : smallest_attainable_p(m.base_samples.size(), m.head_samples.size(), true);
+  return smallest > m.needed_p;
 }
 
 bool across_runs(const MetricComparison& m) {

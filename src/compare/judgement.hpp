@@ -308,6 +308,14 @@ std::string device_time_missing(const SideSamples& base, const SideSamples& head
 // (Better); nullopt without a positive ratio.
 std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio);
 
+// Samples per side (pairs, for a paired metric) at which `m`'s test can reach its needed p at all: the
+// exact Mann–Whitney U's 1/C(2n, n), or the signed-rank test's 2^-n for paired runs (stats/power.hpp).
+std::size_t samples_needed(const MetricComparison& m);
+
+// `m`'s samples cannot reach its needed p, whatever their values: its test's smallest attainable p (paired
+// runs: 2^-pairs; else 1/C(m+n, m)) is above m.needed_p.
+bool needed_p_out_of_reach(const MetricComparison& m);
+
 // The metric's samples come from at least k_processes_to_establish processes (runs) a side
 // (docs/decision-rule.md): below that, steps of one process are not independent samples.
 bool across_runs(const MetricComparison& m);

@@ -28,7 +28,8 @@ double worse_of(const MetricComparison& m) {
 std::string too_few_samples_text(const MetricComparison& m) {
   std::ostringstream reason;
   reason << "n=" << m.base_samples.size() << "/" << m.head_samples.size() << " cannot reach p <= " << m.needed_p
-         << " (alpha / " << m.family_size << " metrics); needs " << m.samples_needed.value_or(0) << " per side";
+         << " (alpha / " << m.family_size << " metrics); needs " << m.samples_needed.value_or(0)
+         << (m.paired ? " paired runs (the signed-rank test's smallest p is 2^-pairs)" : " per side");
   return reason.str();
 }
 
@@ -279,6 +280,10 @@ std::string no_decision_text(const Judgement& judgement) {
             verdict_reason_text(m) + ")";
   } else {
     text += ": too few samples to decide";
+  }
+  if (m.paired) {
+    return text + "; needs " + std::to_string(nd.samples_needed) + " paired runs of one capture session (has " +
+           std::to_string(m.base_samples.size()) + ")";
   }
   return text + "; needs " + std::to_string(nd.samples_needed) + " samples per side (has " +
          std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + ")";

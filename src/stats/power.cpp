@@ -35,6 +35,19 @@ std::size_t samples_needed_per_side(double alpha) {
   return n;
 }
 
+double smallest_attainable_signed_rank_p(std::size_t pairs) {
+  return std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(pairs, 1100)));
+}
+
+std::size_t pairs_needed(double alpha) {
+  assert(alpha > 0.0 && alpha <= 1.0);
+  std::size_t n = 0;
+  while (n < 1100 && smallest_attainable_signed_rank_p(n) > alpha) {
+    ++n;
+  }
+  return n;
+}
+
 namespace {
 
 // Sample standard deviations of the log values of x and y; nullopt under minimum_detectable_ratio's

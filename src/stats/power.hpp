@@ -17,6 +17,14 @@ double smallest_attainable_p(std::size_t m, std::size_t n, bool one_sided = true
 // (e.g. 3 for 0.05, 7 for 0.05/50). alpha must be in (0, 1] (asserts); pass the corrected threshold.
 std::size_t samples_needed_per_side(double alpha);
 
+// Smallest p any outcome of the exact one-sided Wilcoxon signed-rank test of `pairs` nonzero paired
+// differences can reach: all of one sign, 2^-pairs (0.0625 for 4 pairs, 0.03125 for 5). 1 for no pair.
+double smallest_attainable_signed_rank_p(std::size_t pairs);
+
+// Smallest number of pairs whose smallest attainable one-sided signed-rank p, 2^-n, is <= alpha (e.g. 5 for
+// 0.05, 9 for 0.05/20). alpha must be in (0, 1] (asserts).
+std::size_t pairs_needed(double alpha);
+
 // Minimum detectable ratio head/base of a one-sided test at level alpha with the given power, at the
 // observed noise of both sides: exp((z_{1-alpha} + z_{power}) * sqrt(s_x^2/m + s_y^2/n)), s the sample
 // standard deviations of the log values; > 1 whenever alpha < 0.5 <= power. This is the normal-
