@@ -280,4 +280,23 @@ TEST_CASE("inspect on a side of several points shows each point under its folder
   CHECK(count_of(result.out, "operating_point") >= 6);
 }
 
+TEST_CASE("inputs stated by both run manifests are verified: no \"inputs were not verified\" hypothesis") {
+  // Real traces captured without shapes, each point with a manifest whose inputs give shape and dtype.
+  const std::string base = data("profiles/operating-points/head/4x512-float32"),
+                    head = data("profiles/operating-points/partial/4x512-float32");
+  const std::string sentence = "Inputs (shapes, dtypes) were not verified";
+  const CliResult with_inputs = run({"compare", base, head, "--no-git"});
+  CHECK(with_inputs.out.find("| inputs | decided by the run manifests' inputs") != std::string::npos);
+  CHECK(with_inputs.out.find(sentence) == std::string::npos);
+  // The same captures with head's manifest stripped of its inputs: nothing verifies them any more.
+  const fs::path stripped = scratch("op-inputs-unverified") / "head";
+  fs::copy(head, stripped, fs::copy_options::recursive);
+  auto manifest = nlohmann::json::parse(read_text((stripped / "neuron-gate.json").string()));
+  REQUIRE(manifest.erase("inputs") == 1);
+  std::ofstream(stripped / "neuron-gate.json") << manifest.dump();
+  const CliResult without = run({"compare", base, stripped.string(), "--no-git", "--allow-mismatch",
+                                 "manifest.inputs[x].shape", "--allow-mismatch", "manifest.inputs[x].dtype"});
+  CHECK(without.out.find(sentence) != std::string::npos);
+}
+
 TEST_SUITE_END();

@@ -150,12 +150,12 @@ struct OpenHypotheses {
   std::optional<InsufficientFinding> insufficient;
   std::vector<std::size_t> inconclusive;  // INCONCLUSIVE gating or step-time metrics
   std::optional<SingleTraceFinding> single_trace;
-  std::vector<std::size_t> worth_a_look;                 // MetricJudgement::worth_a_look
-  std::vector<std::size_t> device_regressions;           // device-time metrics REGRESSED, except those along a shift
-  std::optional<WholeRunShiftFinding> whole_run_shift;   // the same as Interpretations', with how to test it
-  std::vector<WarmUpFinding> warm_up;                    // base, then head; base's first when screened (warm_up.hpp)
-  std::vector<BimodalStepsFinding> bimodal_steps;        // base, then head; sides whose step times have two modes
-  bool inputs_unverified = false;                        // no shapes in traces or tables, and a trace exists
+  std::vector<std::size_t> worth_a_look;                // MetricJudgement::worth_a_look
+  std::vector<std::size_t> device_regressions;          // device-time metrics REGRESSED, except those along a shift
+  std::optional<WholeRunShiftFinding> whole_run_shift;  // the same as Interpretations', with how to test it
+  std::vector<WarmUpFinding> warm_up;                   // base, then head; base's first when screened (warm_up.hpp)
+  std::vector<BimodalStepsFinding> bimodal_steps;       // base, then head; sides whose step times have two modes
+  bool inputs_unverified = false;  // a trace exists, and no shapes in traces or tables nor inputs in both manifests
   std::vector<DataProblemFinding> data_problems;         // base, then head; only sides with a problem
   std::optional<NoiseFinding> noise;                     // set by the caller from noise_finding()
   std::optional<NoiseNotEstimated> noise_not_estimated;  // set by the caller

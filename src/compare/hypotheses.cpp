@@ -38,6 +38,16 @@ bool any_input_shapes(const SideSamples& base, const SideSamples& head) {
   return false;
 }
 
+// The side's run manifest lists the model's inputs (fields "inputs[NAME]...").
+bool manifest_lists_inputs(const SideSamples& side) {
+  if (!side.manifest) {
+    return false;
+  }
+  const auto& fields = side.manifest->fields;
+  const auto it = fields.lower_bound("inputs[");
+  return it != fields.end() && it->first.rfind("inputs[", 0) == 0;
+}
+
 // The per-metric lists of the open hypotheses, in metric order.
 void metric_hypotheses(const std::vector<MetricComparison>& metrics, OpenHypotheses& found) {
   for (std::size_t i = 0; i < metrics.size(); ++i) {
@@ -118,7 +128,10 @@ OpenHypotheses hypothesize(const SideSamples& base, const SideSamples& head, con
       found.bimodal_steps.push_back(*modes);
     }
   }
-  found.inputs_unverified = !any_input_shapes(base, head) && (!base.traces.empty() || !head.traces.empty());
+  // Inputs are verified by shapes in the traces or tables, or by both run manifests' inputs (the inputs
+  // condition then compares those: inputs_condition.hpp).
+  found.inputs_unverified = !any_input_shapes(base, head) && (!base.traces.empty() || !head.traces.empty()) &&
+                            !(manifest_lists_inputs(base) && manifest_lists_inputs(head));
   return found;
 }
 
