@@ -2,7 +2,9 @@
 # Issue 14 checks on real profiles, with the copies made at test time (standard-library Python only):
 #   resnet-slowed   the ResNet50 pair tests/data/corpus/K1 vs K2 (6 vs 6 steps) with aten::cudnn_convolution's
 #                   device time doubled in a copy of K2 exits 1 (4 under --strict would also do) and the
-#                   report names the op and its change; the unmodified pair exits 0.
+#                   report names the op and its change; the unmodified pair exits 0. aten::mul_ (0.7% of
+#                   base's device time) x10 in K2 exits 1 too: materiality by head's share (issue 36
+#                   item 7), and the headline says the decision rests on one process a side.
 #   traces-only     traces-only copies of examples/rmsnorm-4x512 (e2e.json and tables left out):
 #                   A->C 0, A->A2 0, A->Areg 1; calibrate A false-alarm rate <= alpha.
 # usage: power_checks.sh BINARY CASE
@@ -53,6 +55,14 @@ assert abs(conv["ratio"] - 1.998) < 0.002, conv["ratio"]
 assert report["material"]["material"] < 46, report["material"]  # 6 vs 6 steps decide a family of up to 46
 print("conv", conv["ratio"], conv["ratio_ci90"], "family", conv["family_size"], report["material"])
 PY
+  mkdir -p "$work/K2mul"
+  "$python" "$root/tests/tools/inject_slowdown.py" "$head_trace" "$work/K2mul/$(basename "$head_trace")" \
+    --op aten::mul_ --factor 10 --metric device > /dev/null
+  expect_exit 1 compare "$root/tests/data/corpus/K1" "$work/K2mul" --no-git --format terminal
+  head -1 "$work/out.md" | grep -q '^❌ REGRESSION: `aten::mul_` device +901.2% (90% CI ' ||
+    fail "aten::mul_ x10 is not the regression named: $(head -1 "$work/out.md")"
+  head -1 "$work/out.md" | grep -q ' · from 1 / 1 processes: between-process noise not measured' ||
+    fail "the one-process headline lacks its caveat"
   ;;
 traces-only)
   for v in A A2 C Areg; do traces_only "$v"; done

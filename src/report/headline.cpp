@@ -110,7 +110,14 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
                                  std::to_string(m.head_processes) + " processes)";
   }
   const std::size_t more = outcome == Outcome::regression ? summary.deciding.size() - 1 : 0;
-  return more > 0 ? line + " and " + std::to_string(more) + " more" : line;
+  line = more > 0 ? line + " and " + std::to_string(more) + " more" : line;
+  if (outcome == Outcome::regression && m.base_processes > 0 && m.head_processes > 0 && !across_runs(m)) {
+    // Decided within too few processes to measure how far separate processes of one code differ
+    // (docs/decision-rule.md "Processes a side"): said where the verdict is read.
+    line += " · from " + std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
+            " processes: between-process noise not measured, capture 5 runs a side to confirm";
+  }
+  return line;
 }
 
 std::string context_text(const Judgement& judgement, const VerdictSummary& summary, const std::string& base_spec,
