@@ -131,7 +131,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  compare_cmd->add_flag("--quiet", compare.quiet, "print no report on stdout");
+  compare_cmd->add_flag("--quiet", compare.quiet, "print only the one-line verdict on stdout, no report");
   compare_cmd->add_flag(
       "--no-git", no_git,
       "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");

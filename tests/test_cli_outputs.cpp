@@ -205,3 +205,68 @@ TEST_CASE("a file name with LF + ::stop-commands:: reaches stderr on one line, a
   CHECK(result.err.rfind("neuron-gate: error: ", 0) == 0);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("terminal NOT COMPARABLE names the differing condition with both values") {
+  const CliResult r = run({"compare", example("A"), example("A_sched"), "--no-git", "--format", "terminal"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.find("Condition that differs") != std::string::npos);
+  CHECK(r.out.find("  schedule  base 1 step per trace → head 2 steps per trace\n") != std::string::npos);
+}
+
+TEST_CASE("compare --quiet prints the one-line verdict and nothing else, --format none nothing") {
+  const CliResult regression = run({"compare", example("A"), example("Areg"), "--no-git", "--quiet"});
+  CHECK(regression.exit_code == 1);
+  CHECK(regression.out == "❌ REGRESSION: `latency` +38.4% (90% CI +36.4…+40.5%, threshold 5%)\n");
+  const CliResult differ = run({"compare", example("A"), example("A_sched"), "--no-git", "--quiet"});
+  CHECK(differ.exit_code == 3);
+  CHECK(differ.out == "⛔ NOT COMPARABLE · 1 condition differs\n");
+  const CliResult none = run({"compare", example("A"), example("Areg"), "--no-git", "--quiet", "--format", "none"});
+  CHECK(none.exit_code == 1);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("identical inputs and a head inside base are named in every report, not refused") {
+  const fs::path dir = scratch("inputs-overlap");
+  const std::string json = (dir / "r.json").string(), md = (dir / "r.md").string(), html = (dir / "r.html").string(),
+                    notes = (dir / "r.txt").string();
+  const CliResult same = run({"compare", example("A"), example("A"), "--no-git", "--format", "terminal", "--json", json,
+                              "--markdown", md, "--html", html, "--annotations", notes});
+  CHECK(same.exit_code == 0);  // named, not refused: the data decide
+  CHECK(same.out.find("⚠️ identical inputs: base and head are the same 241 files byte for byte") !=
+        std::string::npos);
+  const auto report = nlohmann::json::parse(read_text(json));
+  CHECK(report["inputs_overlap"]["kind"] == "identical");
+  CHECK(report["inputs_overlap"]["base_files"] == 241);
+  CHECK(report["inputs_overlap"]["head_files"] == 241);
+  CHECK(read_text(md).find("\n\n⚠️ identical inputs: base and head are the same 241 files") != std::string::npos);
+  CHECK(read_text(html).find("<p class=\"inputs-overlap\">⚠️ identical inputs") != std::string::npos);
+  CHECK(read_text(notes).rfind("::warning title=neuron-gate%3A identical inputs::identical inputs", 0) == 0);
+  const CliResult quiet = run({"compare", example("A"), example("A"), "--no-git", "--quiet"});
+  CHECK(quiet.out.find(" · ⚠️ identical inputs\n") != std::string::npos);
+
+  const CliResult inside =
+      run({"compare", example("A"), example("A") + "/run-01", "--no-git", "--json", json, "--format", "terminal"});
+  CHECK(inside.out.find("⚠️ head inside base: every one of head's 24 files is also one of base's 241") !=
+        std::string::npos);
+  CHECK(nlohmann::json::parse(read_text(json))["inputs_overlap"]["kind"] == "head_inside_base");
+
+  const CliResult apart = run({"compare", example("A"), example("Areg"), "--no-git", "--json", json, "--quiet"});
+  CHECK(apart.exit_code == 1);
+  CHECK(nlohmann::json::parse(read_text(json))["inputs_overlap"]["kind"] == "none");
+  CHECK(apart.out.find("⚠️") == std::string::npos);
+}
+
+TEST_CASE("inspect prints its summary first and the file list last") {
+  const CliResult r = run({"inspect", example("A")});
+  CHECK(r.exit_code == 0);
+  const std::size_t summary = r.out.find("\n## Summary\n"), files = r.out.find("\n## Files\n"),
+                    ops = r.out.find("\n## Ops ");
+  REQUIRE(summary != std::string::npos);
+  REQUIRE(files != std::string::npos);
+  CHECK(summary < r.out.find("\n## Conditions"));
+  CHECK(ops < files);
+  CHECK(r.out.find("\n## ", files + 1) == std::string::npos);  // nothing after the file list
+  CHECK(r.out.find("- Files: 241 read (1 end-to-end, 160 key_averages table, 80 trace), 10 ignored") !=
+        std::string::npos);
+  CHECK(r.out.find("- Traces: 80, 80 sample steps, 18 distinct ops in them\n") != std::string::npos);
+}

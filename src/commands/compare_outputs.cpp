@@ -110,6 +110,8 @@ void write_reports(const CompareOptions& options, const Report& report, std::ost
   }
   if (markdown_to_stdout) {
     write_stream(out, markdown, "stdout");
+  } else if (options.quiet && options.format != "none") {
+    write_stream(out, render_terminal_verdict(report, options.colour), "stdout");
   } else if (to_stdout && options.format == "terminal") {
     write_stream(out,
                  render_terminal(report, options.colour,

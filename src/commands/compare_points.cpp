@@ -161,6 +161,10 @@ void write_points_reports(const CompareOptions& options, const PointsReport& rep
   for (const auto& [path, text] : outputs) {
     write_file_atomically(*path, text);
   }
+  if (options.quiet && options.format != "none") {
+    write_stream(out, render_points_verdict(report), "stdout");
+    return;
+  }
   if (options.quiet || options.format == "none" || (!options.markdown_path.empty() && options.format != "terminal")) {
     return;
   }

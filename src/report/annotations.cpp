@@ -71,6 +71,10 @@ std::vector<Annotation> errors(const Report& report, const std::string& where) {
 
 std::vector<Annotation> warnings(const Report& report, const std::string& where) {
   std::vector<Annotation> found;
+  if (!report.inputs_line.empty()) {  // first: it says what every verdict below is worth
+    found.push_back({"neuron-gate: " + std::string(inputs_overlap_name(report.inputs_overlap.kind)) + where,
+                     prose_plain(report.inputs_line)});
+  }
   if (report.outcome == Outcome::no_decision && report.decision.exit_code != 4) {
     found.push_back({"neuron-gate: no decision" + where, prose_plain(report.verdict_line)});
   }

@@ -5,7 +5,8 @@
 //   ::error    a gating metric that REGRESSED without a waiver; each differing condition that made the
 //              comparison NOT COMPARABLE; under exit code 4 (--strict) each gating metric left
 //              INCONCLUSIVE or INSUFFICIENT, and a NO DECISION headline
-//   ::warning  a non-gating or waived REGRESSED metric; the NO DECISION headline (exit code 0)
+//   ::warning  identical inputs or head inside base (Report::inputs_line); a non-gating or waived REGRESSED
+//              metric; the NO DECISION headline (exit code 0)
 //   nothing    for STRUCTURAL, IMPROVED, EQUIVALENT, and (without --strict) undecided metrics: the
 //              report lists them
 // At most `max_per_kind` of each kind (errors first in report order, gating before non-gating), then

@@ -367,7 +367,10 @@ std::string summary_section(const Report& report) {
 }  // namespace
 
 std::string render_html_sections(const Report& report) {
-  return summary_section(report) + conditions_section(report) + measurements_section(report) +
+  const std::string inputs = report.inputs_line.empty()
+                                 ? ""
+                                 : "<p class=\"inputs-overlap\">⚠️ " + prose_html(report.inputs_line) + "</p>\n";
+  return inputs + summary_section(report) + conditions_section(report) + measurements_section(report) +
          list_section("interpretations", "Interpretations", report.interpretations, "Nothing to interpret.") +
          list_section("open-hypotheses", "Open hypotheses", report.open_hypotheses, "None.") +
          provenance_section(report);

@@ -196,12 +196,59 @@ void ops_section(const SideSamples& side, std::ostream& out) {
   }
 }
 
+// What was understood, in a few lines, before any detail (issue 41 item 4): files read by kind and
+// ignored, traces, sample steps and ops, end-to-end metrics, conditions and data problems. The file list
+// comes last.
+void summary_section(const SideSamples& side, const Fingerprint& fingerprint, std::ostream& out) {
+  std::map<std::string, std::size_t> kinds;  // kind name -> files read
+  std::size_t read = 0, ignored = 0;
+  for (const DiscoveredFile& file : side.inventory.files) {
+    if (file.kind == FileKind::ignored) {
+      ++ignored;
+    } else {
+      ++read;
+      ++kinds[file_kind_name(file.kind)];
+    }
+  }
+  out << "\n## Summary\n\n- Files: " << read << " read";
+  std::string by_kind;
+  for (const auto& [kind, count] : kinds) {
+    by_kind += (by_kind.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
+  }
+  out << (by_kind.empty() ? "" : " (" + by_kind + ")") << ", " << ignored << " ignored"
+      << (side.inventory.files.empty() ? "" : " — each listed under Files, at the end") << "\n";
+  const std::vector<SampleStep> steps = sample_steps(side, 0);
+  std::set<std::string_view> ops;
+  for (const SampleStep& step : steps) {
+    for (const OpSample& op : step.step->ops) {
+      ops.insert(step.trace->op_keys[op.op]);
+    }
+  }
+  out << "- Traces: " << side.traces.size() << ", " << steps.size() << " sample steps, " << ops.size()
+      << " distinct ops in them\n";
+  out << "- End-to-end metrics: ";
+  if (side.end_to_end.empty()) {
+    out << "none";
+  }
+  for (std::size_t i = 0; i < side.end_to_end.size(); ++i) {
+    out << (i ? ", " : "") << code(side.end_to_end[i].name) << " (" << side.end_to_end[i].samples.size() << " samples)";
+  }
+  std::size_t problems = side.data_problems.size() + side.read_warnings.size();
+  for (const TraceSamples& trace : side.traces) {
+    problems += trace.problems.negative_self_time.empty() ? std::size_t{0} : std::size_t{1};
+  }
+  out << "\n- Conditions: " << fingerprint.values.size() << " known (the fingerprint below)"
+      << (fingerprint.has_manifest ? ", with a run manifest" : ", no run manifest")
+      << "\n- Data problems: " << (problems == 0 ? std::string("none") : std::to_string(problems) + " (listed below)")
+      << "\n";
+}
+
 }  // namespace
 
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
   std::ostringstream out;
   out << "# neuron-gate inspect " << text(profile_spec) << "\n";
-  files_section(side, out);
+  summary_section(side, fingerprint, out);
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint.values) {
     out << "- " << text(name) << ": " << text(value) << "\n";
@@ -212,6 +259,7 @@ std::string render_inspect(const std::string& profile_spec, const SideSamples& s
   data_problems_section(side, out);
   end_to_end_lines(side, out);
   ops_section(side, out);
+  files_section(side, out);
   return out.str();
 }
 

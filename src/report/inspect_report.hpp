@@ -1,7 +1,9 @@
 #pragma once
-// `neuron-gate inspect` as Markdown: what was understood of one profile (files found and ignored with
-// why, the conditions fingerprint, ranks, Neuron captures and assumptions, data problems, end-to-end
-// metrics, and the per-op table of medians per step). The command reads; this renders.
+// `neuron-gate inspect` as Markdown: what was understood of one profile — a summary first (files read by
+// kind and ignored, traces, steps, ops, end-to-end metrics, conditions, data problems), then the
+// conditions fingerprint, ranks, Neuron captures and assumptions, data problems, end-to-end metrics, the
+// per-op table of medians per step, and last the files found and ignored with why. The command reads;
+// this renders.
 
 #include "compare/conditions.hpp"
 #include "profile/read_side.hpp"

@@ -346,6 +346,11 @@ void write_json_report(const Report& report, const std::function<void(std::strin
   }
   j.field("exit_codes", exit_codes);
   j.field("verdict_line", prose_plain(report.verdict_line));
+  static const char* const overlap_keys[] = {"none", "identical", "head_inside_base"};
+  j.field("inputs_overlap", {{"kind", overlap_keys[static_cast<int>(report.inputs_overlap.kind)]},
+                             {"base_files", report.inputs_overlap.base_files},
+                             {"head_files", report.inputs_overlap.head_files},
+                             {"text", prose_plain(report.inputs_line)}});
   ordered counts = ordered::object();
   for (const auto& [verdict, count] : report.decision.counts) {
     counts[verdict_name(verdict)] = count;

@@ -292,6 +292,9 @@ std::string render_with_marker(const Report& report, std::size_t max_chars, cons
   const std::string end = marker.empty() ? std::string() : "\n" + marker + "\n";
   std::string head = "## " + prose_markdown(report.verdict_line) + "\n\n";
   head += "**neuron-gate** · " + prose_markdown(report.context_line) + "\n\n";
+  if (!report.inputs_line.empty()) {
+    head += "⚠️ " + prose_markdown(report.inputs_line) + "\n\n";
+  }
   head += summary_table(report);
   head += conditions_section(report);
   head += "### Measurements\n\n";

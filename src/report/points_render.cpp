@@ -127,6 +127,16 @@ std::string render_points_annotations(const PointsReport& report) {
   return text;
 }
 
+std::string render_points_verdict(const PointsReport& report) {
+  std::string text = escape_terminal(prose_plain(report.verdict_line));
+  for (const std::optional<Report>& detail : report.details) {
+    if (detail && detail->inputs_overlap.kind != InputsOverlapKind::none) {
+      return text + " · ⚠️ " + inputs_overlap_name(detail->inputs_overlap.kind) + "\n";
+    }
+  }
+  return text + "\n";
+}
+
 std::string render_points_terminal(const PointsReport& report) {
   std::string text = escape_terminal(prose_plain(report.verdict_line)) + "\n" +
                      escape_terminal(prose_plain(report.context_line)) + "\n\n";

@@ -72,5 +72,8 @@ std::string render_points_junit(const PointsReport& report);
 std::string render_points_annotations(const PointsReport& report);
 // Terminal: the headline and one aligned line per point (escape_terminal on every string).
 std::string render_points_terminal(const PointsReport& report);
+// The one line `compare --quiet` prints: the headline (escape_terminal), then " · ⚠️ identical inputs" /
+// "head inside base" when some compared point's sides overlap so (Report::inputs_overlap).
+std::string render_points_verdict(const PointsReport& report);
 
 }  // namespace neuron_gate

@@ -5,6 +5,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <map>
@@ -119,6 +120,58 @@ Provenance collect_provenance(const ProfileInventory& base, const ProfileInvento
     }
   }
   return provenance;
+}
+
+InputsOverlap inputs_overlap(const Provenance& provenance) {
+  std::vector<std::string> base, head;
+  for (const ProvenanceFile& file : provenance.files) {
+    if (!file.sha256.empty()) {
+      (file.side == "base" ? base : head).push_back(file.sha256);
+    }
+  }
+  std::sort(base.begin(), base.end());
+  std::sort(head.begin(), head.end());
+  InputsOverlap overlap;
+  overlap.base_files = base.size();
+  overlap.head_files = head.size();
+  if (head.empty()) {
+    return overlap;
+  }
+  if (base == head) {
+    overlap.kind = InputsOverlapKind::identical;
+  } else if (base.size() > head.size() && std::includes(base.begin(), base.end(), head.begin(), head.end())) {
+    overlap.kind = InputsOverlapKind::head_inside_base;
+  }
+  return overlap;
+}
+
+std::string inputs_overlap_text(const InputsOverlap& overlap) {
+  const auto files = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " file" : " files"); };
+  switch (overlap.kind) {
+  case InputsOverlapKind::identical:
+    return "identical inputs: base and head are the same " + files(overlap.head_files) +
+           " byte for byte (same SHA-256 on both sides), so this compares the data with itself and can show no "
+           "change";
+  case InputsOverlapKind::head_inside_base:
+    return "head inside base: every one of head's " + files(overlap.head_files) + " is also one of base's " +
+           std::to_string(overlap.base_files) +
+           " (same SHA-256), so the sides share samples and a change shows diluted or not at all";
+  case InputsOverlapKind::none:
+    break;
+  }
+  return "";
+}
+
+const char* inputs_overlap_name(InputsOverlapKind kind) {
+  switch (kind) {
+  case InputsOverlapKind::identical:
+    return "identical inputs";
+  case InputsOverlapKind::head_inside_base:
+    return "head inside base";
+  case InputsOverlapKind::none:
+    break;
+  }
+  return "";
 }
 
 void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head) {

@@ -75,6 +75,30 @@ std::string sha256_text(std::string_view text);
 Provenance collect_provenance(const ProfileInventory& base, const ProfileInventory& head,
                               const std::string& rules_source, std::string_view rules_text);
 
+// What base and head share byte for byte (issue 41 item 4): a folder compared with itself or with a copy
+// of itself (`identical`), or a head that is part of base, such as one run folder of it
+// (`head_inside_base`). A fact the reports name; it decides nothing.
+enum class InputsOverlapKind { none, identical, head_inside_base };
+
+// The overlap and the files it rests on (the files hashed on each side: every file read, none ignored).
+struct InputsOverlap {
+  InputsOverlapKind kind = InputsOverlapKind::none;
+  std::size_t base_files = 0, head_files = 0;
+  bool operator==(const InputsOverlap&) const = default;
+};
+
+// From the files' SHA-256: `identical` when both sides hashed the same files (as a multiset of hashes,
+// whatever their paths), `head_inside_base` when every one of head's hashes is among base's and base
+// has more; else `none` (also when a side hashed no file).
+InputsOverlap inputs_overlap(const Provenance& provenance);
+
+// The overlap as prose, "" for none: "identical inputs: base and head are the same 12 files byte for byte
+// (same SHA-256 on both sides), so this compares the data with itself and can show no change".
+std::string inputs_overlap_text(const InputsOverlap& overlap);
+
+// "identical inputs" / "head inside base" / "": the overlap in two words, for a one-line verdict.
+const char* inputs_overlap_name(InputsOverlapKind kind);
+
 // Adds what reading the sides found to `provenance`: each file's detail (matched by side and relative
 // path) and the sides' read warnings, prefixed "base: " / "head: ". Files not listed are left alone.
 void add_read_details(Provenance& provenance, const SideSamples& base, const SideSamples& head);

@@ -97,6 +97,8 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
   report.rules = std::move(rules);
   report.provenance = std::move(provenance);
   add_read_details(report.provenance, base, head);
+  report.inputs_overlap = inputs_overlap(report.provenance);
+  report.inputs_line = inputs_overlap_text(report.inputs_overlap);
   report.base_facts = std::move(base_facts);
   report.head_facts = std::move(head_facts);
   return report;

@@ -53,6 +53,8 @@ struct Report {
   SideFacts base_facts, head_facts;
   RuleSet rules;
   Provenance provenance;
+  InputsOverlap inputs_overlap;  // inputs_overlap(provenance): identical inputs or head inside base
+  std::string inputs_line;       // inputs_overlap_text(): prose every renderer shows under the context line; ""
 };
 
 // Builds the report from the judgement and its findings (compare/findings.hpp), all worded by

@@ -31,12 +31,50 @@ const char* outcome_colour(Outcome outcome) {
   return "\x1b[1m";
 }
 
+// The conditions that made the comparison NOT COMPARABLE, one aligned line each with both values and the
+// note; "" when none differs unaccepted.
+std::string differing_conditions(const Report& report) {
+  std::vector<const ConditionRow*> differing;
+  std::size_t name_width = 0;
+  for (const ConditionRow& row : report.conditions.rows) {
+    if (!row.matches && !row.accepted) {
+      differing.push_back(&row);
+      name_width = std::max(name_width, std::min<std::size_t>(width(escape_terminal(row.name)), 32));
+    }
+  }
+  if (differing.empty()) {
+    return "";
+  }
+  std::string text = "\n" + std::string(differing.size() == 1 ? "Condition that differs" : "Conditions that differ") +
+                     " (profile both sides alike, or accept one with --allow-mismatch NAME):\n";
+  for (const ConditionRow* row : differing) {
+    text += "  " + padded(escape_terminal(row->name), name_width, false) + "  base " + escape_terminal(row->base) +
+            " → head " + escape_terminal(row->head) + "\n";
+    if (!row->note.empty()) {
+      text += "  " + std::string(name_width, ' ') + "  " + escape_terminal(row->note) + "\n";
+    }
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string render_terminal_verdict(const Report& report, bool colour) {
+  std::string headline = escape_terminal(prose_plain(report.verdict_line));
+  if (report.inputs_overlap.kind != InputsOverlapKind::none) {
+    headline += std::string(" · ⚠️ ") + inputs_overlap_name(report.inputs_overlap.kind);
+  }
+  return colour ? std::string(outcome_colour(report.outcome)) + headline + "\x1b[0m\n" : headline + "\n";
+}
 
 std::string render_terminal(const Report& report, bool colour, const std::vector<std::string>& written) {
   const std::string headline = escape_terminal(prose_plain(report.verdict_line));
   std::string text = colour ? std::string(outcome_colour(report.outcome)) + headline + "\x1b[0m\n" : headline + "\n";
   text += escape_terminal(prose_plain(report.context_line)) + "\n";
+  if (!report.inputs_line.empty()) {
+    text += "⚠️ " + escape_terminal(prose_plain(report.inputs_line)) + "\n";
+  }
+  text += differing_conditions(report);
   std::vector<std::vector<std::string>> rows;
   for (const SummaryLine& line : report.summary_lines) {
     rows.push_back({escape_terminal(prose_plain(line.name)), escape_terminal(line.change), escape_terminal(line.base),

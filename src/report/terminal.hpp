@@ -13,6 +13,12 @@ namespace neuron_gate {
 
 // The summary. `colour`: ANSI colours (red regression, green pass, yellow otherwise; bold headline).
 // `written`: paths of the report files written, listed at the end ("" entries skipped).
+// Under NOT COMPARABLE it lists each differing condition with both values (and its note); identical
+// inputs or a head inside base are named under the context line (Report::inputs_line).
 std::string render_terminal(const Report& report, bool colour, const std::vector<std::string>& written);
+
+// The one line `compare --quiet` prints: the headline, then " · ⚠️ identical inputs" (or "head inside
+// base") when the sides overlap; coloured as render_terminal's headline when `colour`.
+std::string render_terminal_verdict(const Report& report, bool colour);
 
 }  // namespace neuron_gate
