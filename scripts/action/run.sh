@@ -22,8 +22,9 @@
 #
 # Outputs: verdict (pass | regression | error | not-comparable | no-decision, the last read
 #   from report.json: exit code 0, or 4 under --strict), exit-code (neuron-gate's),
-#   regressions (gating metrics that regressed, waivers excepted), report-markdown, report-json (paths;
-#   report-json is empty when neuron-gate wrote none), report-dir; comment-id and comment-url when posted.
+#   regressions (gating metrics that regressed, waivers excepted), report-markdown, report-json,
+#   report-html (paths; report-json and report-html are empty when neuron-gate wrote none), report-dir
+#   (all of them, for actions/upload-artifact); comment-id and comment-url when posted.
 #
 # Exit status (the step's result): with NG_FAIL_ON=regression, neuron-gate's exit code, so every non-zero
 # code fails the step: 1 regression, 2 usage or input error, 3 not comparable, 4 no decision under
@@ -40,7 +41,7 @@ config_error() {
   message="${message//$'\r'/%0D}"
   message="${message//$'\n'/%0A}"
   echo "::error title=neuron-gate action::$message"
-  local outputs=$'verdict=error\nexit-code=2\nregressions=0\nreport-markdown=\nreport-json=\nreport-dir='
+  local outputs=$'verdict=error\nexit-code=2\nregressions=0\nreport-markdown=\nreport-json=\nreport-html=\nreport-dir='
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
   else
@@ -113,7 +114,8 @@ elif [ -n "${NG_RULES:-}" ]; then
 fi
 
 command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
-              --json "$dir/report.json" --markdown "$dir/report.md" --annotations "$dir/annotations.txt")
+              --json "$dir/report.json" --markdown "$dir/report.md" --html "$dir/report.html"
+              --annotations "$dir/annotations.txt")
 echo "neuron-gate: ${command_line[*]}"
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
 code=$?
@@ -126,6 +128,8 @@ verdict="$(json verdict "$code" "$dir/report.json")"
 regressions="$(json regressions "$dir/report.json")"
 report_json=""
 [ ! -s "$dir/report.json" ] || report_json="$dir/report.json"
+report_html=""
+[ ! -s "$dir/report.html" ] || report_html="$dir/report.html"
 echo "neuron-gate: exit code $code ($verdict), $regressions gating regression(s); reports in $dir"
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
@@ -136,6 +140,7 @@ exit-code=$code
 regressions=$regressions
 report-markdown=$dir/report.md
 report-json=$report_json
+report-html=$report_html
 report-dir=$dir"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"

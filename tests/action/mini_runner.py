@@ -4,7 +4,8 @@
 Enough of the runner for this repository's actions, and strict about the rest (anything it does not
 understand is an error, so a change to action.yml that it cannot follow fails the test instead of being
 skipped):
-  - the YAML subset action.yml uses (mappings, lists, plain/quoted scalars, | and >- block scalars), read
+  - the YAML subset action.yml and the documented workflows use (mappings, lists, plain/quoted scalars,
+    trailing comments, flow lists of plain words such as [self-hosted, trainium], | and >- block scalars), read
     with the standard library only (PyYAML is not on every Debian image);
   - ${{ inputs.X }}, ${{ steps.ID.outputs.X }}, ${{ github.token }}, ${{ github.action_path }},
     ${{ github.action_ref }}, ${{ github.action_repository }} (--action-ref, --action-repository; empty by
@@ -134,6 +135,10 @@ def parse_block_scalar(lines, index, indent, style):
 
 
 def scalar(text, index):
+    if text[0] not in "\"'":  # a plain scalar ends before " #" (a comment), as in YAML
+        text = re.sub(r"\s+#.*$", "", text)
+    if text.startswith("[") and text.endswith("]") and not re.search(r"[\[\]{}\"']", text[1:-1]):
+        return [item.strip() for item in text[1:-1].split(",") if item.strip()]  # a flow list of plain words
     if text[0] in "\"'":
         if len(text) < 2 or text[-1] != text[0]:
             raise YamlError(f"line {index + 1}: unterminated quoted scalar {text}")

@@ -135,6 +135,8 @@ check "output exit-code=1" equals "$(out reg1 exit-code)" 1
 check "output regressions=1 (the gating end-to-end latency)" equals "$(out reg1 regressions)" 1
 check "output report-markdown is the report, with the marker" contains "$(out reg1 report-markdown)" "<!-- neuron-gate -->"
 check "output report-json is the JSON report" contains "$(out reg1 report-json)" '"schema": "neuron-gate.report/2"'
+check "output report-html is the HTML report, in report-dir" equals "$(out reg1 report-html)" "$tmp/reg1/runner-temp/neuron-gate-report/report.html"
+check "the HTML report opens on the verdict" contains "$(out reg1 report-html)" "REGRESSION"
 check "the reports are in RUNNER_TEMP/neuron-gate-report" equals "$(out reg1 report-dir)" "$tmp/reg1/runner-temp/neuron-gate-report"
 check "the job summary starts with the verdict line" equals "$(head -n 1 "$tmp/reg1/summary")" "$(head -n 1 "$(out reg1 report-markdown)")"
 check "the job summary holds the whole report" contains "$tmp/reg1/summary" "### Provenance"
@@ -489,6 +491,118 @@ check "it names the point" contains "$tmp/points1/stdout" "latency [at 16x2048-f
 gate points2 "$pr_event" "$points/base" "$points/partial" never regression
 check "a base point missing in head fails the gate: not comparable (docs/decision-rule.md)" equals "$(rc points2)$(out points2 verdict)" 3not-comparable
 check "it is a warning naming the point" contains "$tmp/points2/stdout" "operating point 64x4096-float32 not compared"
+
+echo "# every workflow of docs/github-action.md, run job by job (tests/action/run_workflow.py): each installs what it calls"
+# The user's repository: main holds bench/step.py and the rules; the pull request makes the step slower. The
+# python stub stands for the environment holding torch: `-m pip install DIR` installs the capture helper
+# into this job only (a fresh runner), `-m neuron_gate_capture` refuses without it and writes the example
+# profile named in the script it is given (A on main, Areg in the pull request).
+wf="$tmp/workflows"
+mkdir -p "$wf/stub-bin" "$wf/user"
+cat > "$wf/stub-bin/python" <<'PY'
+#!/usr/bin/env python3
+import os, re, shutil, sys
+marker = os.path.join(os.environ["RUNNER_TEMP"], "neuron_gate_capture-installed")
+args = sys.argv[1:]
+if args[:3] == ["-m", "pip", "install"]:
+    if not os.path.isfile(os.path.join(args[-1], "pyproject.toml")):
+        sys.exit(f"pip: {args[-1]} is no Python project")
+    open(marker, "w").close()
+    sys.exit(0)
+if args[:2] == ["-m", "neuron_gate_capture"]:
+    if not os.path.exists(marker):
+        sys.exit("python: No module named neuron_gate_capture (not installed in this job)")
+    pairs = [(args[2], args[args.index("--out") + 1])]
+    if "--interleave" in args:
+        pairs.append((args[args.index("--interleave") + 1], args[args.index("--interleave-out") + 1]))
+    for script, out in pairs:
+        name = re.search(r"profile: (\w+)", open(script).read()).group(1)
+        shutil.copytree(os.path.join(os.environ["NG_TEST_EXAMPLES"], name), out)
+    sys.exit(0)
+sys.exit(f"python stub: unexpected {args}")
+PY
+chmod +x "$wf/stub-bin/python"
+git init -q -b main "$wf/user"
+mkdir -p "$wf/user/bench" "$wf/user/.github"
+echo "# neuron-gate-test profile: A" > "$wf/user/bench/step.py"
+cp "$root/rules/default.json" "$wf/user/.github/neuron-gate-rules.json"
+git -C "$wf/user" add -A && git -C "$wf/user" -c user.name=t -c user.email=t@t commit -qm base
+wf_base="$(git -C "$wf/user" rev-parse HEAD)"
+echo "# neuron-gate-test profile: Areg" > "$wf/user/bench/step.py"
+git -C "$wf/user" -c user.name=t -c user.email=t@t commit -qam "slower step"
+wf_head="$(git -C "$wf/user" rev-parse HEAD)"
+git clone -q --bare "$wf/user" "$wf/origin.git"
+git -C "$wf/origin.git" update-ref refs/heads/main "$wf_base"
+python3 - "$wf" "$wf_base" "$wf_head" <<'PY'
+import json, sys
+wf, base, head = sys.argv[1:]
+repo = {"full_name": "octo-org/neuron-app"}
+json.dump({"number": 42, "pull_request": {"number": 42, "head": {"sha": head, "repo": repo},
+           "base": {"sha": base, "repo": repo}}, "repository": repo}, open(f"{wf}/pull_request.json", "w"))
+json.dump({"ref": "refs/heads/main", "after": base, "repository": repo}, open(f"{wf}/push.json", "w"))
+json.dump({"workflow_run": {"id": 4242, "event": "pull_request", "head_sha": head}, "repository": repo},
+          open(f"{wf}/workflow_run.json", "w"))
+json.dump({"next_id": 7000, "comments": {}, "pulls": {"octo-org/neuron-app#42": {"head_sha": head}}},
+          open(f"{wf}/gh-state.json", "w"))
+PY
+python3 - "$root/docs/github-action.md" "$wf/yml" <<'PY'
+import os, re, sys
+os.makedirs(sys.argv[2])
+for block in re.findall(r"```yaml\n(.*?)```", open(sys.argv[1], encoding="utf-8").read(), re.S):
+    match = re.match(r"# \.github/workflows/([\w.-]+\.ya?ml)\n", block)
+    if match:
+        open(os.path.join(sys.argv[2], match.group(1)), "w", encoding="utf-8").write(block)
+PY
+# run_workflow NAME EVENT [--run-artifacts DIR]: one run of docs' .github/workflows/NAME.yml
+run_workflow() {
+  local name="$1" event="$2"
+  shift 2
+  mkdir -p "$wf/$name/bin"
+  cp "$here/gh_stub.py" "$wf/$name/bin/gh" && chmod +x "$wf/$name/bin/gh"
+  PATH="$wf/stub-bin:$wf/$name/bin:/usr/local/bin:/usr/bin:/bin" GH_STUB_STATE="$wf/gh-state.json" \
+    GH_STUB_LOG="$wf/$name/gh.log" NG_TEST_EXAMPLES="$root/$examples" GITHUB_REPOSITORY="octo-org/neuron-app" \
+    GITHUB_RUN_ID=4242 GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci \
+    GIT_COMMITTER_EMAIL=ci@example.com NG_TEST_BINARY="$binary" NG_TEST_CACHE_KEY="$cache_key" \
+    python3 "$here/run_workflow.py" "$wf/yml/$name.yml" --root "$root" --origin "$wf/origin.git" \
+    --event "$wf/$event.json" --artifacts "$wf/$name/artifacts" --work "$wf/$name/work" \
+    --results "$wf/$name/results.json" "$@" > "$wf/$name/log" 2>&1
+  echo $? > "$wf/$name/rc"
+}
+job() { # job NAME JOB [STEP OUTPUT]: the job's result, or a step's output
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get(sys.argv[2],{}); print(r.get("result","absent") if len(sys.argv)<4 else r["steps"].get(sys.argv[3],{}).get(sys.argv[4],""))' \
+    "$wf/$1/results.json" "${@:2}"
+}
+found=$(ls "$wf/yml" | tr '\n' ' ')
+check "docs/github-action.md holds the six workflows run here" equals "$found" \
+  "neuron-gate-baseline.yml neuron-gate-comment.yml neuron-gate-fork.yml neuron-gate-stored.yml neuron-gate-warm.yml neuron-gate.yml "
+run_workflow neuron-gate pull_request
+check "neuron-gate.yml: profile installs the helper and captures both sides" equals "$(job neuron-gate profile)" success
+check "neuron-gate.yml: the gate fails on A -> Areg (regression)" equals \
+  "$(job neuron-gate gate)/$(job neuron-gate gate gate verdict)" failure/regression
+check "neuron-gate.yml: the report artifact holds the HTML report" test -s "$wf/neuron-gate/artifacts/neuron-gate-report/report.html"
+check "neuron-gate.yml: the sticky comment was posted" contains "$wf/neuron-gate/gh.log" '"method": "POST"'
+run_workflow neuron-gate-fork pull_request
+check "neuron-gate-fork.yml: gate with artifact-only fails on the regression, posts nothing" equals \
+  "$(job neuron-gate-fork gate gate verdict)/$(grep -c POST "$wf/neuron-gate-fork/gh.log" 2>/dev/null || echo 0)" regression/0
+check "neuron-gate-fork.yml: the report artifact holds comment.json and report.html" test -s \
+  "$wf/neuron-gate-fork/artifacts/neuron-gate-report/comment.json" -a -s "$wf/neuron-gate-fork/artifacts/neuron-gate-report/report.html"
+run_workflow neuron-gate-comment workflow_run --run-artifacts "$wf/neuron-gate-fork/artifacts"
+check "neuron-gate-comment.yml: succeeds" equals "$(job neuron-gate-comment comment)" success
+check "neuron-gate-comment.yml: posts the fork run's report (updating the sticky comment)" contains \
+  "$wf/neuron-gate-comment/gh.log" "from the report artifact of the pull request's workflow run 4242"
+run_workflow neuron-gate-warm push
+check "neuron-gate-warm.yml: setup-only gets the binary" equals "$(job neuron-gate-warm warm)" success
+run_workflow neuron-gate-baseline push
+check "neuron-gate-baseline.yml: captures main and pushes the stored baseline" equals \
+  "$(job neuron-gate-baseline baseline)/$(git -C "$wf/origin.git" rev-parse -q --verify refs/neuron-gate/baselines/rmsnorm-bs4 >/dev/null && echo pushed)" success/pushed
+run_workflow neuron-gate-stored pull_request
+check "neuron-gate-stored.yml: profile captures head only" equals "$(job neuron-gate-stored profile)" success
+check "neuron-gate-stored.yml: the gate against the stored baseline finds the regression" equals \
+  "$(job neuron-gate-stored gate gate verdict)" regression
+check "neuron-gate-stored.yml: the report artifact holds the HTML report" test -s "$wf/neuron-gate-stored/artifacts/neuron-gate-report/report.html"
+for name in neuron-gate neuron-gate-fork neuron-gate-comment neuron-gate-warm neuron-gate-baseline neuron-gate-stored; do
+  check "$name.yml ran to the end (run_workflow exit 0)" equals "$(cat "$wf/$name/rc")" 0 || cat "$wf/$name/log"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

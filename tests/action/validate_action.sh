@@ -87,10 +87,10 @@ if [ "$extract_status" -ne 0 ]; then
   fail "extract the example workflows from docs/github-action.md"
 else
   count="$(grep -c . "$tmp/extracted")"
-  if [ "$count" -ge 3 ]; then
-    pass "docs/github-action.md has $count example workflows (gate, fork-safe pull_request, fork-safe workflow_run)"
+  if [ "$count" -ge 6 ]; then
+    pass "docs/github-action.md has $count example workflows (gate, fork-safe pair, warm, stored-baseline pair)"
   else
-    fail "docs/github-action.md has $count example workflows, expected at least 3"
+    fail "docs/github-action.md has $count example workflows, expected at least 6"
   fi
   while read -r name; do
     validate "$tmp/workflows/$name" "docs/github-action.md example .github/workflows/$name is a valid workflow"
