@@ -18,5 +18,5 @@ cd "$source_dir"
   --markdown "$out_dir/A-vs-Areg.md" --html "$out_dir/A-vs-Areg.html"
 status=$?
 echo "(the .md is the pull-request comment; open the .html in a browser)"
-echo "neuron-gate exit code: $status (0 pass, 1 regression, 2 usage or input error, 3 not comparable, 4 no decision or inconclusive under --strict)"
+echo "neuron-gate exit code: $status (0 pass, 1 regression, 2 usage or input error, 3 not comparable, 4 no decision under --strict)"
 exit "$status"

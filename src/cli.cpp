@@ -26,8 +26,7 @@ namespace neuron_gate {
 namespace {
 
 constexpr const char* k_exit_codes = "Exit codes: 0 pass or no decision, 1 regression, 2 usage or input error,\n"
-                                     "            3 not comparable, 4 inconclusive (a gating metric undecided) or\n"
-                                     "            no decision under --strict.\n";
+                                     "            3 not comparable, 4 no decision under --strict.\n";
 
 constexpr const char* k_examples =
     "Examples:\n"

@@ -43,7 +43,7 @@ TEST_CASE("--help names the program, the commands, examples and every exit code"
   CHECK(has(r.out, "--version"));
   CHECK(has(r.out, "Examples:\n  neuron-gate compare base/ head/"));
   CHECK(has(r.out, "Exit codes: 0 pass or no decision, 1 regression, 2 usage or input error,\n"));
-  CHECK(has(r.out, "3 not comparable, 4 inconclusive (a gating metric undecided) or\n"));
+  CHECK(has(r.out, "3 not comparable, 4 no decision under --strict.\n"));
   CHECK(has(r.out, "no decision under --strict.\n"));
 }
 
