@@ -12,7 +12,7 @@ echo "== [1/3] installing missing build packages (scripts/install-deps.sh)" >&2
 bash scripts/install-deps.sh >&2
 echo "== [2/3] configuring build/ (cmake, Release, no debug info)" >&2
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
-echo "== building the neuron-gate target only, $(nproc) jobs (about 2 minutes on 2 cores the first time)" >&2
+echo "== building the neuron-gate target only, $(nproc) jobs (3–4 minutes on 2 cores the first time)" >&2
 cmake --build build --target neuron-gate -j "$(nproc)" >&2
 echo "== built build/src/neuron-gate: $(build/src/neuron-gate --version) ($((SECONDS - start)) s so far)" >&2
 echo "== [3/3] comparing examples/rmsnorm-4x512/A with examples/rmsnorm-4x512/Areg" >&2
