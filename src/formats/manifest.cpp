@@ -69,12 +69,22 @@ class ManifestParser {
     check_keys(doc, "",
                {"schema", "workload", "operating_point", "model_version", "compilation_path", "device", "versions",
                 "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs", "notes", "price_per_hour",
-                "commit", "pairing"});
+                "commit", "pairing", "rank", "world_size"});
     for (const char* key :
          {"workload", "operating_point", "model_version", "compilation_path", "device", "instance_type"}) {
       if (doc.contains(key)) {
         set(key, string(doc[key], key));
       }
+    }
+    // The rank of every trace on this side, and how many ranks the run had (profile/ranks.hpp): conditions.
+    if (doc.contains("rank")) {
+      set("rank", count(doc["rank"], "rank"));
+    }
+    if (doc.contains("world_size")) {
+      if (doc["world_size"] == 0) {
+        fail("\"world_size\" must be a positive integer, not 0");
+      }
+      set("world_size", count(doc["world_size"], "world_size"));
     }
     if (doc.contains("versions")) {
       for (const auto& item : object(doc["versions"], "versions").items()) {

@@ -24,6 +24,10 @@
 //                                                   // and the ancestry check (repository_state.hpp), no condition
 //    "pairing": {"session": "2026-12-04T20:00Z-7f3a"},  // 1-128 printable ASCII: base and head captured
 //                                                   // alternately in one session (paired runs), no condition
+//    "rank": 0,                                     // the rank of every trace on this side (a rank mark,
+//                                                   // profile/ranks.hpp); a non-negative integer
+//    "world_size": 1,                               // ranks in the run (> 0); above 1 asks every trace in an
+//                                                   // <instance-id>_pid_<pid> folder for a rank mark
 //    "notes": "free text, ignored"}
 // This is what python/neuron_gate_capture writes. A top-level key outside this list is an error (a typo
 // must not pass silently), and so are unknown keys inside "profiler", "schedule", "timing" and an

@@ -1,12 +1,12 @@
 #include "profile/ranks.hpp"
 
 #include "formats/neuron_artifacts.hpp"
+#include "util/error.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <map>
-#include <tuple>
 
 namespace neuron_gate {
 namespace {
@@ -26,11 +26,6 @@ std::optional<unsigned> parse_unsigned(std::string_view text) {
 std::string_view file_name_of(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string parent_folder(const std::string& folder) {
-  const auto slash = folder.rfind('/');
-  return slash == std::string::npos ? std::string() : folder.substr(0, slash);
 }
 
 // The longest folder prefix ("a/b/") all trace paths share; "" for one trace in no folder.
@@ -111,39 +106,77 @@ std::optional<unsigned> rank_from_file_name(std::string_view path) {
   return rank_in_name(file_name_of(path));
 }
 
-void assign_ranks(std::vector<TraceSamples>& traces) {
-  // Rank folders holding a trace that no better source places, numbered in (parent, instance, pid) order.
-  using FolderKey = std::tuple<std::string, std::string, std::uint64_t, std::string>;
-  std::map<FolderKey, unsigned> folder_ranks;
-  std::vector<std::optional<FolderKey>> trace_folders(traces.size());
+std::optional<unsigned> rank_from_manifest(const RunManifest& manifest) {
+  const auto it = manifest.fields.find("rank");
+  return it == manifest.fields.end() ? std::nullopt : parse_unsigned(it->second);
+}
+
+namespace {
+
+// The world size a trace or the manifest states (`distributedInfo.world_size`, manifest "world_size"), 0 if none.
+unsigned world_size_of(const std::map<std::string, std::string>& fields, const std::string& key) {
+  const auto it = fields.find(key);
+  return it == fields.end() ? 0u : parse_unsigned(it->second).value_or(0u);
+}
+
+// Each mark of one trace that states a rank: its source and the rank it states.
+std::vector<std::pair<std::string, unsigned>> rank_marks(const TraceSamples& trace, const std::string& common,
+                                                         const RunManifest* manifest) {
+  std::vector<std::pair<std::string, unsigned>> marks;
+  if (auto rank = rank_from_metadata(trace)) {
+    marks.emplace_back("distributedInfo.rank", *rank);
+  }
+  if (auto rank = rank_from_file_name(trace.path)) {
+    marks.emplace_back("file name", *rank);
+  }
+  if (auto rank = rank_from_folder_names(trace.path, common)) {
+    marks.emplace_back("folder name", *rank);
+  }
+  if (auto rank = manifest ? rank_from_manifest(*manifest) : std::nullopt) {
+    marks.emplace_back("manifest", *rank);
+  }
+  return marks;
+}
+
+}  // namespace
+
+void assign_ranks(std::vector<TraceSamples>& traces, const RunManifest* manifest) {
   const std::string common = common_folder(traces);
-  for (std::size_t i = 0; i < traces.size(); ++i) {
-    TraceSamples& trace = traces[i];
+  std::set<unsigned> stated;
+  unsigned world_size = manifest ? world_size_of(manifest->fields, "world_size") : 0u;
+  for (TraceSamples& trace : traces) {
     trace.rank.reset();
     trace.rank_source.clear();
-    if (auto rank = rank_from_metadata(trace)) {
-      trace.rank = rank;
-      trace.rank_source = "distributedInfo.rank";
-    } else if (auto named = rank_from_file_name(trace.path)) {
-      trace.rank = named;
-      trace.rank_source = "file name";
-    } else if (auto in_folder = rank_from_folder_names(trace.path, common)) {
-      trace.rank = in_folder;
-      trace.rank_source = "folder name";
-    } else if (auto folder = enclosing_rank_folder(trace.path)) {
-      trace_folders[i] = FolderKey{parent_folder(folder->folder), folder->instance_id, folder->pid, folder->folder};
-      folder_ranks.emplace(*trace_folders[i], 0);
+    const auto marks = rank_marks(trace, common, manifest);
+    for (const auto& [source, rank] : marks) {
+      if (rank != marks.front().second) {
+        throw InputError(trace.path, "conflicting rank marks: " + marks.front().first + " says rank " +
+                                         std::to_string(marks.front().second) + ", " + source + " says rank " +
+                                         std::to_string(rank) + "; make them agree (docs/user-guide.md \"Ranks\")");
+      }
     }
-  }
-  unsigned next = 0;
-  for (auto& [key, rank] : folder_ranks) {
-    rank = next++;
-  }
-  for (std::size_t i = 0; i < traces.size(); ++i) {
-    if (trace_folders[i]) {
-      traces[i].rank = folder_ranks.at(*trace_folders[i]);
-      traces[i].rank_source = "rank folder";
+    if (!marks.empty()) {
+      trace.rank = marks.front().second;
+      trace.rank_source = marks.front().first;
+      stated.insert(*trace.rank);
     }
+    world_size = std::max(world_size, world_size_of(trace.metadata, "distributedInfo.world_size"));
+  }
+  if (stated.size() < 2 && world_size < 2) {
+    return;  // one rank at most: unmarked process folders are runs of it
+  }
+  for (const TraceSamples& trace : traces) {
+    const auto folder = enclosing_rank_folder(trace.path);
+    if (trace.rank || !folder) {
+      continue;
+    }
+    const std::string why = stated.size() >= 2 ? std::to_string(stated.size()) + " ranks are stated by other traces"
+                                               : "the world size is " + std::to_string(world_size);
+    throw InputError(trace.path, "the process folder " + folder->folder + " holds a trace that states no rank, but " +
+                                     why +
+                                     ": ranks are never pooled, so mark its rank (distributedInfo in the trace, a "
+                                     "rank_<N>, rank-<N> or worker<N> file or folder name, or \"rank\" in the run "
+                                     "manifest; docs/user-guide.md \"Ranks\")");
   }
 }
 
@@ -172,18 +205,10 @@ std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& trace
   if (distinct_ranks(traces).size() <= 1) {
     return assumptions;
   }
-  bool by_folder = false, by_name = false, unknown = false;
+  bool by_name = false, unknown = false;
   for (const TraceSamples& trace : traces) {
-    by_folder = by_folder || trace.rank_source == "rank folder";
     by_name = by_name || trace.rank_source == "file name";
     unknown = unknown || !trace.rank;
-  }
-  if (by_folder) {
-    assumptions.push_back(
-        "traces without distributedInfo.rank were given the rank of their <instance-id>_pid_<pid> folder, the folders "
-        "numbered 0, 1, ... in order of instance id and pid; that processes start in rank order is assumed "
-        "(unverified): base rank k is compared with head rank k, so profile with distributedInfo in the trace "
-        "(torch.distributed initialised) to be sure");
   }
   if (by_name) {
     assumptions.push_back(
@@ -198,7 +223,7 @@ std::vector<std::string> rank_assumptions(const std::vector<TraceSamples>& trace
   }
   if (unknown) {
     assumptions.push_back("some traces carry no rank (no distributedInfo.rank, no rank-N, rankN, _rank_N or workerN "
-                          "name, no <instance-id>_pid_<pid> folder): they are kept together as \"rank unknown\"");
+                          "name, no \"rank\" in the manifest): they are kept together as \"rank unknown\"");
   }
   return assumptions;
 }

@@ -2,6 +2,7 @@
 // Which rank (process of a distributed run) each trace of a side belongs to. Ranks are kept apart and
 // compared rank to rank (DESIGN.md section 1): base rank k against head rank k, never pooled.
 
+#include "formats/manifest.hpp"
 #include "profile/trace_samples.hpp"
 
 #include <optional>
@@ -25,18 +26,24 @@ std::optional<unsigned> rank_in_name(std::string_view name);
 std::optional<unsigned> rank_from_file_name(std::string_view path);
 
 // rank_in_name of the folders of `path` below `common` (a prefix ending in '/', or ""), nearest folder
-// first; `<instance-id>_pid_<pid>` folders are skipped (they number ranks by order, see assign_ranks).
+// first (`rank-1/`, `worker3/`); `<instance-id>_pid_<pid>` folders are skipped (a process folder is a run).
 std::optional<unsigned> rank_from_folder_names(std::string_view path, std::string_view common);
 
-// Sets TraceSamples::rank and rank_source of every trace, first source that gives one:
-//   1. "distributedInfo.rank" in the trace metadata;
-//   2. "file name": rank_from_file_name (`_rank_N`, `rank-N`, `rankN`, `workerN`);
-//   2b. "folder name": rank_from_folder_names below the folder all the side's traces share;
-//   3. "rank folder": the nearest enclosing `<instance-id>_pid_<pid>` folder; the folders holding traces
-//      are numbered 0, 1, ... in order of (parent folder, instance id, pid as a number). That order is an
-//      assumption (processes of a launcher usually start in rank order), listed by rank_assumptions().
-// A trace with none keeps rank nullopt and rank_source "". Never throws.
-void assign_ranks(std::vector<TraceSamples>& traces);
+// The rank the run manifest states for every trace of its side ("rank": N), nullopt when it states none.
+std::optional<unsigned> rank_from_manifest(const RunManifest& manifest);
+
+// Sets TraceSamples::rank and rank_source of every trace from what says rank (NEURON-FORMATS.md §1.2), in
+// this order: "distributedInfo.rank" in the trace metadata; "file name" (rank_from_file_name: `_rank_N`,
+// `rank-N`, `rankN`, `workerN`); "folder name" (rank_from_folder_names below the folder all the side's traces
+// share); "manifest" (`manifest`'s "rank", may be null). Process folders (`<instance-id>_pid_<pid>`, `run-NN`,
+// timestamps) never give a rank: they are runs of one rank. A trace with no mark keeps rank nullopt and
+// rank_source "". Throws InputError naming the trace when
+//   - two of its marks state different ranks (e.g. `neuron_framework_trace_rank_1.json` holding
+//     distributedInfo.rank 0), or
+//   - it has no mark, lies in an `<instance-id>_pid_<pid>` folder, and the side holds several ranks: other
+//     traces state at least two different ranks, or the manifest's or a trace's world_size is above 1
+//     (ranks are never pooled, so the error asks for a mark).
+void assign_ranks(std::vector<TraceSamples>& traces, const RunManifest* manifest = nullptr);
 
 // The distinct ranks of the traces, nullopt included when some trace has none (sorted, nullopt first).
 std::set<std::optional<unsigned>> distinct_ranks(const std::vector<TraceSamples>& traces);

@@ -366,7 +366,7 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
       count_distinct_ops(side.traces.back(), op_names);
     }
   }
-  assign_ranks(side.traces);
+  assign_ranks(side.traces, side.manifest ? &*side.manifest : nullptr);
   for (TraceSamples& trace : side.traces) {
     add_unattributed_rows(trace);
     add_screened_time(side.screened, trace.screened);

@@ -151,7 +151,7 @@ void merge_traces(SideSamples& combined, std::vector<SideSamples>& sides, const 
     trace.rank_source.clear();
     combined.traces.push_back(std::move(trace));
   }
-  assign_ranks(combined.traces);
+  assign_ranks(combined.traces, combined.manifest ? &*combined.manifest : nullptr);
   std::map<unsigned, std::size_t> rank_digest;
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const std::optional<unsigned> rank = combined.traces[i].rank;
