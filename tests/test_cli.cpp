@@ -434,9 +434,9 @@ TEST_CASE("TorchNeuron layout: profiles that differ only in compilation_path are
 
 TEST_CASE("TorchNeuron layout: two ranks per side are compared rank to rank and the regressed rank is named") {
   const fs::path dir = scratch("neuron-ranks");
-  // Ranks from the folders' pid order: pid 4242 is rank 0, pid 4243 rank 1; head's rank 1 is 1.5x slower in aten::mm.
-  make_neuron_side(dir / "base", {{4242, 100.0}, {4243, 100.0}});
-  make_neuron_side(dir / "head", {{5151, 100.0}, {5152, 150.0}});
+  // Ranks from distributedInfo.rank (process folders say none); head's rank 1 is 1.5x slower in aten::mm.
+  make_neuron_side(dir / "base", {{4242, 100.0, 0}, {4243, 100.0, 1}});
+  make_neuron_side(dir / "head", {{5151, 100.0, 0}, {5152, 150.0, 1}});
   const Compared c = compare((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CAPTURE(c.result.out);
@@ -482,8 +482,8 @@ TEST_CASE("TorchNeuron layout: distributedInfo.rank decides the rank over the fo
 
 TEST_CASE("TorchNeuron layout: a different number of ranks is not comparable") {
   const fs::path dir = scratch("neuron-rank-count");
-  make_neuron_side(dir / "base", {{4242}, {4243}});
-  make_neuron_side(dir / "head", {{5151}});
+  make_neuron_side(dir / "base", {{4242, 100.0, 0}, {4243, 100.0, 1}});
+  make_neuron_side(dir / "head", {{5151, 100.0, 0}});
   const Compared c = compare((dir / "base").string(), (dir / "head").string());
   CHECK(c.result.exit_code == 3);
   const json row = condition(c.report, "ranks");
@@ -495,12 +495,12 @@ TEST_CASE("TorchNeuron layout: a different number of ranks is not comparable") {
 
 TEST_CASE("inspect on a TorchNeuron layout lists ranks, captures and the assumptions made") {
   const fs::path dir = scratch("neuron-inspect");
-  make_neuron_side(dir / "side", {{4242}, {4243}});
+  make_neuron_side(dir / "side", {{4242, 100.0, 0}, {4243, 100.0, 1}});
   const CliResult r = run({"inspect", (dir / "side").string()});
   CAPTURE(r.err);
   CHECK(r.exit_code == 0);
   CHECK(contains(r.out, "## Ranks"));
-  CHECK(contains(r.out, "i-0abc123_pid_4243/20261130_120000_000/trace.json`: rank 1 (from rank folder)"));
+  CHECK(contains(r.out, "i-0abc123_pid_4243/20261130_120000_000/trace.json`: rank 1 (from distributedInfo.rank)"));
   CHECK(contains(r.out, "## Neuron captures"));
   CHECK(contains(r.out, "- `i-0abc123_pid_4242/20261130_120000_000` (process 4242 on i-0abc123): 1 NEFF, 1 NTFF, "
                         "1 framework trace, complete"));
@@ -509,7 +509,59 @@ TEST_CASE("inspect on a TorchNeuron layout lists ranks, captures and the assumpt
   const std::string tail = r.out.substr(assumptions);
   CHECK(contains(tail, "timestamp format (probably YYYYMMDD_HHMMSS_mmm) is undocumented"));
   CHECK(contains(tail, "pairing by folder and NeuronCore is unverified"));
-  CHECK(contains(tail, "in order of instance id and pid"));
+  CHECK_FALSE(contains(tail, "in order of instance id and pid"));  // process folders no longer number ranks
+}
+
+TEST_CASE("TorchNeuron layout: process folders without rank marks are runs of one rank") {
+  const fs::path dir = scratch("neuron-runs");
+  make_neuron_side(dir / "side", {{4242}, {4250}, {4258}});
+  const CliResult r = run({"inspect", (dir / "side").string()});
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.out, "\n- ranks: 1\n"));
+  CHECK(contains(r.out, "\n- runs: 3\n"));
+  CHECK_FALSE(contains(r.out, "## Ranks"));
+}
+
+// Real traces (tests/data/corpus, see SOURCES.md) copied into process folders: K1 (ResNet50, no rank mark in
+// it) and H12 (AlexNet, distributedInfo.rank 0).
+TEST_CASE("TorchNeuron layout: several ranks in process folders with no rank mark are an input error") {
+  const fs::path dir = scratch("neuron-unmarked-ranks");
+  const fs::path k1 = data("corpus/K1/worker0.1623143089861.pt.trace.json.gz");
+  for (const char* pid : {"4242", "4243"}) {
+    const fs::path capture = dir / "side" / (std::string("i-0abc123_pid_") + pid) / "20261130_120000_000";
+    fs::create_directories(capture);
+    fs::copy_file(k1, capture / "trace.json.gz");
+  }
+  write_text(dir / "side" / "neuron-gate.json", R"({"schema": "neuron-gate.manifest/1", "world_size": 2})");
+  const CliResult r = run({"inspect", (dir / "side").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "i-0abc123_pid_4242/20261130_120000_000/trace.json.gz"));
+  CHECK(contains(r.err, "the process folder "));
+  CHECK(contains(r.err, "i-0abc123_pid_4242 holds a trace that states no rank, but the world size is 2: ranks are "
+                        "never pooled, so mark its rank"));
+  // The manifest's world_size of 1 (or none): the two folders are two runs of one rank.
+  write_text(dir / "side" / "neuron-gate.json", R"({"schema": "neuron-gate.manifest/1", "world_size": 1})");
+  const CliResult one = run({"inspect", (dir / "side").string()});
+  CAPTURE(one.err);
+  CHECK(one.exit_code == 0);
+  CHECK(contains(one.out, "\n- runs: 2\n"));
+  // The manifest's rank is a mark: rank 3 for every trace of the side.
+  write_text(dir / "side" / "neuron-gate.json", R"({"schema": "neuron-gate.manifest/1", "rank": 3})");
+  const CliResult marked = run({"inspect", (dir / "side").string()});
+  CHECK(marked.exit_code == 0);
+  CHECK(contains(marked.out, "trace.json.gz`: rank 3 (from manifest)"));
+}
+
+TEST_CASE("TorchNeuron layout: a file name saying rank_1 over distributedInfo.rank 0 is an input error") {
+  const fs::path dir = scratch("neuron-conflicting-ranks");
+  const fs::path capture = dir / "side" / "i-0abc123_pid_4242" / "20261130_120000_000";
+  fs::create_directories(capture);
+  fs::copy_file(data("corpus/H12-alexnet.json.gz"), capture / "neuron_framework_trace_rank_1.json.gz");
+  const CliResult r = run({"inspect", (dir / "side").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "neuron_framework_trace_rank_1.json.gz"));
+  CHECK(contains(r.err, "conflicting rank marks: distributedInfo.rank says rank 0, file name says rank 1"));
 }
 
 TEST_SUITE_END();

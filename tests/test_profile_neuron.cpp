@@ -622,7 +622,7 @@ TraceSamples trace_at(const std::string& path, const std::string& distributed_ra
 
 }  // namespace
 
-TEST_CASE("a rank is read from distributedInfo.rank, then the file name, then the rank folder order") {
+TEST_CASE("a rank is read from distributedInfo.rank, the file name or the manifest, never the process folder") {
   CHECK(rank_from_metadata(trace_at("t.json", "3")) == 3u);
   CHECK(rank_from_metadata(trace_at("t.json", "\"2\"")) == 2u);
   CHECK_FALSE(rank_from_metadata(trace_at("t.json", "-1")).has_value());
@@ -632,26 +632,62 @@ TEST_CASE("a rank is read from distributedInfo.rank, then the file name, then th
   CHECK_FALSE(rank_from_file_name("a_rank_1/trace.json").has_value());
   CHECK_FALSE(rank_from_file_name("trace_rank_.json").has_value());
 
-  // pid 999 sorts before pid 1000 as a number (not as text); metadata and file names win over folders.
-  std::vector<TraceSamples> traces{
-      trace_at("p/i-1_pid_1000/20261130_120000_000/trace.json"),
-      trace_at("p/i-1_pid_999/20261130_120000_000/trace.json"), trace_at("p/i-1_pid_5/trace.json", "7"),
-      trace_at("p/i-1_pid_6/neuron_framework_trace_rank_4.json"), trace_at("p/plain.pt.trace.json")};
+  // Process folders are runs of one rank: no rank, whatever their pids.
+  std::vector<TraceSamples> runs{trace_at("p/i-1_pid_1000/20261130_120000_000/trace.json"),
+                                 trace_at("p/i-1_pid_999/20261130_120000_000/trace.json"),
+                                 trace_at("p/i-1_pid_5/run-03/trace.json")};
+  assign_ranks(runs);
+  CHECK(distinct_ranks(runs) == std::set<std::optional<unsigned>>{std::nullopt});
+  CHECK(runs[0].rank_source.empty());
+  CHECK(rank_assumptions(runs).empty());
+
+  std::vector<TraceSamples> traces{trace_at("p/i-1_pid_5/trace.json", "7"),
+                                   trace_at("p/i-1_pid_6/neuron_framework_trace_rank_4.json"),
+                                   trace_at("p/rank-2/plain.pt.trace.json"), trace_at("p/plain.pt.trace.json")};
   assign_ranks(traces);
-  CHECK(traces[0].rank == 1u);
-  CHECK(traces[0].rank_source == "rank folder");
-  CHECK(traces[1].rank == 0u);
-  CHECK(traces[2].rank == 7u);
-  CHECK(traces[2].rank_source == "distributedInfo.rank");
-  CHECK(traces[3].rank == 4u);
-  CHECK(traces[3].rank_source == "file name");
-  CHECK_FALSE(traces[4].rank.has_value());
-  CHECK(traces[4].rank_source.empty());
-  CHECK(distinct_ranks(traces) == std::set<std::optional<unsigned>>{std::nullopt, 0u, 1u, 4u, 7u});
+  CHECK(traces[0].rank == 7u);
+  CHECK(traces[0].rank_source == "distributedInfo.rank");
+  CHECK(traces[1].rank == 4u);
+  CHECK(traces[1].rank_source == "file name");
+  CHECK(traces[2].rank == 2u);
+  CHECK(traces[2].rank_source == "folder name");
+  CHECK_FALSE(traces[3].rank.has_value());  // not in a process folder: kept as "rank unknown"
+  CHECK(distinct_ranks(traces) == std::set<std::optional<unsigned>>{std::nullopt, 2u, 4u, 7u});
   const std::vector<std::string> assumptions = rank_assumptions(traces);
   REQUIRE(assumptions.size() == 3);
-  CHECK(assumptions[0].find("in order of instance id and pid") != std::string::npos);
   CHECK(assumptions[2].find("\"rank unknown\"") != std::string::npos);
+
+  RunManifest manifest;
+  manifest.fields["rank"] = "1";
+  std::vector<TraceSamples> by_manifest{trace_at("p/i-1_pid_5/a/trace.json"), trace_at("p/i-1_pid_6/b/trace.json")};
+  assign_ranks(by_manifest, &manifest);
+  CHECK(by_manifest[1].rank == 1u);
+  CHECK(by_manifest[1].rank_source == "manifest");
+}
+
+TEST_CASE("conflicting rank marks, and unmarked process folders beside several ranks, are input errors") {
+  std::vector<TraceSamples> conflict{trace_at("p/i-1_pid_5/t/neuron_framework_trace_rank_1.json", "0")};
+  CHECK_THROWS_WITH_AS(assign_ranks(conflict),
+                       "p/i-1_pid_5/t/neuron_framework_trace_rank_1.json: conflicting rank marks: distributedInfo.rank "
+                       "says rank 0, file name says rank 1; make them agree (docs/user-guide.md \"Ranks\")",
+                       InputError);
+  std::vector<TraceSamples> mixed{trace_at("p/i-1_pid_5/t/trace.json", "0"), trace_at("p/i-1_pid_6/t/trace.json", "1"),
+                                  trace_at("p/i-1_pid_7/t/trace.json")};
+  try {
+    assign_ranks(mixed);
+    FAIL("no error");
+  } catch (const InputError& error) {
+    const std::string what = error.what();
+    CHECK(what.find("p/i-1_pid_7/t/trace.json: the process folder p/i-1_pid_7 holds a trace that states no rank, "
+                    "but 2 ranks are stated by other traces") == 0);
+    CHECK(what.find("mark its rank") != std::string::npos);
+  }
+  RunManifest manifest;
+  manifest.fields["world_size"] = "4";
+  std::vector<TraceSamples> declared{trace_at("p/i-1_pid_5/t/trace.json"), trace_at("p/i-1_pid_6/t/trace.json")};
+  CHECK_THROWS_AS(assign_ranks(declared, &manifest), InputError);
+  manifest.fields["world_size"] = "1";
+  CHECK_NOTHROW(assign_ranks(declared, &manifest));
 }
 
 TEST_CASE("one rank per side is not compared per rank and carries no label") {

@@ -157,7 +157,7 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
   fp.values["device_time"] = device ? "present" : "none";
 }
 
-// From the Neuron capture folders: ranks (rank folders, with the traces' own ranks where known),
+// From the Neuron capture folders: ranks ("1" for process folders whose traces state no rank),
 // neuron_cores, artifacts (each capture's problems), and the NEFF names.
 void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
   if (side.neuron.captures.empty()) {
@@ -178,16 +178,11 @@ void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
       fp.neff_names.insert(neff.name);
     }
   }
-  if (!ranks.empty()) {
-    fp.values["ranks"] = std::to_string(ranks.size());
-  }
+  // Process folders are runs of one rank (profile/ranks.hpp): ranks come from the traces' marks, and a
+  // side of process folders without any mark is one rank.
   const std::set<std::optional<unsigned>> trace_ranks = distinct_ranks(side.traces);
-  const bool any_trace_rank = std::any_of(side.traces.begin(), side.traces.end(),
-                                          [](const TraceSamples& trace) { return trace.rank.has_value(); });
-  if (!ranks.empty() && any_trace_rank && trace_ranks.size() != ranks.size()) {
-    fp.values["ranks"] = describe_ranks(trace_ranks) + " in " + plural(ranks.size(), "rank folder");
-  } else if (!ranks.empty() && any_trace_rank) {
-    fp.values["ranks"] = describe_ranks(trace_ranks);
+  if (!ranks.empty() && trace_ranks.size() == 1 && !trace_ranks.begin()->has_value()) {
+    fp.values["ranks"] = "1";
   }
   if (!cores.empty()) {
     fp.values["neuron_cores"] = join_set(cores);

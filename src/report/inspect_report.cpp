@@ -1,6 +1,7 @@
 #include "report/inspect_report.hpp"
 
 #include "compare/metric_comparison.hpp"
+#include "compare/side_view.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "report/escape.hpp"
@@ -252,6 +253,9 @@ std::string render_inspect(const std::string& profile_spec, const SideSamples& s
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint.values) {
     out << "- " << text(name) << ": " << text(value) << "\n";
+  }
+  if (!side.traces.empty()) {  // runs: the folders holding traces (compare/side_view.hpp), process folders included
+    out << "- runs: " << side_runs(side).size() << "\n";
   }
   ranks_section(side, out);
   captures_section(side, out);
