@@ -18,12 +18,11 @@ namespace neuron_gate {
 // "artifacts", and "manifest.<field>" for each run-manifest field. A condition the data cannot
 // tell is absent. Input shapes are kept per op and compared by the rule of DESIGN.md section 3.
 // "ranks": the count and ids of the traces' ranks ("2 (ranks 0, 1)", "1 (rank 1)", ranks.hpp) where the
-// side has rank folders, more than one rank or any known rank, "... in N rank folders" when the counts
-// differ; the number of `<instance-id>_pid_<pid>` folders where no trace tells its rank; absent when no
-// trace tells a rank (a plain single-process profile shows no ranks row). "world_size": the distinct
-// distributedInfo.world_size values. "devices": "<count> × <names>" per distinct deviceProperties
-// (count of entries, distinct names joined by "; "). One known rank against none, and world_size or
-// devices known on one side only, match (shown, not verified).
+// side has more than one rank or any known rank; "1" for `<instance-id>_pid_<pid>` folders (runs of one
+// rank, issue 37) where no trace tells its rank; absent when no trace tells a rank (a plain single-process profile
+// shows no ranks row). "world_size": the distinct distributedInfo.world_size values. "devices": "<count> × <names>" per
+// distinct deviceProperties (count of entries, distinct names joined by "; "). One known rank against none, and
+// world_size or devices known on one side only, match (shown, not verified).
 struct Fingerprint {
   std::map<std::string, std::string> values;
   std::map<std::string, std::set<std::string>> input_shapes;  // op -> distinct input-shape lists

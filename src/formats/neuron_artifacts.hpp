@@ -19,7 +19,8 @@ struct ArtifactFile {
   bool operator==(const ArtifactFile&) const = default;
 };
 
-// A per-process folder `<instance-id>_pid_<pid>` (one rank); ranks are kept apart, never merged.
+// A per-process folder `<instance-id>_pid_<pid>`: one process, a run of one rank (never a rank by itself:
+// ranks come from rank marks, profile/ranks.hpp).
 struct RankFolder {
   std::string folder;       // relative path of the folder itself, e.g. "prof/i-0abc_pid_4242"
   std::string instance_id;  // "i-0abc"

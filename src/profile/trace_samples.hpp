@@ -105,7 +105,7 @@ struct TraceSamples {
   // step-time samples lack a step.
   bool steps_screened = false;
   // The rank (process of a distributed run) this trace belongs to, set by read_side (ranks.hpp);
-  // nullopt when nothing tells. rank_source: "distributedInfo.rank", "file name", "rank folder" or "".
+  // nullopt when nothing tells. rank_source: "distributedInfo.rank", "file name", "folder name", "manifest" or "".
   std::optional<unsigned> rank;
   std::string rank_source;
   bool operator==(const TraceSamples&) const = default;
