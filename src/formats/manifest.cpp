@@ -76,16 +76,7 @@ class ManifestParser {
         set(key, string(doc[key], key));
       }
     }
-    // The rank of every trace on this side, and how many ranks the run had (profile/ranks.hpp): conditions.
-    if (doc.contains("rank")) {
-      set("rank", count(doc["rank"], "rank"));
-    }
-    if (doc.contains("world_size")) {
-      if (doc["world_size"] == 0) {
-        fail("\"world_size\" must be a positive integer, not 0");
-      }
-      set("world_size", count(doc["world_size"], "world_size"));
-    }
+    ranks(doc);
     if (doc.contains("versions")) {
       for (const auto& item : object(doc["versions"], "versions").items()) {
         const std::string field = "versions." + item.key();
@@ -174,6 +165,20 @@ class ManifestParser {
   }
 
   // A non-negative JSON integer as decimal text.
+  // "rank" (the rank of every trace on this side) and "world_size" (ranks in the run, > 0): rank marks
+  // (profile/ranks.hpp), kept as conditions.
+  void ranks(const json& doc) {
+    if (doc.contains("rank")) {
+      set("rank", count(doc["rank"], "rank"));
+    }
+    if (doc.contains("world_size")) {
+      if (doc["world_size"] == 0) {
+        fail("\"world_size\" must be a positive integer, not 0");
+      }
+      set("world_size", count(doc["world_size"], "world_size"));
+    }
+  }
+
   std::string count(const json& value, const std::string& field) const {
     if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)) {
       fail("\"" + field + "\" must be a non-negative integer, not " + shown(value));
