@@ -4,7 +4,7 @@
 #   dependencies     scripts/install-deps.sh --test (apt-get, only what is missing)
 #   build            build/ with g++ (Release, -Werror; test sources at -O0)
 #   tests            ctest in build/: unit, golden, CLI, scenario, install, action and report checks
-#   other compilers  g++-11 builds the library and the binary with -Werror (scripts/test-compilers.sh;
+#   other compilers  g++-11 compiles the library and the binary with -Werror -fsyntax-only (scripts/test-compilers.sh;
 #                    clang's -Werror build is the sanitizer build below)
 #   sanitizers       clang with ASan+UBSan and -Werror: unit tests, fuzz replay, the scenario tests
 #                    labelled `sanitize`, a short fuzz pass; ThreadSanitizer on the threaded paths

@@ -17,6 +17,7 @@ time injected (µs) and how many events changed. Standard library only.
 """
 
 import argparse
+import bisect
 import gzip
 import json
 import sys
@@ -77,13 +78,34 @@ def parents_by_nesting(events):
     return parent
 
 
-def insert_time(events, lane, at, delta, grow):
-    """Moves every event of lane starting at or after `at` by delta and grows the events in `grow`."""
+def insert_times(events, insertions):
+    """Applies insertions, each (lane, at, delta, grow): every event of lane starting at or after `at` moves
+    by delta and the events in `grow` lengthen by delta. One pass over the events (a per-insertion pass was
+    O(events x insertions): 28 s on a ResNet50 trace). `at` is in the trace's own times: applied latest
+    first, one insertion never moves the start of an earlier one, so the shift of an event is the sum of
+    the deltas of its lane's insertions at or before its start."""
+    starts = {}
+    for lane, at, delta, grow in insertions:
+        starts.setdefault(lane, []).append((at, delta))
+        for i in grow:
+            events[i]["dur"] += delta
+    shifts = {}
+    for lane, items in starts.items():
+        items.sort()
+        total, cumulative = 0, []
+        for _, delta in items:
+            total += delta
+            cumulative.append(total)
+        shifts[lane] = ([at for at, _ in items], cumulative)
     for e in events:
-        if thread_key(e) == lane and isinstance(e.get("ts"), (int, float)) and e["ts"] >= at:
-            e["ts"] += delta
-    for i in grow:
-        events[i]["dur"] += delta
+        ts = e.get("ts")
+        if not isinstance(ts, (int, float)):
+            continue
+        lane = shifts.get(thread_key(e))
+        if lane is not None:
+            k = bisect.bisect_right(lane[0], ts)
+            if k:
+                e["ts"] = ts + lane[1][k - 1]
 
 
 def rounded(value, whole):
@@ -102,6 +124,7 @@ def slow_self_cpu(events, op, factor):
     targets.sort(key=lambda i: events[i]["ts"] + events[i]["dur"], reverse=True)
     injected = 0
     changed = 0
+    insertions = []
     for i in targets:
         self_time = max(0, events[i]["dur"] - children_time.get(i, 0))
         delta = rounded((factor - 1.0) * self_time, whole)
@@ -112,9 +135,10 @@ def slow_self_cpu(events, op, factor):
         while j is not None:
             chain.append(j)
             j = parent[j]
-        insert_time(events, thread_key(events[i]), events[i]["ts"] + events[i]["dur"], delta, chain)
+        insertions.append((thread_key(events[i]), events[i]["ts"] + events[i]["dur"], delta, chain))
         injected += delta
         changed += 1
+    insert_times(events, insertions)
     return injected, changed
 
 
@@ -140,12 +164,14 @@ def slow_device(events, op, factor):
                if complete(e) and is_device(e) and (e.get("args") or {}).get("correlation") in launched]
     targets.sort(key=lambda i: events[i]["ts"] + events[i]["dur"], reverse=True)
     injected = 0
+    insertions = []
     for i in targets:
         delta = rounded((factor - 1.0) * events[i]["dur"], whole)
         if delta <= 0:
             continue
-        insert_time(events, thread_key(events[i]), events[i]["ts"] + events[i]["dur"], delta, [i])
+        insertions.append((thread_key(events[i]), events[i]["ts"] + events[i]["dur"], delta, [i]))
         injected += delta
+    insert_times(events, insertions)
     return injected, len(targets)
 
 
