@@ -112,10 +112,14 @@ TEST_CASE("traces only: A -> LNbig (fused layer_norm at a larger shape) fails on
   CHECK(has(r.junit, "new: `aten::as_strided`, `aten::constant_pad_nd`, `aten::layer_norm`, "));
 }
 
-TEST_CASE("traces only: A -> LN (layer_norm at the same shape and faster) passes and the total improves") {
+// The replacement group grows 16.5 -> 18.0 µs (+6.3%, undecided, 8 samples a side from 4 processes):
+// beyond the 5% threshold, so NO DECISION naming it (issue 36 item 3), while all ops improve. It passed
+// while a change of one timer quantum could pass whatever the op's size (now only for ops under 3 µs).
+TEST_CASE("traces only: A -> LN (layer_norm, faster in all) is NO DECISION on its +6.3% replacement group") {
   const Rendered r = compare_all(traces_only("A"), traces_only("LN"), "ln");
   CHECK(r.result.exit_code == 0);
-  CHECK(r.report["verdict"] == "pass");
+  CHECK(r.report["verdict"] == "no-decision");
+  CHECK(has(r.report["verdict_line"].get<std::string>(), "NO DECISION · `replaced ops` (self CPU) +6.3% (90% CI "));
   const json group = find_metric(r.report, "self_cpu", "replaced ops");
   CHECK(group["verdict"] == "INCONCLUSIVE");
   CHECK(group["gating"] == true);

@@ -40,9 +40,11 @@ double undecided_bound(const MetricComparison& m) {
 }
 
 // An undecided gating metric whose estimate is worse than undecided_bound() and could still be REGRESSED
-// with more evidence: per op, its shift reaches the floor. An insignificant change must also exceed one
-// timer quantum and not lie within one (within_resolution: more samples cannot show it); a significant one
-// never passes for being small in quanta (monotone in evidence: docs/decision-rule.md). Its log worse
+// with more evidence: per op, its shift reaches the floor. An insignificant change of a quantum-sized op
+// (base median under 3 quanta) must also exceed one timer quantum and not lie within one
+// (within_resolution); of a larger op, a change of one quantum is a change like any other (a 3 µs op x1.5
+// read as +1 µs and passed: issue 36 item 9); a significant one never passes for
+// being small in quanta (monotone in evidence: docs/decision-rule.md). Its log worse
 // ratio (> 0); nullopt when it may pass. A metric without a ratio (base median 0: ops that appear) is left
 // to its class total `all ops`, which holds the same time and has a ratio.
 std::optional<double> undecided_regression(const MetricComparison& m) {
@@ -53,8 +55,8 @@ std::optional<double> undecided_regression(const MetricComparison& m) {
   if (per_op(m) && shift < m.floor_us) {
     return std::nullopt;
   }
-  if (!m.significant_worse &&
-      (m.why == VerdictReason::within_resolution || (per_op(m) && m.resolution && shift <= *m.resolution))) {
+  if (!m.significant_worse && per_op(m) && quantum_sized(m) &&
+      (m.why == VerdictReason::within_resolution || shift <= *m.resolution)) {
     return std::nullopt;  // one timer quantum without significance: no sample count can show it
   }
   const auto worse = worse_ratio(m, m.ratio);

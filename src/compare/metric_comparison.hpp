@@ -109,6 +109,15 @@ struct MetricMeasurement {
 // changes smaller than a quantum (issue 14 item 3). Sets metric.resolution.
 void widen_for_resolution(MetricMeasurement& metric, double resolution);
 
+// Quanta of base's median below which an op is quantum-sized (issue 36 item 9: "1-µs-quantised ops" are
+// those under 3 µs per step): there one timer quantum is a third of the value or more.
+inline constexpr double k_quantum_sized_quanta = 3.0;
+
+// True when `metric`'s data are quantised (resolution set) and base's median is under
+// k_quantum_sized_quanta quanta: a change of one quantum there cannot be told from the rounding of one
+// sample, so an insignificant one may pass (docs/decision-rule.md "NO DECISION").
+bool quantum_sized(const MetricMeasurement& metric);
+
 // True when every step duration and every op's self CPU and device time in `side`'s traces is a
 // multiple of 1000 ns (an integer-µs timer); false for a side without traces.
 bool integer_microsecond_data(const SideSamples& side);

@@ -19,6 +19,10 @@ void widen_for_resolution(MetricMeasurement& metric, double resolution) {
   }
 }
 
+bool quantum_sized(const MetricMeasurement& metric) {
+  return metric.resolution && metric.base_median && *metric.base_median < k_quantum_sized_quanta * *metric.resolution;
+}
+
 bool integer_microsecond_data(const SideSamples& side) {
   return integer_microsecond_data(whole_side(side));
 }
