@@ -184,6 +184,20 @@ TEST_CASE("screen: unfinished (dur -1) and negative durations are excluded with 
   never_decided_from_screened(s);
 }
 
+// Issue 38 item 3: a stub holding exactly a quarter of a step's CPU events (1 of 4: it stopped inside the
+// first op) is cut off too; it was kept as a 7th step, so the schedule differed (NOT COMPARABLE).
+TEST_CASE("screen: a cut-off last step with exactly a quarter of a step's CPU events is excluded") {
+  const Screened s = compare_screen("cut-off-step-quarter");
+  const auto found = problems(s, "cut_off_step");
+  REQUIRE(found.size() == 3);
+  CHECK(sum(found, "excluded_self_cpu_us") == 3 * 30.0);  // each stub: its ProfilerStep (30 µs) with aten::mm inside
+  CHECK(found[0]["example"] == "ProfilerStep#7: 0.030 ms, its process's other steps about 0.990 ms");
+  CHECK(s.result.exit_code == 0);
+  CHECK(s.report["verdict"] == "pass");
+  CHECK(s.report["sides"]["head"]["sample_steps"] == 18);
+  never_decided_from_screened(s);
+}
+
 TEST_CASE("screen: a cut-off last step is excluded — its tiny share leaves the metrics decided") {
   const Screened s = compare_screen("cut-off-step");
   const auto found = problems(s, "cut_off_step");

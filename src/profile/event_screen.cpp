@@ -349,7 +349,7 @@ std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindow
     }
     const StepWindow& last = steps.windows()[own.back()];
     if (static_cast<double>(last.end - last.start) < k_cut_off_step_share * median_of(durations) &&
-        counts[own.back()] < k_cut_off_step_share * median_of(events)) {
+        counts[own.back()] <= k_cut_off_step_share * median_of(events)) {
       cut.push_back(own.back());
     }
   }

@@ -46,15 +46,16 @@ EventScreen screen_events(const std::string& path, RawTrace& trace);
 // and device clocks differ slightly): one whole span, at least 1 ms.
 inline constexpr double k_range_slack = 1.0;
 
-// A last step is cut off when both its duration and its number of CPU-side events are below this share
-// of the medians of its process's other steps (a warm-up step can be 5x longer than the next, with the
-// same events: the bundled A_sched traces; a step cut off holds a part of the work).
+// A last step is cut off when its duration is below this share of the median of its process's other
+// steps and its number of CPU-side events at most this share of theirs: a step cut off holds a part of
+// the work (one stopped inside the first of a step's 4 CPU events holds exactly a quarter); a warm-up step
+// can be 5x longer than the next, with the same events (the bundled A_sched traces).
 inline constexpr double k_cut_off_step_share = 0.25;
 
 // Indexes (into steps.windows(), built from `trace`) of the last step of each process that has at least
-// two steps and whose duration and CPU-side event count are both below k_cut_off_step_share x the medians
-// of that process's other steps: a step cut off when the profiler stopped (the AMD trace H02 ends with a
-// 0.049 ms step holding no op after a 9.3 ms one).
+// two steps whose duration is below, and CPU-side event count at most, k_cut_off_step_share x the
+// medians of that process's other steps: a step cut off when the profiler stopped (the AMD trace H02
+// ends with a 0.049 ms step holding no op after a 9.3 ms one).
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps);
 
 }  // namespace neuron_gate

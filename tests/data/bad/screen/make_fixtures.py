@@ -24,12 +24,18 @@ def trace(run, fault):
     events = [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
                "ts": T0 - 10, "dur": 6 * STEP_US + 20}]
     corr = 100
-    steps = 7 if fault == "cut-off-step" else 6
+    steps = 7 if fault in ("cut-off-step", "cut-off-step-quarter") else 6
     for s in range(steps):
         t = T0 + s * STEP_US
         if fault == "cut-off-step" and s == 6:  # the profiler stopped right after this step began
             events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s + 1}", "pid": 1, "tid": 1,
                            "ts": t, "dur": 20, "args": {"External id": 9000 + s}})
+            continue
+        if fault == "cut-off-step-quarter" and s == 6:  # stopped during aten::mm: 1 of a step's 4 CPU events
+            events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s + 1}", "pid": 1, "tid": 1,
+                           "ts": t, "dur": 30, "args": {"External id": 9000 + s}})
+            events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": t + 10,
+                           "dur": 15, "args": {"External id": 8000 + s}})
             continue
         events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{s + 1}", "pid": 1, "tid": 1,
                        "ts": t, "dur": STEP_US - 10, "args": {"External id": 9000 + s}})
@@ -65,7 +71,7 @@ def trace(run, fault):
 
 def main():
     for fault in ("base", "clean", "device-out-of-range", "longer-than-step", "duplicate", "negative-durations",
-                  "cut-off-step", "device-time-lost", "duplicate-one-op"):
+                  "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op"):
         folder = os.path.join(HERE, fault)
         shutil.rmtree(folder, ignore_errors=True)
         for run in (1, 2, 3):
