@@ -387,9 +387,10 @@ TEST_CASE("branch names and commit messages are escaped in every format") {
   // In Markdown the branch is a code span (shown literally); the message is text, its markup escaped.
   CHECK(markdown.find("branch ``x/<b>&`|</b>``") != std::string::npos);
   CHECK(markdown.find("<script>") == std::string::npos);
-  CHECK(markdown.find(
-            "&lt;script&gt;x&lt;/script&gt; \\[l\\](http:/\u2060/e.com) \ufffd @\u2060team ::error::no, branch") !=
-        std::string::npos);
+  CHECK(
+      markdown.find(
+          "&lt;script&gt;x&lt;/script&gt; \\[l\\](http:/\u2060/e.com) \ufffd @\u2060team ::\u2060error::no, branch") !=
+      std::string::npos);
   CHECK(markdown.find("\u202e") == std::string::npos);
   CHECK(markdown.find("\n::error") == std::string::npos);
 }

@@ -58,6 +58,10 @@ TEST_CASE("escape_markdown makes headings, links, images, HTML, comments, mentio
   CHECK(escape_markdown("![i](y)") == "\\!\\[i\\](y)");
   CHECK(escape_markdown("@user") == "@" + k_wj + "user");
   CHECK(escape_markdown("see #12 and www.x.org") == "see \\#" + k_wj + "12 and www" + k_wj + ".x.org");
+  // Issue 39 item 4: GitHub renders ":white_check_mark:" as ✅ and links "GH-3" to issue 3, escaped or not.
+  CHECK(escape_markdown("m :white_check_mark: GH-3") == "m :" + k_wj + "white_check_mark: GH" + k_wj + "-3");
+  CHECK(escape_markdown("gh-12, :+1: and :tada:") == "gh" + k_wj + "-12, :" + k_wj + "+1: and :" + k_wj + "tada:");
+  CHECK(escape_markdown("aten::mm 12:30 SIGH-3 GH-x a:b") == "aten::mm 12:30 SIGH-3 GH-x a:b");  // none of them
   CHECK(escape_markdown("a|b`c*d_e~f$g\\h&i _x") == "a\\|b\\`c\\*d_e\\~f\\$g\\\\h&amp;i \\_x");
   CHECK(escape_markdown("- item") == "\\- item");
   CHECK(escape_markdown("---") == "\\---");

@@ -61,6 +61,23 @@ bool ascii_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// `text[at]` is ':' opening an emoji shortcode ":name:" (name of [A-Za-z0-9_+-], which GitHub renders as
+// the emoji whatever the escaping, ":white_check_mark:" as ✅).
+bool opens_shortcode(std::string_view text, std::size_t at) {
+  std::size_t k = at + 1;
+  while (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) != 0 || text[k] == '_' ||
+                             text[k] == '+' || text[k] == '-')) {
+    ++k;
+  }
+  return k > at + 1 && k < text.size() && text[k] == ':';
+}
+
+// `text[end]` is the '-' of "GH-<digit>" at a word start (any case): GitHub links it to that issue.
+bool gh_issue_reference(std::string_view text, std::size_t end) {
+  return end >= 2 && end + 1 < text.size() && ascii_digit(text[end + 1]) && (text[end - 1] | 0x20) == 'h' &&
+         (text[end - 2] | 0x20) == 'g' && (end == 2 || std::isalnum(static_cast<unsigned char>(text[end - 3])) == 0);
+}
+
 bool iequals_www(std::string_view text, std::size_t end) {
   if (end < 3) {
     return false;
@@ -237,6 +254,18 @@ std::string escape_markdown_inner(std::string_view text) {
         o += k_word_joiner;  // no www. autolink
       }
       o += '.';
+      break;
+    case ':':
+      o += ':';
+      if (opens_shortcode(s, i)) {
+        o += k_word_joiner;  // no emoji shortcode
+      }
+      break;
+    case '-':
+      if (gh_issue_reference(s, i)) {
+        o += k_word_joiner;  // "GH-3" would link issue 3
+      }
+      o += '-';
       break;
     default:
       o += c;

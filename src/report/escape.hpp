@@ -27,7 +27,8 @@ std::string sanitize_text(std::string_view text, std::size_t* replaced = nullptr
 // Text inside a GFM paragraph, list item or table cell, shown as typed: sanitized, then `\` ` * _ ~ [ ]
 // ! # | $ backslash-escaped (`_` only where it could start or end emphasis), < > & as entities, `@` followed by U+2060
 // WORD JOINER (no @mention),
-// `//` and `www.` split by U+2060 (no autolink), `#` before a digit split (no issue link), and a leading
+// `//` and `www.` split by U+2060 (no autolink), `#` before a digit and `GH-` before a digit split (no
+// issue link), `:` opening an emoji shortcode (":white_check_mark:") split (no emoji), and a leading
 // list marker or rule (`-`, `+`, `=`, `1.`) escaped. Markup of the text (headings, links, images, HTML, comments such
 // as "<!-- neuron-gate -->") can therefore never be produced.
 std::string escape_markdown(std::string_view text);

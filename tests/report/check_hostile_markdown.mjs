@@ -6,7 +6,8 @@
 //   - the same tables with the same number of rows: no row hidden after an injected "<!--", none added;
 //   - the same links and images (count and targets): none from "[link](url)", "![img](url)" or an autolink;
 //   - the same raw HTML (only <details>, <summary>, the marker comment; digits aside): no <img onerror>, no comment;
-//   - no @mention and no #123 issue reference in text outside code (GitHub links both);
+//   - no @mention, no #123 or GH-123 issue reference and no :emoji: shortcode (beyond the clean report's)
+//     in text outside code (GitHub links and renders them);
 //   - the sticky marker "<!-- neuron-gate -->" exactly once, as the report's own last line.
 //
 // Usage: node check_hostile_markdown.mjs NPM_DIR HOSTILE.md CLEAN.md
@@ -61,7 +62,7 @@ function loadMarkdownIt() {
 // The structure of one report as GFM sees it.
 function structure(md, text) {
   const tokens = md.parse(text, {});
-  const s = { headings: [], tables: [], links: [], images: [], html: [], mentions: [], issues: [] };
+  const s = { headings: [], tables: [], links: [], images: [], html: [], mentions: [], issues: [], shortcodes: [] };
   let rows = -1;
   const visitInline = (children) => {
     for (const t of children || []) {
@@ -72,6 +73,9 @@ function structure(md, text) {
         // GitHub links @name and #123 in text (not in code): preceded by a non-word character.
         for (const m of t.content.matchAll(/(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*)/g)) s.mentions.push(m[2]);
         for (const m of t.content.matchAll(/(^|[^\w&])#(\d+)/g)) s.issues.push(m[2]);
+        // "GH-3" links issue 3 too, and ":white_check_mark:" renders as ✅ (issue 39 item 4).
+        for (const m of t.content.matchAll(/(^|[^\w])gh-(\d+)/gi)) s.issues.push(`GH-${m[2]}`);
+        for (const m of t.content.matchAll(/:([A-Za-z0-9_+-]+):/g)) s.shortcodes.push(m[1]);
       }
     }
   };
@@ -114,7 +118,9 @@ check(same(h.links, c.links), `links: the same ${c.links.length} as the clean re
 check(same(h.images, c.images) && h.images.length === 0, "images: none", show(h.images, c.images));
 check(same(h.html, c.html), `raw HTML: the same ${c.html.length} pieces (details, summary, marker)`, show(h.html, c.html));
 check(h.mentions.length === 0, "no @mention in text outside code", JSON.stringify(h.mentions));
-check(h.issues.length === 0, "no #123 issue reference in text outside code", JSON.stringify(h.issues));
+check(h.issues.length === 0, "no #123 or GH-123 issue reference in text outside code", JSON.stringify(h.issues));
+check(same(h.shortcodes, c.shortcodes), "no :emoji: shortcode in text outside code beyond the clean report's",
+      show(h.shortcodes, c.shortcodes));
 const markers = hostileText.split("\n").filter((line) => line.includes("<!-- neuron-gate -->"));
 check(markers.length === 1 && hostileText.trimEnd().endsWith("<!-- neuron-gate -->"),
       "the sticky marker once, on the report's own last line", JSON.stringify(markers));

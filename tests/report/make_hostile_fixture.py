@@ -43,13 +43,13 @@ HOSTILE = [
     "![img](http://x/i.png)",
     "`unmatched <img src=x onerror=alert(2)> @user2 [l](http://y)",
     "esc\x1b[31mred\x1b]0;title\x07",
-    "www.evil.com #12 ~~s~~ **b** _i_ $x$",
+    "www.evil.com #12 ~~s~~ **b** _i_ $x$ :white_check_mark: GH-3",
     "nel\u0085x",
 ]
 INVALID = "\u0000INVALID-UTF8-{}\u0000"  # placeholder replaced by raw bytes after JSON encoding
 
 MANIFEST_HOSTILE = {
-    "model_version": "m{} `<img src=x onerror=alert(3)> [link](http://x) @user",
+    "model_version": "m{} :white_check_mark: gh-5 `<img src=x onerror=alert(3)> [link](http://x) @user",
     "versions": {"torch": "2.1 `<img src=x onerror=alert(4)> ![i](http://x) @octocat",
                  "x\r## ✅ PASS <!--": "1.0\n::error::v"},
     "instance_type": "trn2 | <!-- | \u2028 ::warning::",
