@@ -57,6 +57,29 @@ TEST_CASE("the catch-all waiver of issue 15 is refused, naming the rules file") 
                     0) == 0);
 }
 
+// Issue 39 item 6: "*a*" or "*:*" is no catch-all by shape, yet matches every aten op. Checked against base's
+// own ops: ignored or waived ops may hold at most half of its self CPU (and of its device) time.
+TEST_CASE("ignore and waiver patterns reaching more than half of base's time are refused, a named op is not") {
+  const std::string any_a = write_rules("any-a", R"({"ignore": ["*a*"]})");
+  const CliResult ignored = run({"compare", example("A"), example("Areg"), "--rules", any_a, "--quiet", "--no-git"});
+  CHECK(ignored.exit_code == 2);
+  CHECK(ignored.err == "neuron-gate: error: " + any_a +
+                           ": `ignore` patterns match ops holding 50.7% of base's self CPU time (aten::pow, "
+                           "aten::_to_copy, aten::mean), more than the 50% a rules file may take out of the "
+                           "comparison: name the ops themselves\n");
+  const std::string colon =
+      write_rules("colon", R"({"waivers": [{"pattern": "*:*", "reason": "x", "expires": "2026-03-01"}]})");
+  const CliResult waived =
+      run({"compare", example("A"), example("Areg"), "--rules", colon, "--today", "2026-01-15", "--quiet", "--no-git"});
+  CHECK(waived.exit_code == 2);
+  CHECK(waived.err.find("`waivers` patterns match ops holding 50.7% of base's self CPU time") != std::string::npos);
+  // One op by name (aten::mul, 3 µs of a 42.5 µs step): ignored, and Areg still fails on latency.
+  const std::string mul = write_rules("mul", R"({"ignore": ["aten::mul"]})");
+  const CliResult named = run({"compare", example("A"), example("Areg"), "--rules", mul, "--quiet", "--no-git"});
+  CHECK(named.exit_code == 1);
+  CHECK(named.err.empty());
+}
+
 TEST_CASE("SOURCE_DATE_EPOCH is today when --today is not given — a bad value is a usage error") {
   const std::string rules = write_rules("epoch", k_latency_waiver);
   ::setenv("SOURCE_DATE_EPOCH", "1767225600", 1);  // 2026-01-01T00:00:00Z: 59 days before expiry

@@ -10,6 +10,7 @@
 #include "compare/judgement.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/ranking.hpp"
+#include "compare/rule_reach.hpp"
 #include "compare/rule_set.hpp"
 #include "compare/warm_up.hpp"
 #include "formats/discover.hpp"
@@ -153,6 +154,7 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   SideSamples& head = sides[1];
   require_samples(base);
   require_samples(head);
+  require_rules_within_reach(base, rules);
   const std::optional<WarmUpFinding> warm_up = leave_out_warm_up_traces(base, head);
   add_cost_metrics(base, head, rules);  // cost per unit of work beside latency and throughput (cost.hpp)
 

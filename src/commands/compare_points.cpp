@@ -5,6 +5,7 @@
 #include "compare/conditions.hpp"
 #include "compare/cost.hpp"
 #include "compare/operating_points.hpp"
+#include "compare/rule_reach.hpp"
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
 #include "report/provenance.hpp"
@@ -105,6 +106,9 @@ std::vector<PointComparison> read_points(const CompareOptions& options, const Ru
     PointComparison point;
     point.label = label;
     read_point(files, read_options, point);
+    if (point.base) {
+      require_rules_within_reach(*point.base, rules);
+    }
     if (point.base && point.head) {
       point.warm_up = leave_out_warm_up_traces(*point.base, *point.head);
       add_cost_metrics(*point.base, *point.head, rules);
