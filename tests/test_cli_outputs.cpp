@@ -50,6 +50,15 @@ TEST_CASE("compare writes Markdown, JSON, HTML and JUnit XML together, each whol
   CHECK(json["outcome"] == "REGRESSION");
 }
 
+// A fall is undecided with the detectable change in its own direction: 1/r of the ratio r > 1 the power
+// formula gives (it read as a rise beside the fall; a new user found "throughput -20.4% ... +39.5%").
+TEST_CASE("the smallest detectable change of an undecided fall is a fall") {
+  const CliResult r = run({"compare", example("A2"), example("A"), "--no-git"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("profiled step time -2.5% (90% CI -7.7…+4.7%), smallest change detectable at this noise -10.3%.") !=
+        std::string::npos);
+}
+
 TEST_CASE("two reports asked into one file is a usage error and nothing is written") {
   const fs::path dir = scratch("same-output");
   const std::string path = (dir / "report").string();

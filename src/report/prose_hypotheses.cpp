@@ -52,7 +52,10 @@ std::string inconclusive_text(const Metrics& metrics, const std::vector<std::siz
     const MetricComparison& m = metrics[i];
     std::string text = metric_label(m) + " " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high);
     if (m.minimum_detectable_ratio) {
-      text += ", smallest change detectable at this noise " + format_change(m.minimum_detectable_ratio);
+      // The detectable ratio r (> 1) in the direction of the change: a fall reads 1/r (-28.3%, not +39.5%).
+      const bool falls = m.ratio && *m.ratio < 1.0;
+      text += ", smallest change detectable at this noise " +
+              format_change(falls ? 1.0 / *m.minimum_detectable_ratio : *m.minimum_detectable_ratio);
     }
     items.push_back(text);
   }
