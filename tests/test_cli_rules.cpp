@@ -73,6 +73,13 @@ TEST_CASE("ignore and waiver patterns reaching more than half of base's time are
       run({"compare", example("A"), example("Areg"), "--rules", colon, "--today", "2026-01-15", "--quiet", "--no-git"});
   CHECK(waived.exit_code == 2);
   CHECK(waived.err.find("`waivers` patterns match ops holding 50.7% of base's self CPU time") != std::string::npos);
+  // Device time counts too: on the real ResNet50 CUDA trace K1, "aten::c*" reaches the cuDNN convolutions.
+  const std::string conv = write_rules("conv", R"({"ignore": ["aten::c*"]})");
+  const CliResult device =
+      run({"compare", data("corpus/K1"), data("corpus/K2"), "--rules", conv, "--quiet", "--no-git"});
+  CHECK(device.exit_code == 2);
+  CHECK(device.err.find("`ignore` patterns match ops holding 87.1% of base's device time "
+                        "(aten::cudnn_convolution_backward_weight, ") != std::string::npos);
   // One op by name (aten::mul, 3 µs of a 42.5 µs step): ignored, and Areg still fails on latency.
   const std::string mul = write_rules("mul", R"({"ignore": ["aten::mul"]})");
   const CliResult named = run({"compare", example("A"), example("Areg"), "--rules", mul, "--quiet", "--no-git"});

@@ -41,12 +41,11 @@ double undecided_bound(const MetricComparison& m) {
 
 // An undecided gating metric whose estimate is worse than undecided_bound() and could still be REGRESSED
 // with more evidence: per op, its shift reaches the floor. An insignificant change of a quantum-sized op
-// (base median under 3 quanta) must also exceed one timer quantum and not lie within one
-// (within_resolution); of a larger op, a change of one quantum is a change like any other (a 3 µs op x1.5
-// read as +1 µs and passed: issue 36 item 9); a significant one never passes for
-// being small in quanta (monotone in evidence: docs/decision-rule.md). Its log worse
-// ratio (> 0); nullopt when it may pass. A metric without a ratio (base median 0: ops that appear) is left
-// to its class total `all ops`, which holds the same time and has a ratio.
+// (quantum_sized: base median under 3 quanta) must also exceed one timer quantum and not lie within one
+// (within_resolution); for larger ops one quantum is a change like any other (a 3 µs op x1.5 reads +1 µs),
+// and a significant change never passes for being small in quanta (monotone in evidence:
+// docs/decision-rule.md). Its log worse ratio (> 0); nullopt when it may pass. A metric without a ratio (base median 0:
+// ops that appear) is left to its class total `all ops`, which holds the same time and has a ratio.
 std::optional<double> undecided_regression(const MetricComparison& m) {
   if (!m.gating || !undecided(m.verdict)) {
     return std::nullopt;

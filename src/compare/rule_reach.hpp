@@ -24,7 +24,7 @@ struct RuleReach {
 };
 RuleReach rule_reach(const SideSamples& base, const std::vector<std::string>& patterns);
 
-// Throws InputError naming rules.source when the `ignore` patterns (but the default "ProfilerStep*"), or
+// Throws InputError naming rules.source when the `ignore` patterns (but the built-in rules' own), or
 // the `waiver` patterns, reach more than k_max_rule_reach_share of base's self CPU or device time: the
 // message gives the share and the largest ops matched.
 void require_rules_within_reach(const SideSamples& base, const RuleSet& rules);
