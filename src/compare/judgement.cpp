@@ -140,14 +140,19 @@ bool one_process(const MetricComparison& m) {
 }
 
 // The change holds across runs: no between-run interval (MetricMeasurement::runs_ratio_low/high), or its
-// end nearest to no change lies beyond 1 in the direction of the change.
+// end nearest to no change lies beyond 1 in the direction of the change and the runs' one-sided Welch p
+// reaches the family's corrected level (needed_p): one of twenty ops whose runs happen to differ at 5%
+// (a loaded runner slowing some of head's processes) is not a regression of that op.
 bool runs_agree(const MetricComparison& m, bool for_worse) {
   const auto a = worse_ratio(m, m.runs_ratio_low);
   const auto b = worse_ratio(m, m.runs_ratio_high);
   if (!a || !b) {
     return !m.runs_ratio_low && !m.runs_ratio_high;
   }
-  return for_worse ? std::min(*a, *b) > 1.0 + k_bound_tolerance : std::max(*a, *b) < 1.0 - k_bound_tolerance;
+  const bool interval_clears =
+      for_worse ? std::min(*a, *b) > 1.0 + k_bound_tolerance : std::max(*a, *b) < 1.0 - k_bound_tolerance;
+  // the interval clears no change in the change's direction, so the one-sided p is half the two-sided one
+  return interval_clears && (!m.runs_p_two_sided || *m.runs_p_two_sided / 2.0 <= m.needed_p);
 }
 
 // Why a significant change beyond the threshold and floor was not called a change; nullopt when it was.

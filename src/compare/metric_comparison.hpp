@@ -81,7 +81,9 @@ struct MetricMeasurement {
   // over base, where samples pooled from several processes a side stand for the runs (per-step op and
   // step-time samples from k_processes_to_establish or more processes a side; end-to-end measurements
   // pooled from 2 to 4 runs a side). A change must hold across runs too (judgement.hpp); nullopt otherwise.
-  std::optional<double> runs_ratio_low, runs_ratio_high;
+  // runs_p_two_sided: that Welch test's two-sided p (nullopt when the runs' medians are constant per side);
+  // its one-sided half must reach the family's corrected level (MetricComparison::needed_p).
+  std::optional<double> runs_ratio_low, runs_ratio_high, runs_p_two_sided;
 
   // Structure: median calls per step on each side (ops only); an op on one side only has nullopt on the other.
   std::optional<double> base_calls, head_calls;

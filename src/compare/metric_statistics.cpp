@@ -109,6 +109,7 @@ void set_between_runs_interval(MetricMeasurement& metric, std::span<const double
   if (auto welch = welch_t_log(base_run_medians, head_run_medians, 0.90)) {
     metric.runs_ratio_low = welch->ratio_low.value_or(welch->ratio_of_geometric_means);
     metric.runs_ratio_high = welch->ratio_high.value_or(welch->ratio_of_geometric_means);
+    metric.runs_p_two_sided = welch->p_two_sided;
   }
 }
 

@@ -20,8 +20,8 @@ bool e2e_runs_known(const EndToEndMetric& m);
 std::vector<double> e2e_run_medians(const EndToEndMetric& m);
 
 // MetricMeasurement::runs_ratio_low/high: the 90% Welch interval of log head run medians over log base
-// run medians (stats/welch_log.hpp; both sides equal within a side give the point ratio). Left unset
-// with fewer than 2 runs a side or a median <= 0.
+// run medians (stats/welch_log.hpp; both sides equal within a side give the point ratio), and
+// runs_p_two_sided its two-sided p. Left unset with fewer than 2 runs a side or a median <= 0.
 void set_between_runs_interval(MetricMeasurement& metric, std::span<const double> base_run_medians,
                                std::span<const double> head_run_medians);
 

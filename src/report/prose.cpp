@@ -84,7 +84,10 @@ std::string inconclusive_text(const MetricComparison& m) {
     return "significant and beyond the threshold over the pooled samples, but the runs' medians do not establish it: "
            "their 90% interval (Welch, " +
            std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) + " runs) is " +
-           format_change_interval(m.runs_ratio_low, m.runs_ratio_high);
+           format_change_interval(m.runs_ratio_low, m.runs_ratio_high) +
+           (m.runs_p_two_sided ? ", one-sided p " + format_p(*m.runs_p_two_sided / 2.0) + " (needs " +
+                                     format_p(m.needed_p) + ", the family's level)"
+                               : std::string());
   case VerdictReason::ci_includes_no_change:
     return "significant after correction (adjusted p " + format_p(p) + "), but the 90% CI " +
            format_change_interval(m.ratio_low, m.ratio_high) + " does not clear no change";
