@@ -1,5 +1,7 @@
 #include "compare/screened_metrics.hpp"
 
+#include "profile/op_keys.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,7 +11,12 @@ namespace {
 
 // What the screen excluded in the traces of one rank (or of a whole side).
 struct ScreenedNames {
-  std::set<std::string> cpu, device;         // op keys (and unattributed rows) with screened events of that class
+  std::set<std::string> cpu, device;  // op keys (and unattributed rows) with screened events of that class
+  // By count (when anything was screened): per op key, its CPU-side events without a usable time
+  // (ScreenedOp::unusable_cpu_events), and its events kept in the samples (calls); kept_total sums the calls
+  // of every op, screened_total the unusable events of ops the rules do not ignore.
+  std::map<std::string, std::int64_t> cpu_screened, cpu_kept;
+  std::int64_t screened_total = 0, kept_total = 0;
   bool any_cpu = false, any_device = false;  // any of those not ignored by the rules
   bool device_lost = false;
   bool steps = false;
@@ -20,6 +27,8 @@ ScreenedNames& add_trace(ScreenedNames& names, const TraceSamples& trace, const 
     const bool counted = !rules.is_ignored(name);
     if (op.cpu_events > 0) {
       names.cpu.insert(name);
+      names.cpu_screened[name] += op.unusable_cpu_events;
+      names.screened_total += counted ? op.unusable_cpu_events : 0;
       names.any_cpu = names.any_cpu || counted;
     }
     if (op.device_events > 0) {
@@ -39,12 +48,65 @@ struct SideScreen {
   double cpu_share = 0, device_share = 0;
 };
 
+// Adds the calls of every op of `trace` (its steps and outside them) to names.cpu_kept and kept_total.
+void add_kept_calls(ScreenedNames& names, const TraceSamples& trace) {
+  for (const StepSample* step : {&trace.outside_steps}) {
+    for (const OpSample& op : step->ops) {
+      names.cpu_kept[trace.op_keys[op.op]] += op.values.calls;
+      names.kept_total += op.values.calls;
+    }
+  }
+  for (const StepSample& step : trace.steps) {
+    for (const OpSample& op : step.ops) {
+      names.cpu_kept[trace.op_keys[op.op]] += op.values.calls;
+      names.kept_total += op.values.calls;
+    }
+  }
+}
+
+std::int64_t count_of(const std::map<std::string, std::int64_t>& counts, const std::string& name) {
+  const auto found = counts.find(name);
+  return found == counts.end() ? 0 : found->second;
+}
+
+// The share of a self CPU metric's events that had no usable time (by count: they carry no time to measure,
+// but each is a call missing from a kept step's sample; a screened duplicate or cut-off step is not). 0 when none.
+double screened_count_share(const MetricMeasurement& m, const ScreenedNames& names) {
+  std::int64_t screened = 0, kept = 0;
+  switch (m.scope) {
+  case MetricScope::class_total:
+    screened = names.screened_total;
+    kept = names.kept_total;
+    break;
+  case MetricScope::replacement_group:
+    for (const auto* list : {&m.replaced->gone, &m.replaced->appeared, &m.replaced->calls_changed}) {
+      for (const std::string& name : *list) {
+        screened += count_of(names.cpu_screened, name);
+        kept += count_of(names.cpu_kept, name);
+      }
+    }
+    break;
+  case MetricScope::op:
+    screened = count_of(names.cpu_screened, unranked_name(m));
+    kept = count_of(names.cpu_kept, unranked_name(m));
+    break;
+  }
+  return screened > 0 ? static_cast<double>(screened) / static_cast<double>(screened + kept) : 0.0;
+}
+
 SideScreen side_screen(const SideView& view, const RuleSet& rules) {
   SideScreen screen;
   for (const std::size_t t : view.traces) {
     const TraceSamples& trace = view.side->traces[t];
     add_trace(screen.by_rank[trace.rank], trace, rules);
     add_trace(screen.whole, trace, rules);
+  }
+  if (!screen.whole.cpu.empty()) {
+    for (const std::size_t t : view.traces) {
+      const TraceSamples& trace = view.side->traces[t];
+      add_kept_calls(screen.by_rank[trace.rank], trace);
+      add_kept_calls(screen.whole, trace);
+    }
   }
   screen.cpu_share = excluded_cpu_share(view.screened);
   screen.device_share = excluded_device_share(view.screened);
@@ -92,6 +154,9 @@ void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bo
           : m.metric_class == MetricClass::self_cpu ? screen.cpu_share
                                                     : std::max(screen.cpu_share, screen.device_share);
   screened = holds_screened(m, *names);
+  if (screened && m.metric_class == MetricClass::self_cpu) {
+    share = std::max(share, screened_count_share(m, *names));  // by count as well as by time
+  }
 }
 
 }  // namespace

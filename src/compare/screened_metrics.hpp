@@ -24,7 +24,11 @@ namespace neuron_gate {
 //   replacement group any of its members (or lost device time)
 //   step time         a step was cut off, or a ProfilerStep event itself was unusable
 // Shares: excluded_device_share (device), excluded_cpu_share (self CPU), the larger (step time), of
-// the whole side (the rules key is per side and class). End-to-end metrics are left unmarked.
+// the whole side (the rules key is per side and class); a marked self CPU metric takes the larger of that
+// and its share by count: its CPU-side events without a usable time (ScreenedOp::unusable_cpu_events) over
+// those plus its calls kept in the samples (class total: every op's; replacement group: its members'),
+// since such an event carries no time to measure but leaves its step's sample a call short. End-to-end metrics are left
+// unmarked.
 void mark_screened_metrics(std::vector<MetricMeasurement>& metrics, const SideSamples& base, const SideSamples& head,
                            const RuleSet& rules);
 

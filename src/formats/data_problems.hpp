@@ -102,9 +102,9 @@ std::string excluded_time_text(const DataProblem& problem);
 DataProblem& count_data_problem(std::vector<DataProblem>& problems, DataProblemKind kind, const std::string& file,
                                 std::optional<std::uint64_t> byte, const std::string& example);
 
-// The share of events of one op (or of a whole file) that may be malformed before the data is refused:
-// 1% (docs/user-guide.md "Data problems"). Above it, read_side() throws InputError naming the file, the op, the count
-// and the first example: a metric whose events vanished must never pass silently.
+// The share of a file's events that may be malformed without a name (so belong to no op) before the file is
+// refused: 1% (docs/user-guide.md "Data problems"). Above it, read_side() throws InputError naming the file, the
+// count and the first example. Named malformed events are screened as their op's (event_screen.hpp).
 inline constexpr double k_max_malformed_share = 0.01;
 
 // True for the kinds the event screen excludes with their time (unfinished ... device_time_lost).

@@ -86,13 +86,20 @@ struct ShapeText {
 };
 
 // Everything the SAX pass keeps from one trace file.
+// RawTrace::unusable's dur_ns markers: the data problem each event was counted as.
+inline constexpr Nanoseconds k_unusable_unfinished = -1;         // DataProblemKind::unfinished
+inline constexpr Nanoseconds k_unusable_negative = -2;           // negative_duration
+inline constexpr Nanoseconds k_unusable_bad_timestamp = -3;      // bad_timestamp
+inline constexpr Nanoseconds k_unusable_bad_duration = -4;       // bad_duration
+inline constexpr Nanoseconds k_unusable_time_out_of_range = -5;  // time_out_of_range
+
 struct RawTrace {
   TraceFormat format = TraceFormat::kineto;
   std::vector<TraceEvent> events;    // in file order
   std::vector<EventOrigin> origins;  // one per event, same order
-  // Events with dur -1 (unfinished) or another negative dur, not in `events`: name, category, thread,
-  // shapes, correlation, External id and kind kept (dur_ns -1 for unfinished, -2 for another negative dur: markers, not
-  // times) so the event screen can estimate the time they carried.
+  // Events with dur -1 (unfinished), another negative dur, or a name but no usable ts or dur (malformed),
+  // not in `events`: name, category, thread, shapes, correlation, External id and kind kept (dur_ns one of
+  // the k_unusable_* markers, not a time) so the event screen can name their op and estimate their time.
   std::vector<TraceEvent> unusable;
   std::vector<FlowPoint> flows;         // in file order
   std::vector<std::string> names;       // interned event names

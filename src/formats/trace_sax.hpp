@@ -182,6 +182,8 @@ class TraceSax {
 
   // Counts a ph "X" event that has no usable name, ts or dur, by kind, with its first example.
   void count_malformed();
+  // Keeps the current event in RawTrace::unusable with `marker` as its dur (k_unusable_* in kineto_trace.hpp).
+  void keep_unusable(Nanoseconds marker);
 
   void args_id(std::uint64_t value);
 

@@ -151,6 +151,29 @@ void TraceSax::count_malformed() {
   }
   const std::string shown_name = m_has_name ? (m_name.size() > 60 ? m_name.substr(0, 60) + "…" : m_name) + " " : "";
   count_data_problem(m_trace.problems, kind, m_path, m_reader.offset(), shown_name + detail);
+  if (m_has_name) {
+    // Screened like an unfinished event: its op's metrics are marked, its time estimated (event_screen.hpp).
+    if (m_name.size() > m_max_name) {
+      m_name = cut_name(m_name, m_max_name);
+    }
+    keep_unusable(kind == DataProblemKind::bad_timestamp  ? k_unusable_bad_timestamp
+                  : kind == DataProblemKind::bad_duration ? k_unusable_bad_duration
+                                                          : k_unusable_time_out_of_range);
+  }
+}
+
+void TraceSax::keep_unusable(Nanoseconds marker) {
+  TraceEvent event;
+  event.ts_ns = marker == k_unusable_unfinished || marker == k_unusable_negative ? m_ts.value_or(0) : 0;
+  event.dur_ns = marker;
+  event.correlation = id_code(m_correlation.value_or(0));  // the links, so the screen can name the op it was for
+  event.has_correlation = m_correlation.has_value();
+  event.external_id = id_code(m_external_id);
+  event.name_id = m_names.intern(m_name);
+  event.thread = thread_index();
+  event.shapes_id = shapes_index();
+  event.category = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff));
+  m_trace.unusable.push_back(event);
 }
 
 void TraceSax::args_id(std::uint64_t value) {
@@ -290,17 +313,7 @@ void TraceSax::add_complete_event() {
                        m_path, m_reader.offset(),
                        (m_name.size() > 60 ? m_name.substr(0, 60) + "…" : m_name) + " " +
                            raw_field("dur", m_dur_raw, m_dur_raw_integer));
-    TraceEvent event;
-    event.ts_ns = *m_ts;
-    event.dur_ns = unfinished ? -1 : -2;                     // a marker of the kind, not a time
-    event.correlation = id_code(m_correlation.value_or(0));  // the links, so the screen can name the op it was for
-    event.has_correlation = m_correlation.has_value();
-    event.external_id = id_code(m_external_id);
-    event.name_id = m_names.intern(m_name);
-    event.thread = thread_index();
-    event.shapes_id = shapes_index();
-    event.category = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff));
-    m_trace.unusable.push_back(event);
+    keep_unusable(unfinished ? k_unusable_unfinished : k_unusable_negative);
     return;
   }
   TraceEvent event;

@@ -222,8 +222,25 @@ void screen_lost_device_time(const std::string& path, const RawTrace& trace, Eve
   }
 }
 
-// Estimates the time unfinished and negative-duration events carried: the median dur of the kept events
-// of the same name (0 when there is none), added to their problems in trace.problems and to the totals.
+// The data problem an unusable event was counted as, from its marker (kineto_trace.hpp).
+DataProblemKind unusable_kind(Nanoseconds marker) {
+  switch (marker) {
+  case k_unusable_unfinished:
+    return DataProblemKind::unfinished;
+  case k_unusable_bad_timestamp:
+    return DataProblemKind::bad_timestamp;
+  case k_unusable_bad_duration:
+    return DataProblemKind::bad_duration;
+  case k_unusable_time_out_of_range:
+    return DataProblemKind::time_out_of_range;
+  default:
+    return DataProblemKind::negative_duration;
+  }
+}
+
+// Estimates the time unusable events (unfinished, negative dur, malformed ts or dur) carried: the median dur
+// of the kept events of the same name (0 when there is none), added to their problems in trace.problems and
+// to the totals.
 void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
   if (trace.unusable.empty()) {
     return;
@@ -244,7 +261,7 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
     const std::vector<Nanoseconds>& values = durations[event.name_id];
     const Nanoseconds estimate = values.empty() ? 0 : values[values.size() / 2];
     const bool device = event.kind == EventKind::device;
-    const DataProblemKind kind = event.dur_ns == -1 ? DataProblemKind::unfinished : DataProblemKind::negative_duration;
+    const DataProblemKind kind = unusable_kind(event.dur_ns);
     for (DataProblem& problem : trace.problems) {
       if (problem.kind == kind) {
         (device ? problem.excluded_device_ns : problem.excluded_cpu_ns) += estimate;

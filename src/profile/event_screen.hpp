@@ -34,8 +34,10 @@ struct EventScreen {
 //                        trace's widened time range
 //   duplicate            dur > 0 and the same name, thread, ts, dur and args bytes (EventOrigin::args_hash) as an
 //                        earlier event: the repeats
-//   unfinished, negative_duration (found while reading, never in trace.events): their time is estimated as
-//                        the median dur of the kept events of the same name, and added to the problem
+//   unfinished, negative_duration, and named events without a usable ts or dur (bad_timestamp, bad_duration,
+//                        time_out_of_range): found while reading, never in trace.events (RawTrace::unusable);
+//                        their time is estimated as the median dur of the kept events of the same name, and
+//                        added to the problem
 //   device_time_lost     runtime calls that launch work (names holding "launch", "memcpy" or "memset", any
 //                        case) in a trace with no device event: nothing is removed; counted per launch and
 //                        ScreenedTime::device_time_lost set

@@ -83,8 +83,8 @@ NeuronArtifacts neuron_artifacts_of(const ProfileInventory& inventory);
 // byte offset) on the first file that cannot be read (pytest-benchmark JSON saved without
 // --benchmark-save-data is one), when two end-to-end files give one metric different units or
 // directions (naming both files), when a side has two manifests, when more than
-// k_max_malformed_share of a trace's events, or of one op's events in a trace, are malformed (naming
-// the op, the count and the first example), and when the side holds more distinct op names than
+// k_max_malformed_share of a trace's events are malformed without a name (naming the count and the first
+// example; named ones are screened as their op's data problem), and when the side holds more distinct op names than
 // input_limits().max_distinct_ops (naming the file that crossed the limit).
 SideSamples read_side(const std::string& label, const ProfileInventory& inventory, const TraceReadOptions& options);
 

@@ -109,8 +109,8 @@ class SampleBuilder {
     m_nesting = nest_cpu_events(m_trace.events, m_trace.threads.size(),
                                 [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); });
     add_device_events(samples);
-    record_screened(samples, screen.excluded);
-    record_screened(samples, m_trace.unusable);
+    record_screened(samples, screen.excluded, false);
+    record_screened(samples, m_trace.unusable, true);
     finish(samples);
     release_events();
     add_steps(samples, screen);
@@ -247,7 +247,7 @@ class SampleBuilder {
 
   // Names what the screen excluded (screened_ops, screened_unattributed, steps_screened): CPU-side
   // events by their op key, device events by the op the attribution rules give them.
-  void record_screened(TraceSamples& samples, const std::vector<TraceEvent>& events) {
+  void record_screened(TraceSamples& samples, const std::vector<TraceEvent>& events, bool unusable) {
     const std::vector<std::uint32_t> ops = attribute_other_device_events(m_trace, m_nesting, events);
     for (std::size_t i = 0; i < events.size(); ++i) {
       const TraceEvent& event = events[i];
@@ -262,7 +262,9 @@ class SampleBuilder {
         if (is_step_name(m_trace.names[event.name_id])) {
           samples.steps_screened = true;
         }
-        ++samples.screened_ops[m_keys.text(m_keys.key(event))].cpu_events;
+        ScreenedOp& op = samples.screened_ops[m_keys.text(m_keys.key(event))];
+        ++op.cpu_events;
+        op.unusable_cpu_events += unusable ? 1 : 0;
       }
     }
   }

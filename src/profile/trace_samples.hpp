@@ -71,6 +71,9 @@ struct TraceDataProblems {
 struct ScreenedOp {
   std::int64_t cpu_events = 0;
   std::int64_t device_events = 0;
+  // Of cpu_events: those without a usable time (unfinished, negative dur, malformed ts or dur), each a call
+  // missing from a kept step's sample; screened_metrics.hpp counts them against the op's calls.
+  std::int64_t unusable_cpu_events = 0;
   bool operator==(const ScreenedOp&) const = default;
 };
 

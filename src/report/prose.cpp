@@ -75,9 +75,11 @@ std::string inconclusive_text(const MetricComparison& m) {
     const char* kind = m.metric_class == MetricClass::device     ? "device"
                        : m.metric_class == MetricClass::self_cpu ? "self CPU"
                                                                  : "self CPU or device";
+    // Self CPU shares are by time or by count, whichever is larger (screened_metrics.hpp).
     return std::string("the data are incomplete: this metric holds events excluded as data problems on ") +
            (head ? "head" : "base") + ", where excluded events carry " + format_number(share * 100.0) + "% of the " +
-           kind + " time (more than the " + format_number(m.max_excluded_share * 100.0) +
+           kind + " time" + (m.metric_class == MetricClass::self_cpu ? " or of this metric's events" : "") +
+           " (more than the " + format_number(m.max_excluded_share * 100.0) +
            "% allowed, rules `max_excluded_share`); see Data problems";
   }
   case VerdictReason::runs_disagree:

@@ -107,9 +107,15 @@ void trace_screening_from_json(const DigestFields& f, const json& value, const s
   const json& screened_ops = f.object(f.at(value, "screened_ops", where), where + ".screened_ops");
   for (const auto& item : screened_ops.items()) {
     const std::string at = where + ".screened_ops." + f.key_text(item.key());
-    const std::vector<std::int64_t> row = f.int_row(item.value(), at, 2);
-    trace.screened_ops[f.checked_string(item.key(), at)] =
-        ScreenedOp{f.checked_count(row[0], at + "[0]"), f.checked_count(row[1], at + "[1]")};
+    // [cpu, device] or [cpu, device, unusable cpu] (the third written when not 0)
+    const std::vector<std::int64_t> row =
+        f.int_row(item.value(), at, item.value().is_array() && item.value().size() == 3 ? 3 : 2);
+    ScreenedOp op{f.checked_count(row[0], at + "[0]"), f.checked_count(row[1], at + "[1]"),
+                  row.size() == 3 ? f.checked_count(row[2], at + "[2]") : 0};
+    if (op.unusable_cpu_events > op.cpu_events) {
+      f.fail("\"" + at + "\": more unusable CPU events than screened CPU events");
+    }
+    trace.screened_ops[f.checked_string(item.key(), at)] = op;
   }
   trace.screened_unattributed = f.count_map(value, "screened_unattributed", where);
   trace.steps_screened = f.boolean(value, "steps_screened", where);

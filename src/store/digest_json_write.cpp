@@ -169,6 +169,9 @@ void write_trace_rest(JsonWriter& out, const TraceSamples& trace) {
     out.begin_array();
     out.integer(counts.cpu_events);
     out.integer(counts.device_events);
+    if (counts.unusable_cpu_events != 0) {
+      out.integer(counts.unusable_cpu_events);
+    }
     out.end_array();
   }
   out.end_object();
