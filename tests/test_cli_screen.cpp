@@ -184,6 +184,28 @@ TEST_CASE("screen: unfinished (dur -1) and negative durations are excluded with 
   never_decided_from_screened(s);
 }
 
+// Issue 38 item 2: a kernel stamped at ts 0 with dur 0 stands for one that ran. Excluded with the time it
+// carried (0), 4 of 6 steps per trace read aten::mm's device time as 0: IMPROVED -99%, exit 0. Each
+// placeholder now weighs the median dur of the kept kernels of its name.
+TEST_CASE("screen: zero-duration placeholders weigh their kernel's median time, never read as a speed-up") {
+  const Screened s = compare_screen("zero-placeholders");
+  const auto found = problems(s, "device_out_of_range");
+  REQUIRE(found.size() == 3);
+  CHECK(count(found) == 12);  // steps 2 to 5 of each of 3 traces
+  // 4 placeholders per trace, each the median of that trace's 2 kept gemm kernels (300-303 µs)
+  CHECK(sum(found, "excluded_device_us") == doctest::Approx(12 * 301.5).epsilon(0.01));
+  CHECK(s.report["sides"]["head"]["excluded_device_share"].get<double>() > 0.5);
+  device_metrics_incomplete(s, {"aten::mm"});
+  never_decided_from_screened(s);
+  CHECK(s.result.exit_code == 3);  // head's data alone: re-profile head
+  CHECK(s.report["verdict_line"].get<std::string>().find("re-profile head") != std::string::npos);
+  // The placeholders on base (read as a 3x regression of aten::mm device before): NO DECISION, never exit 1.
+  const Screened on_base = compare_screen("zero-placeholders", {}, true);
+  CHECK(on_base.result.exit_code == 0);
+  CHECK(on_base.report["verdict"] == "no-decision");
+  never_decided_from_screened(on_base);
+}
+
 // Issue 38 item 3: a stub holding exactly a quarter of a step's CPU events (1 of 4: it stopped inside the
 // first op) is cut off too; it was kept as a 7th step, so the schedule differed (NOT COMPARABLE).
 TEST_CASE("screen: a cut-off last step with exactly a quarter of a step's CPU events is excluded") {

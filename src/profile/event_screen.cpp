@@ -168,16 +168,17 @@ class Screen {
   }
 
   // Counts event i as excluded under `kind`.
-  void exclude(std::uint32_t i, DataProblemKind kind, EventScreen& screen) const {
+  // Counts event i as excluded, carrying `time` ns (its dur, or an estimate for a zero-duration placeholder).
+  void exclude(std::uint32_t i, DataProblemKind kind, Nanoseconds time, EventScreen& screen) const {
     const TraceEvent& event = m_trace.events[i];
     DataProblem& problem =
         count_data_problem(screen.problems, kind, m_path, m_trace.origins[i].end_byte, event_example(m_trace, event));
     if (event.kind == EventKind::device) {
-      problem.excluded_device_ns += event.dur_ns;
-      screen.time.excluded_device_ns += event.dur_ns;
+      problem.excluded_device_ns += time;
+      screen.time.excluded_device_ns += time;
     } else {
-      problem.excluded_cpu_ns += event.dur_ns;
-      screen.time.excluded_cpu_ns += event.dur_ns;
+      problem.excluded_cpu_ns += time;
+      screen.time.excluded_cpu_ns += time;
     }
   }
 
@@ -236,6 +237,38 @@ DataProblemKind unusable_kind(Nanoseconds marker) {
   default:
     return DataProblemKind::negative_duration;
   }
+}
+
+// Per name of an excluded zero-duration event (a placeholder: a kernel stamped at ts 0 with dur 0 stands for
+// one that ran), the median dur of the kept events of that name: the time it stood for, so a step that lost
+// its kernel to a placeholder weighs in the excluded share (issue 38 item 2). Names without a kept event of
+// dur > 0 are left out (their placeholders carry 0).
+std::unordered_map<std::uint32_t, Nanoseconds> placeholder_estimates(const RawTrace& trace,
+                                                                     const std::vector<std::uint8_t>& codes) {
+  std::unordered_map<std::uint32_t, std::vector<Nanoseconds>> durations;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    if (excluded(codes[i]) && trace.events[i].dur_ns == 0) {
+      durations.emplace(trace.events[i].name_id, std::vector<Nanoseconds>());
+    }
+  }
+  if (durations.empty()) {
+    return {};
+  }
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    if (!excluded(codes[i]) && trace.events[i].dur_ns > 0) {
+      if (auto it = durations.find(trace.events[i].name_id); it != durations.end()) {
+        it->second.push_back(trace.events[i].dur_ns);
+      }
+    }
+  }
+  std::unordered_map<std::uint32_t, Nanoseconds> estimates;
+  for (auto& [name, values] : durations) {
+    if (!values.empty()) {
+      std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+      estimates[name] = values[values.size() / 2];
+    }
+  }
+  return estimates;
 }
 
 // Estimates the time unusable events (unfinished, negative dur, malformed ts or dur) carried: the median dur
@@ -297,9 +330,13 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
     }
     mark_duplicates(trace, candidates, codes);
     std::vector<DuplicateCandidate>().swap(candidates);
+    const std::unordered_map<std::uint32_t, Nanoseconds> placeholder_time = placeholder_estimates(trace, codes);
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
       if (excluded(codes[i])) {
-        classes.exclude(i, kind_of(codes[i]), screen);
+        const TraceEvent& event = trace.events[i];
+        const auto estimate = event.dur_ns == 0 ? placeholder_time.find(event.name_id) : placeholder_time.end();
+        classes.exclude(i, kind_of(codes[i]), estimate == placeholder_time.end() ? event.dur_ns : estimate->second,
+                        screen);
         screen.excluded.push_back(trace.events[i]);
         any_excluded = true;
       }

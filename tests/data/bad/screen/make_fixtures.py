@@ -55,6 +55,8 @@ def trace(run, fault):
                 k["ts"] = 0  # stamped at 0
             if fault == "device-out-of-range" and kernel == "gemm" and s == 3:
                 k["ts"] = T0 + 86_400_000_000  # a day after the trace
+            if fault == "zero-placeholders" and kernel == "gemm" and s in (1, 2, 3, 4):
+                k["ts"], k["dur"] = 0, 0  # a placeholder: stamped at 0 with no duration (issue 38 item 2)
             if fault == "longer-than-step" and kernel == "gemm" and s == 2:
                 k["dur"] = 2_000_000  # a 2 s kernel in a 1 ms step
             if fault == "negative-durations" and kernel == "gemm" and s == 1:
@@ -71,7 +73,7 @@ def trace(run, fault):
 
 def main():
     for fault in ("base", "clean", "device-out-of-range", "longer-than-step", "duplicate", "negative-durations",
-                  "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op"):
+                  "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op", "zero-placeholders"):
         folder = os.path.join(HERE, fault)
         shutil.rmtree(folder, ignore_errors=True)
         for run in (1, 2, 3):
