@@ -136,10 +136,17 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare, bool& no_git) {
       "leave the git state out of the report: no commits, branches or ancestry check (reproducible reports)");
   add_unit_option(compare_cmd, compare.unit);
   add_repo_option(compare_cmd, compare.repository);
+  auto* head_commit =
+      compare_cmd
+          ->add_option("--head-commit", compare.head_commit,
+                       "where BASE git:REF:@merge-base starts looking for a stored baseline (default: HEAD)")
+          ->type_name("REV");
   compare_cmd
-      ->add_option("--head-commit", compare.head_commit,
-                   "where BASE git:REF:@merge-base starts looking for a stored baseline (default: HEAD)")
-      ->type_name("REV");
+      ->add_option("--base-commit", compare.base_commit,
+                   "the pull request's base commit: BASE git:REF:@merge-base takes the digest stored for it or "
+                   "its nearest first-parent ancestor, recording that commit (docs/user-guide.md, Stored baselines)")
+      ->type_name("REV")
+      ->excludes(head_commit);
   compare_cmd
       ->add_option("--today", compare.today,
                    "the date waivers expire against; default SOURCE_DATE_EPOCH, else today (UTC)")

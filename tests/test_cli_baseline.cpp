@@ -222,12 +222,65 @@ TEST_CASE("compare against git:REF:@merge-base: the nearest stored ancestor, its
   CHECK(at_head["provenance"]["stored_baseline"]["distance"] == 0);
   CHECK(at_head["provenance"]["stored_baseline"]["head_commit"] == c2);
 
-  // Two parents at the same distance: the newer committer time wins (a merge of feature into main).
+  // Two parents at the same distance: the smaller commit id wins, whatever the committer times (which
+  // the committer sets: issue 39 item 1).
   REQUIRE(save(dir / "perf/A", {"--commit", f2}).exit_code == 0);
   const std::string merge = repo.commit("refs/heads/merged", "merge", {c2, f2}, 1764634000);
   const json tie = compare(std::string("git:") + k_ref + ":@merge-base", "tie", {"--head-commit", merge, "--no-git"});
-  CHECK(tie["provenance"]["stored_baseline"]["commit"] == f2);
+  CHECK(tie["provenance"]["stored_baseline"]["commit"] == std::min(c2, f2));
   CHECK(tie["provenance"]["stored_baseline"]["distance"] == 1);
+}
+
+// Issue 39 item 1: on the PR's merge commit, a walk over both parents can reach a digest the PR stored for
+// its own head (refs/neuron-gate/baselines/* are writable by every collaborator). --base-commit walks the
+// base's first parents only and accepts a digest only when it records the commit it is stored for.
+TEST_CASE("--base-commit: a digest the PR stored for its own head is never the baseline") {
+  const fs::path dir = scratch("baseline-base-commit") / "repo";
+  GitTestRepo repo(dir);
+  repo.copy_folder(example("A"), "perf/A");
+  repo.copy_folder(example("Areg"), "perf/Areg");
+  const std::string base = repo.commit("HEAD", "base", {}, 1764633600);
+  REQUIRE(save(dir / "perf/A", {}).exit_code == 0);  // the honest baseline of the base commit (records it)
+  // The PR: its head commit dated far in the future, a digest of its own regressed profile stored for it.
+  const std::string pr = repo.commit("refs/heads/pr", "pr", {base}, 2000000000);
+  REQUIRE(save(dir / "perf/Areg", {"--commit", pr}).exit_code == 0);
+  const std::string merge = repo.commit("refs/heads/pr-merge", "merge", {base, pr}, 2000000100);
+  const fs::path out = dir.parent_path();
+  const auto compare = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args{"compare",
+                                  std::string("git:") + k_ref + ":@merge-base",
+                                  example("Areg"),
+                                  "--repo",
+                                  dir.string(),
+                                  "--no-git",
+                                  "--quiet",
+                                  "--json",
+                                  (out / (name + ".json")).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  const CliResult from_base = compare("from-base", {"--base-commit", base});
+  INFO(from_base.err);
+  CHECK(from_base.exit_code == 1);  // A -> Areg: the regression the honest baseline shows
+  const json report = json::parse(read_text((out / "from-base.json").string()));
+  CHECK(report["provenance"]["stored_baseline"]["commit"] == base);
+  CHECK(report["provenance"]["stored_baseline"]["from_base_commit"] == true);
+  CHECK(report["provenance"]["stored_baseline"]["distance"] == 0);
+  // From the merge commit over both parents the PR's digest can win (it did by committer time, exit 0).
+  const CliResult from_merge = compare("from-merge", {"--head-commit", merge});
+  CHECK((from_merge.exit_code == 0) == (std::min(base, pr) == pr));
+  // A later base commit without a digest of its own: its first parent's.
+  repo.write("README", "later\n");
+  const std::string later = repo.commit("HEAD", "later", {base}, 1764633700);
+  const CliResult first_parent = compare("first-parent", {"--base-commit", later});
+  CHECK(first_parent.exit_code == 1);
+  CHECK(json::parse(read_text((out / "first-parent.json").string()))["provenance"]["stored_baseline"]["distance"] == 1);
+  // A digest stored for the base commit that records another commit (made in a checkout of `later`) is refused.
+  REQUIRE(save(dir / "perf/Areg", {"--commit", base}).exit_code == 0);
+  const CliResult forged = compare("forged", {"--base-commit", base});
+  CHECK(forged.exit_code == 2);
+  CHECK(forged.err.find("the digest stored for commit " + base + " records commit " + later) != std::string::npos);
+  CHECK(compare("both", {"--base-commit", base, "--head-commit", merge}).exit_code == 2);  // one or the other
 }
 
 TEST_CASE("baseline save and lookup errors: bad ref, not a baseline ref, no repository, dirty tree, none stored") {

@@ -8,6 +8,8 @@
 # Environment (action.yml maps its inputs to these):
 #   NG_BINARY      the neuron-gate binary                        (required)
 #   NG_BASE        base profile directory or file               (required)
+#   NG_BASE_COMMIT the pull request's base commit: with a stored baseline (NG_BASE git:REF:@merge-base) it
+#                  is passed as compare --base-commit, and required (a configuration error without it)
 #   NG_HEAD        head profile directory or file               (required)
 #   NG_RULES       rules file (optional), relative to the workspace
 #   NG_RULES_REF   commit (or ref) whose version of NG_RULES is used, read with git show; "" = the file as
@@ -83,6 +85,17 @@ if [ -n "${NG_ARGS:-}" ]; then
   mapfile -d '' -t extra < "$split"
   rm -f "$split"
 fi
+base_args=()
+if [[ "$NG_BASE" == git:*:@merge-base ]]; then
+  # The baseline from the base's first parents only: a digest the PR stored for its own commits (custom
+  # refs are writable by every collaborator) must never be its baseline (docs/user-guide.md).
+  base_commit="${NG_BASE_COMMIT:-}"
+  [ -n "$base_commit" ] ||
+    config_error "a stored baseline (base $NG_BASE) needs input base-commit (the pull request's base commit, set by default on pull_request events)"
+  [[ "$base_commit" =~ ^[0-9A-Za-z._/-]+$ && "$base_commit" != -* ]] ||
+    config_error "input base-commit must be a commit or ref, not '$base_commit'"
+  base_args=(--base-commit "$base_commit")
+fi
 rules=()
 if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then
   # The rules of a trusted commit (the base), never the pull request's own edit of them.
@@ -113,7 +126,7 @@ elif [ -n "${NG_RULES:-}" ]; then
   rules=(--rules "$NG_RULES")
 fi
 
-command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
+command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${base_args[@]}" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
               --json "$dir/report.json" --markdown "$dir/report.md" --html "$dir/report.html"
               --annotations "$dir/annotations.txt")
 echo "neuron-gate: ${command_line[*]}"

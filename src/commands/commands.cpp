@@ -133,7 +133,23 @@ std::optional<FoundBaseline> stored_baseline_for(const CompareOptions& options) 
   if (spec.path != k_nearest_baseline_path) {
     return std::nullopt;
   }
-  return find_nearest_baseline(options.base, options.repository, spec.ref, options.head_commit);
+  return find_nearest_baseline(options.base, options.repository, spec.ref, options.head_commit, options.base_commit);
+}
+
+// Under --base-commit a stored digest is accepted only when the commit its own git state records is the
+// commit it is stored for: a digest of other code saved under the base's name is refused.
+void check_recorded_commit(const FoundBaseline& stored, const std::optional<RecordedRepository>& recorded) {
+  if (!stored.from_base_commit) {
+    return;
+  }
+  const std::string commit = recorded && recorded->state ? recorded->state->commit : "";
+  if (commit != stored.commit) {
+    throw InputError(stored.spec, "the digest stored for commit " + stored.commit + " records " +
+                                      (commit.empty() ? std::string("no commit") : "commit " + commit) +
+                                      ": under --base-commit a stored baseline must record the commit it is "
+                                      "stored for (save it with `neuron-gate baseline save` in a checkout of "
+                                      "that commit)");
+  }
 }
 
 // The comparison once every destination is checked: read, compare, decide, render, write.
@@ -152,6 +168,9 @@ int compare_checked(const CompareOptions& options, const RuleSet& rules, const s
   std::vector<SideSamples> sides = load_sides(to_read, read_options, {}, &recorded);  // both sides in parallel
   SideSamples& base = sides[0];
   SideSamples& head = sides[1];
+  if (stored) {
+    check_recorded_commit(*stored, recorded[0]);
+  }
   require_samples(base);
   require_samples(head);
   require_rules_within_reach(base, rules);

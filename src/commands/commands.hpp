@@ -20,6 +20,7 @@ namespace neuron_gate {
 struct CompareOptions {
   std::string base, head;        // profile specs: directory, file or git:REF:PATH (base also git:REF:@merge-base)
   std::string head_commit;       // --head-commit: where a stored baseline's lookup starts ("" = HEAD)
+  std::string base_commit;       // --base-commit: the PR's base; the lookup walks its first parents instead
   std::string repository;        // --repo: the repository of git: specs and of the provenance ("" = found)
   std::string rules_path;        // "" = built-in rules/default.json
   std::string markdown_path;     // "" = Markdown to stdout (unless quiet)

@@ -322,9 +322,13 @@ ordered provenance_json(const Provenance& p) {
   provenance["git_commits"] = commits;
   if (p.stored_baseline) {
     const FoundBaseline& b = *p.stored_baseline;
-    provenance["stored_baseline"] = {{"ref", b.ref},           {"tip", b.tip},
-                                     {"commit", b.commit},     {"head_commit", b.head_commit},
-                                     {"distance", b.distance}, {"walked", b.walked}};
+    provenance["stored_baseline"] = {{"ref", b.ref},
+                                     {"tip", b.tip},
+                                     {"commit", b.commit},
+                                     {"head_commit", b.head_commit},
+                                     {"distance", b.distance},
+                                     {"walked", b.walked},
+                                     {"from_base_commit", b.from_base_commit}};
   }  // absent when base is no stored baseline
   if (p.noise_check) {
     provenance["noise_check"] = noise_check_json(*p.noise_check);

@@ -42,13 +42,15 @@ class Sha256 {
 }  // namespace
 
 std::string stored_baseline_text(const FoundBaseline& found) {
-  const std::string where = found.distance == 0 ? "the head commit itself"
+  const std::string where = found.distance == 0 ? "that commit itself"
                                                 : std::to_string(found.distance) +
                                                       (found.distance == 1 ? " commit" : " commits") + " before it";
   return "base is the digest stored for commit `" + found.commit.substr(0, 12) + "` in " + prose_code(found.ref) +
-         " (tip `" + found.tip.substr(0, 12) + "`): the stored baseline nearest head commit `" +
-         found.head_commit.substr(0, 12) + "`, " + where + " (" + std::to_string(found.walked) +
-         (found.walked == 1 ? " commit" : " commits") + " looked at)";
+         " (tip `" + found.tip.substr(0, 12) + "`): the stored baseline nearest " +
+         (found.from_base_commit ? "the pull request's base commit `" : "head commit `") +
+         found.head_commit.substr(0, 12) + "`, " + where + (found.from_base_commit ? " along first parents" : "") +
+         " (" + std::to_string(found.walked) + (found.walked == 1 ? " commit" : " commits") + " looked at" +
+         (found.from_base_commit ? "; its recorded commit checked" : "") + ")";
 }
 
 std::string noise_check_text(const NoiseCheck& check) {

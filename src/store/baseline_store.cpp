@@ -239,13 +239,12 @@ std::unordered_set<std::string> stored_commits(git_tree* tree) {
 
 struct Candidate {
   git_oid id;
-  git_time_t time;
 };
 
 }  // namespace
 
 FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& repository_dir, const std::string& ref,
-                                    const std::string& head) {
+                                    const std::string& head, const std::string& base_commit) {
   const git::Repository owned = git::open_repository(spec, repository_dir);
   git_repository* repository = owned.get();
   FoundBaseline found;
@@ -266,16 +265,20 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
   }
   const git::Tree tree(tree_raw);
   const std::unordered_set<std::string> stored = stored_commits(tree.get());
-  const git::Commit start = commit_named(repository, head.empty() ? "HEAD" : head, spec);
+  found.from_base_commit = !base_commit.empty();
+  const git::Commit start = commit_named(repository,
+                                         found.from_base_commit ? base_commit
+                                         : head.empty()         ? "HEAD"
+                                                                : head,
+                                         spec);
   found.head_commit = git::hex(*git_commit_id(start.get()));
 
-  // Breadth-first by distance; within one distance, newest committer time first, then by id.
-  std::vector<Candidate> level{{*git_commit_id(start.get()), git_commit_time(start.get())}};
+  // Breadth-first by distance; within one distance by id. From the base commit, first parents only.
+  std::vector<Candidate> level{{*git_commit_id(start.get())}};
   std::unordered_set<std::string> seen{found.head_commit};
   for (std::size_t distance = 0; !level.empty() && found.walked < k_max_baseline_walk; ++distance) {
-    std::sort(level.begin(), level.end(), [](const Candidate& a, const Candidate& b) {
-      return a.time != b.time ? a.time > b.time : git_oid_cmp(&a.id, &b.id) < 0;
-    });
+    std::sort(level.begin(), level.end(),
+              [](const Candidate& a, const Candidate& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
     std::vector<Candidate> next;
     for (const Candidate& candidate : level) {
       ++found.walked;
@@ -291,7 +294,9 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
         continue;  // a shallow clone's boundary: its parents are not there
       }
       const git::Commit guard(commit);
-      for (unsigned i = 0; i < git_commit_parentcount(commit); ++i) {
+      const unsigned parents =
+          found.from_base_commit ? std::min(1U, git_commit_parentcount(commit)) : git_commit_parentcount(commit);
+      for (unsigned i = 0; i < parents; ++i) {
         git_commit* parent = nullptr;
         git::check_loose_object(repository, *git_commit_parent_id(commit, i), spec);
         if (git_commit_parent(&parent, commit, i) != 0) {
@@ -299,14 +304,15 @@ FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& 
         }
         const git::Commit parent_guard(parent);
         if (seen.insert(git::hex(*git_commit_id(parent))).second) {
-          next.push_back({*git_commit_id(parent), git_commit_time(parent)});
+          next.push_back({*git_commit_id(parent)});
         }
       }
     }
     level = std::move(next);
   }
   throw InputError(spec, "no stored baseline in " + shown(ref) + " (" + std::to_string(stored.size()) +
-                             " digests) for " + found.head_commit + " or any of its ancestors (" +
+                             " digests) for " + found.head_commit + " or any of its " +
+                             (found.from_base_commit ? "first-parent ancestors (" : "ancestors (") +
                              std::to_string(found.walked) + " commits looked at" +
                              (found.walked >= k_max_baseline_walk ? ", the most the walk looks at" : "") +
                              "; in a shallow clone, fetch more history)");

@@ -54,11 +54,14 @@ SavedBaseline save_baseline(const BaselineSaveRequest& request, const std::strin
 
 // The stored baseline nearest a head commit.
 struct FoundBaseline {
-  std::string ref;           // the baseline ref, as given
-  std::string tip;           // 40 hex: the ref's tip when looked up
-  std::string commit;        // 40 hex: the profiled commit whose digest was found
-  std::string head_commit;   // 40 hex: where the walk started
-  std::size_t distance = 0;  // commits from head_commit to commit along the shortest parent path (0: the same)
+  std::string ref;          // the baseline ref, as given
+  std::string tip;          // 40 hex: the ref's tip when looked up
+  std::string commit;       // 40 hex: the profiled commit whose digest was found
+  std::string head_commit;  // 40 hex: where the walk started (the base commit when from_base_commit)
+  // The walk went along first parents from the pull request's base commit (--base-commit): the PR's own
+  // commits are never candidates. Else breadth-first over every parent from head_commit.
+  bool from_base_commit = false;
+  std::size_t distance = 0;  // commits from head_commit to commit along the path walked (0: the same)
   std::size_t walked = 0;    // commits looked at before it was found
   std::string spec;          // `git:<ref>:<commit>.ngdigest`, the spec to read it with
   bool operator==(const FoundBaseline&) const = default;
@@ -68,12 +71,14 @@ struct FoundBaseline {
 inline constexpr std::size_t k_max_baseline_walk = 100000;
 
 // Finds, in the repository at or above `repository_dir` ("" = the current directory's), the digest in
-// the tip tree of `ref` nearest `head` (a revision; "" = HEAD): `head` itself, else its ancestors
-// breadth-first by distance (shortest parent path), ties by newest committer time, then by id. `spec`
-// names the request in errors. Throws InputError(spec, ...) when there is no repository, `ref` does
-// not resolve to a commit, `head` names no commit, or no digest is found in `head` or any ancestor
+// the tip tree of `ref` nearest a commit. With `base_commit` (a revision: the pull request's base,
+// docs/stored-baselines.md "Trust model"): that commit, else its first parent, and so on — one chain, no
+// ties, nothing the PR committed. Without it: `head` (a revision; "" = HEAD) itself, else its ancestors
+// breadth-first by distance (shortest parent path), ties by commit id (never by committer time, which
+// the committer sets). `spec` names the request in errors. Throws InputError(spec, ...) when there is no
+// repository, `ref` does not resolve to a commit, a revision names no commit, or no digest is found
 // within k_max_baseline_walk commits (the message says how many commits were looked at).
 FoundBaseline find_nearest_baseline(const std::string& spec, const std::string& repository_dir, const std::string& ref,
-                                    const std::string& head);
+                                    const std::string& head, const std::string& base_commit = "");
 
 }  // namespace neuron_gate

@@ -311,9 +311,14 @@ rules_gate rr4 "$tmp/event_pr_base.json" --input "rules-ref=--upload-pack=evil"
 check "a rules-ref that is not a ref is a configuration error (exit 2)" equals "$(rc rr4)" 2
 
 echo "# a stored baseline as the base input: git:REF:@merge-base, read from the workspace's repository"
-"$binary" baseline save "$root/$examples/A" --ref refs/neuron-gate/baselines/ex --repo "$ws" --commit "$base_commit" \
-  > "$tmp/save.log" 2>&1
+# Saved in a checkout of the base commit, as the default branch's workflow does: the digest records it.
+git -C "$ws" checkout -q "$base_commit"
+"$binary" baseline save "$root/$examples/A" --ref refs/neuron-gate/baselines/ex --repo "$ws" > "$tmp/save.log" 2>&1
+git -C "$ws" checkout -q main
 check "baseline save into the workspace's repository" contains "$tmp/save.log" "as the baseline of commit $base_commit"
+# The PR stores a digest of its own (regressed) profile for its head commit: never the baseline, since the
+# action walks the base commit's first parents (--base-commit, from pull_request.base.sha).
+"$binary" baseline save "$root/$examples/Areg" --ref refs/neuron-gate/baselines/ex --repo "$ws" > "$tmp/save-pr.log" 2>&1
 stored_gate() { # stored_gate CASE HEAD: the stored baseline of A against HEAD (a folder of examples)
   WORKSPACE="$ws" run_action "$1" "$root/action.yml" "$tmp/event_pr_base.json" \
     --input "base=git:refs/neuron-gate/baselines/ex:@merge-base" --input "head=$root/$examples/$2" \
@@ -323,8 +328,15 @@ stored_gate sb1 Areg
 check "stored baseline vs Areg: regression (exit 1)" equals "$(rc sb1)$(out sb1 verdict)" 1regression
 check "the report's Provenance names the stored baseline and its commit" contains "$(out sb1 report-markdown)" \
   "base is the digest stored for commit \`${base_commit:0:12}\` in \`refs/neuron-gate/baselines/ex\`"
+check "the walk started at the PR's base commit, along first parents" contains "$(out sb1 report-markdown)" \
+  "nearest the pull request's base commit \`${base_commit:0:12}\`, that commit itself along first parents"
 stored_gate sb2 A2
 check "stored baseline vs A2: pass (exit 0)" equals "$(rc sb2)$(out sb2 verdict)" 0pass
+WORKSPACE="$ws" run_action sb3 "$root/action.yml" "$tmp/event_pr_base.json" \
+  --input "base=git:refs/neuron-gate/baselines/ex:@merge-base" --input "head=$root/$examples/A2" \
+  --input comment=never --input fail-on=regression --input rules-ref= --input base-commit=
+check "a stored baseline without a base commit: a configuration error (exit 2)" equals "$(rc sb3)$(out sb3 verdict)" 2error
+check "which says why" contains "$tmp/sb3/stdout" "needs input base-commit"
 
 echo "# the release binary: downloaded for the action's ref, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
