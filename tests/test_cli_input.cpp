@@ -1,6 +1,9 @@
 // Command-line tests for the input kit: files given directly that are not regular files, one JSON error
 // wording for rules files (issue 15 items 3, 4; issue 11 item 3).
 #include "cli_helpers.hpp"
+#include "formats/discover.hpp"
+#include "profile/read_side.hpp"
+#include "store/digest.hpp"
 
 #include <doctest/doctest.h>
 
@@ -126,4 +129,29 @@ TEST_CASE("inspect and the JSON report show a string dur as a data problem (insp
   CHECK(problem["example"] == "aten::add \"dur\": \"n/a\"");
   CHECK(problem["byte"].is_number_unsigned());
   CHECK(read_text((dir / "r.md").string()).find("1 events whose dur is not a number") != std::string::npos);
+}
+
+// Issue 39 item 4: a digest's fields are the profile's strings, as hostile as the files they came from.
+// inspect printed ignored_reason and rank_source as trusted prose: a crafted .ngdigest gave a live image,
+// link, mention, emoji shortcode, issue link and an HTML comment.
+TEST_CASE("inspect of a crafted digest renders its fields as text: no image, link, mention or comment") {
+  const std::string hostile =
+      "![x](https://evil.example/x.png) [click](https://evil.example) @octocat <!-- neuron-gate --> "
+      ":white_check_mark: GH-3 #12";
+  neuron_gate::SideSamples side = neuron_gate::read_side("base", neuron_gate::discover_profile(example("A")), {});
+  REQUIRE(!side.inventory.files.empty());
+  REQUIRE(!side.traces.empty());
+  side.inventory.files[0].ignored_reason = hostile;
+  side.traces[0].rank = 0;
+  side.traces[0].rank_source = hostile;
+  const fs::path digest = scratch("hostile-digest") / "side.ngdigest";
+  neuron_gate::write_digest(side, digest.string());
+  const CliResult inspect = run({"inspect", digest.string()});
+  INFO(inspect.err);
+  REQUIRE(inspect.exit_code == 0);
+  CHECK(inspect.out.find("evil.example") != std::string::npos);  // shown, as text
+  for (const char* live : {"![", "[click](", "<!--", "@octocat", ":white_check_mark:", "GH-3", "#12"}) {
+    CAPTURE(live);
+    CHECK(inspect.out.find(live) == std::string::npos);
+  }
 }

@@ -16,12 +16,14 @@
 namespace neuron_gate {
 namespace {
 
-// Every string from the profile is hostile (escape.hpp): names as code spans, other data as one line of text.
+// Every string from the profile (or a digest of it) is hostile (escape.hpp): names as code spans, other
+// data as one line of Markdown-escaped text whose backtick pairs stay code spans (markdown_spans), so a
+// crafted field cannot make a link, an image, a mention or an HTML comment.
 std::string code(const std::string& data) {
   return markdown_code(data, false);
 }
 std::string text(const std::string& data) {
-  return sanitize_text(data);
+  return markdown_spans(data, false);
 }
 
 void files_section(const SideSamples& side, std::ostream& out) {
@@ -248,7 +250,7 @@ void summary_section(const SideSamples& side, const Fingerprint& fingerprint, st
 
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
   std::ostringstream out;
-  out << "# neuron-gate inspect " << text(profile_spec) << "\n";
+  out << "# neuron-gate inspect " << code(profile_spec) << "\n";
   summary_section(side, fingerprint, out);
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint.values) {
