@@ -516,6 +516,10 @@ cat > "$wf/stub-bin/python" <<'PY'
 import os, re, shutil, sys
 marker = os.path.join(os.environ["RUNNER_TEMP"], "neuron_gate_capture-installed")
 args = sys.argv[1:]
+if args[:2] == ["-m", "venv"]:  # the job's own environment: a python (this stub) under DIR/bin
+    os.makedirs(os.path.join(args[-1], "bin"), exist_ok=True)
+    shutil.copy(sys.argv[0], os.path.join(args[-1], "bin", "python"))
+    sys.exit(0)
 if args[:3] == ["-m", "pip", "install"]:
     if not os.path.isfile(os.path.join(args[-1], "pyproject.toml")):
         sys.exit(f"pip: {args[-1]} is no Python project")
@@ -605,8 +609,10 @@ check "neuron-gate-comment.yml: posts the fork run's report (updating the sticky
 run_workflow neuron-gate-warm push
 check "neuron-gate-warm.yml: setup-only gets the binary" equals "$(job neuron-gate-warm warm)" success
 run_workflow neuron-gate-baseline push
-check "neuron-gate-baseline.yml: captures main and pushes the stored baseline" equals \
-  "$(job neuron-gate-baseline baseline)/$(git -C "$wf/origin.git" rev-parse -q --verify refs/neuron-gate/baselines/rmsnorm-bs4 >/dev/null && echo pushed)" success/pushed
+check "neuron-gate-baseline.yml: captures main (no write token), saves and pushes the stored baseline" equals \
+  "$(job neuron-gate-baseline profile)/$(job neuron-gate-baseline save)/$(git -C "$wf/origin.git" rev-parse -q --verify refs/neuron-gate/baselines/rmsnorm-bs4 >/dev/null && echo pushed)" success/success/pushed
+check "docs' workflows: no pull-request job on the runners that profile the default branch, no shared pip" equals \
+  "$(grep -c 'runs-on: \[self-hosted, trainium\]' "$wf"/yml/*.yml | awk -F: '{s += $2} END {print s}')/$(grep -h 'pip install' "$wf"/yml/*.yml | grep -vc 'ng-venv/bin/python')" 0/0
 run_workflow neuron-gate-stored pull_request
 check "neuron-gate-stored.yml: profile captures head only" equals "$(job neuron-gate-stored profile)" success
 check "neuron-gate-stored.yml: the gate against the stored baseline finds the regression" equals \
