@@ -155,3 +155,47 @@ TEST_CASE("inspect of a crafted digest renders its fields as text: no image, lin
     CHECK(inspect.out.find(live) == std::string::npos);
   }
 }
+
+// Issue 38 item 8: the reader aliases Kineto's 2021 category names (Operator, Kernel, Runtime) to the current
+// ones; a side written in the other generation, or another schemaVersion, is another profiler: the
+// trace_format condition says so (NOT COMPARABLE), and accepted, the aliased events give the same numbers.
+TEST_CASE("trace_format: 2021 category names against current ones differ, and accepted read the same") {
+  const fs::path dir = scratch("trace-format");
+  fs::copy(data("bad/screen/clean"), dir / "old", fs::copy_options::recursive);
+  for (const char* run : {"run-01", "run-02", "run-03"}) {
+    const fs::path trace = dir / "old" / run / "trace.pt.trace.json";
+    std::string text = read_text(trace.string());
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"\"cat\":\"cpu_op\"", "\"cat\":\"Operator\""},
+                                                          {"\"cat\":\"kernel\"", "\"cat\":\"Kernel\""},
+                                                          {"\"cat\":\"cuda_runtime\"", "\"cat\":\"Runtime\""},
+                                                          {"\"schemaVersion\":1,", ""}}) {
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+        text.replace(at, from.size(), to);
+      }
+    }
+    std::ofstream(trace, std::ios::binary) << text;
+  }
+  const std::string base = data("bad/screen/base");
+  const CliResult differs =
+      run({"compare", base, (dir / "old").string(), "--no-git", "--quiet", "--json", (dir / "differs.json").string()});
+  CHECK(differs.exit_code == 3);
+  const nlohmann::json report = nlohmann::json::parse(read_text((dir / "differs.json").string()));
+  bool named = false;
+  for (const nlohmann::json& row : report["conditions"]) {
+    if (row["name"] == "trace_format") {
+      named = true;
+      CHECK(row["matches"] == false);
+      CHECK(row["base"] == "schemaVersion 1, current categories (cpu_op, kernel, ...)");
+      CHECK(row["head"] == "no schemaVersion, 2021 categories (Operator, Kernel, Runtime)");
+    }
+  }
+  CHECK(named);
+  const CliResult accepted = run({"compare", base, (dir / "old").string(), "--no-git", "--quiet", "--allow-mismatch",
+                                  "trace_format", "--json", (dir / "accepted.json").string()});
+  const CliResult same =
+      run({"compare", base, data("bad/screen/clean"), "--no-git", "--quiet", "--json", (dir / "same.json").string()});
+  CHECK(accepted.exit_code == same.exit_code);
+  CHECK(nlohmann::json::parse(read_text((dir / "accepted.json").string()))["metrics"] ==
+        nlohmann::json::parse(read_text((dir / "same.json").string()))["metrics"]);
+}

@@ -116,15 +116,43 @@ void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
 
 const std::vector<std::string>& condition_names() {
   static const std::vector<std::string> names{
-      "schedule",      "traces",     "samples_from", "activities", "device_time", "end_to_end_metrics", "inputs",
-      "record_shapes", "with_stack", "ranks",        "world_size", "devices",     "neuron_cores",       "artifacts"};
+      "schedule",           "traces",  "samples_from",  "activities", "device_time",
+      "end_to_end_metrics", "inputs",  "record_shapes", "with_stack", "ranks",
+      "world_size",         "devices", "neuron_cores",  "artifacts",  "trace_format"};
   return names;
 }
 
 namespace {
 
+// A trace's format: its schemaVersion and the generation of its event categories — Kineto's current names
+// (cpu_op, kernel, cuda_runtime, ...), the 2021 names (Operator, Kernel, Runtime, Memcpy, Memset), or none
+// (the legacy autograd profiler). The reader aliases the generations (formats/event_kinds.cpp); a change
+// of format between the sides is a change of profiler, so it is a condition, not silently aliased.
+std::string trace_format(const TraceSamples& trace) {
+  static const std::set<std::string> old_names{"Operator", "Kernel", "Runtime", "Memcpy", "Memset"};
+  // The current names that replaced them (user_annotation, Trace and the like are in both generations).
+  static const std::set<std::string> current_names{
+      "cpu_op",      "kernel",     "gpu_memcpy",          "gpu_memset",         "cuda_runtime", "cuda_driver",
+      "xpu_runtime", "xpu_driver", "privateuse1_runtime", "privateuse1_driver", "mtia_runtime", "mtia_ccp_events"};
+  bool old_generation = false, current = false, any = false;
+  for (const std::string& category : trace.categories) {
+    old_generation = old_generation || old_names.count(category) != 0;
+    current = current || current_names.count(category) != 0;
+    any = any || !category.empty();
+  }
+  const auto version = trace.metadata.find("schemaVersion");
+  const std::string schema =
+      version == trace.metadata.end() ? "no schemaVersion" : "schemaVersion " + metadata_text(version->second);
+  const char* generation = old_generation && current ? "2021 and current categories"
+                           : old_generation          ? "2021 categories (Operator, Kernel, Runtime)"
+                           : current                 ? "current categories (cpu_op, kernel, ...)"
+                           : any                     ? "categories of neither generation"
+                                                     : "no categories (legacy autograd profiler)";
+  return schema + ", " + generation;
+}
+
 // From the traces: schedule, traces, samples_from, activities, device_time, record_shapes, with_stack,
-// and the op input shapes (the inputs condition).
+// trace_format, and the op input shapes (the inputs condition).
 void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
   if (side.traces.empty()) {
     fp.values["traces"] = "0";
@@ -133,10 +161,11 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
   fp.values["schedule"] = side.samples_from_tables ? "one sample per key_averages table" : describe_steps(side.traces);
   fp.values["traces"] = std::to_string(side.traces.size());
   fp.values["samples_from"] = side.samples_from_tables ? "key_averages tables" : "traces";
-  std::set<std::string> activities;
+  std::set<std::string> activities, formats;
   bool device = false;
   for (const TraceSamples& trace : side.traces) {
     activities.insert("CPU ops");
+    formats.insert(trace_format(trace));
     device = device || trace.has_device_events;
     for (const std::string& category : trace.categories) {
       if (category.find("runtime") != std::string::npos || category == "Runtime") {
@@ -154,6 +183,7 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
     }
   }
   fp.values["activities"] = join_set(activities);
+  fp.values["trace_format"] = join_set(formats);
   fp.values["device_time"] = device ? "present" : "none";
 }
 
@@ -293,6 +323,11 @@ std::string difference_note(const std::string& name, const Fingerprint& base, co
   if (name == "ranks") {
     return "ranks are compared rank to rank (base rank k against head rank k): profile both sides with the "
            "same number of processes; a rank on one side only cannot be compared";
+  }
+  if (name == "trace_format") {
+    return "the traces were written by different profiler versions (schemaVersion or event category names "
+           "differ): profile both sides with the same PyTorch and Kineto, or accept it with --allow-mismatch "
+           "trace_format";
   }
   if (name == "device_time") {
     return "a side without device time although the other has it: likely the device was not synchronized "

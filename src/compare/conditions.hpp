@@ -15,7 +15,8 @@ namespace neuron_gate {
 // What one side's data say about how it was captured: condition name -> value as text.
 // Names: "schedule" (active steps per trace), "traces", "activities", "end_to_end_metrics",
 // "record_shapes", "with_stack", "samples_from", "device_time", "ranks", "world_size", "devices", "neuron_cores",
-// "artifacts", and "manifest.<field>" for each run-manifest field. A condition the data cannot
+// "artifacts", "trace_format" (each trace's schemaVersion and category generation: "schemaVersion 1, current
+// categories (cpu_op, kernel, ...)"), and "manifest.<field>" for each run-manifest field. A condition the data cannot
 // tell is absent. Input shapes are kept per op and compared by the rule of DESIGN.md section 3.
 // "ranks": the count and ids of the traces' ranks ("2 (ranks 0, 1)", "1 (rank 1)", ranks.hpp) where the
 // side has more than one rank or any known rank; "1" for `<instance-id>_pid_<pid>` folders (runs of one
