@@ -206,6 +206,25 @@ TEST_CASE("screen: zero-duration placeholders weigh their kernel's median time, 
   never_decided_from_screened(on_base);
 }
 
+// Issue 38 item 9: two patterns that are faults of a trace or legitimate (one launch of several kernels)
+// were never counted: now counted under Data problems, nothing excluded.
+TEST_CASE("screen: overlapping kernels on one stream and a shared correlation id are counted, not excluded") {
+  const Screened s = compare_screen("overlap-shared");
+  const auto overlapping = problems(s, "overlapping_device_events");
+  const auto shared = problems(s, "shared_correlation");
+  REQUIRE(overlapping.size() == 3);  // one entry per trace
+  REQUIRE(shared.size() == 3);
+  CHECK(count(overlapping) == 3);
+  CHECK(count(shared) == 3);
+  CHECK(overlapping[0]["example"].get<std::string>().rfind("add_k \"ts\": ", 0) == 0);
+  CHECK(shared[0]["example"].get<std::string>().rfind("gemm_tail \"ts\": ", 0) == 0);
+  CHECK(overlapping[0].contains("excluded_device_us") == false);  // nothing excluded
+  CHECK(s.result.exit_code == 0);
+  CHECK(s.report["verdict"] == "pass");
+  CHECK(s.markdown.find("device events starting before the previous one on their stream ended") != std::string::npos);
+  CHECK(problems(compare_screen("clean"), "overlapping_device_events").empty());
+}
+
 // Issue 38 item 3: a stub holding exactly a quarter of a step's CPU events (1 of 4: it stopped inside the
 // first op) is cut off too; it was kept as a 7th step, so the schedule differed (NOT COMPARABLE).
 TEST_CASE("screen: a cut-off last step with exactly a quarter of a step's CPU events is excluded") {

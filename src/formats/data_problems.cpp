@@ -35,6 +35,12 @@ const char* data_problem_text(DataProblemKind kind) {
   case DataProblemKind::device_time_lost:
     return "kernel launches with no device event in the trace (device time lost; synchronize before the "
            "profiler stops)";
+  case DataProblemKind::overlapping_device_events:
+    return "device events starting before the previous one on their stream ended: counted, kept (their "
+           "device time may be counted twice)";
+  case DataProblemKind::shared_correlation:
+    return "device events sharing a correlation id with an earlier device event: counted, kept (one launch of "
+           "several kernels, or ids reused)";
   }
   return "data problems";
 }
@@ -67,6 +73,10 @@ const char* data_problem_id(DataProblemKind kind) {
     return "cut_off_step";
   case DataProblemKind::device_time_lost:
     return "device_time_lost";
+  case DataProblemKind::overlapping_device_events:
+    return "overlapping_device_events";
+  case DataProblemKind::shared_correlation:
+    return "shared_correlation";
   }
   return "unknown";
 }

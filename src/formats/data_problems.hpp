@@ -29,6 +29,9 @@ enum class DataProblemKind {
   duplicate,            // an exact repeat: same name, thread, ts, dur > 0 and args as an earlier event
   cut_off_step,         // a last step far shorter than its siblings (cut off when the profiler stopped)
   device_time_lost,     // kernel launches in a trace that holds no device event (device time lost)
+  // Counted and kept (issue 38 item 9): what may be a fault of the trace or a legitimate pattern.
+  overlapping_device_events,  // a device event starting before an earlier one on its stream (thread) ended
+  shared_correlation,         // a device event whose correlation id another device event already carries
 };
 
 // One kind of fault in one file: how often, and the first example.

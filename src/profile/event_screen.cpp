@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -239,6 +240,46 @@ DataProblemKind unusable_kind(Nanoseconds marker) {
   }
 }
 
+// Counts (never excludes) two patterns of the kept device events: one starting before the previous one on
+// its stream (thread) ended, and one carrying a correlation id an earlier device event carries.
+void count_device_patterns(const std::string& path, const RawTrace& trace, EventScreen& screen) {
+  std::vector<std::uint32_t> device;
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    if (trace.events[i].kind == EventKind::device) {
+      device.push_back(i);
+    }
+  }
+  if (device.empty()) {
+    return;
+  }
+  std::unordered_map<IdCode, std::uint32_t> correlations;  // id -> first device event carrying it
+  for (const std::uint32_t i : device) {
+    const TraceEvent& event = trace.events[i];
+    if (event.has_correlation && !correlations.emplace(event.correlation, i).second) {
+      count_data_problem(screen.problems, DataProblemKind::shared_correlation, path, trace.origins[i].end_byte,
+                         event_example(trace, event));
+    }
+  }
+  std::stable_sort(device.begin(), device.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const TraceEvent &x = trace.events[a], &y = trace.events[b];
+    return x.thread != y.thread ? x.thread < y.thread : x.ts_ns < y.ts_ns;
+  });
+  std::uint32_t thread = trace.events[device.front()].thread;
+  Nanoseconds end = std::numeric_limits<Nanoseconds>::min();
+  for (const std::uint32_t i : device) {
+    const TraceEvent& event = trace.events[i];
+    if (event.thread != thread) {
+      thread = event.thread;
+      end = std::numeric_limits<Nanoseconds>::min();
+    }
+    if (event.ts_ns < end) {
+      count_data_problem(screen.problems, DataProblemKind::overlapping_device_events, path, trace.origins[i].end_byte,
+                         event_example(trace, event));
+    }
+    end = std::max(end, event.ts_ns + event.dur_ns);
+  }
+}
+
 // Per name of an excluded zero-duration event (a placeholder: a kernel stamped at ts 0 with dur 0 stands for
 // one that ran), the median dur of the kept events of that name: the time it stood for, so a step that lost
 // its kernel to a placeholder weighs in the excluded share (issue 38 item 2). Names without a kept event of
@@ -344,19 +385,19 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
   }
   screen_lost_device_time(path, trace, screen);
   estimate_unusable_time(trace, screen);
-  if (!any_excluded) {
-    return screen;
-  }
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    if (!excluded(codes[i])) {
-      trace.events[kept] = trace.events[i];
-      trace.origins[kept] = trace.origins[i];
-      ++kept;
+  if (any_excluded) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      if (!excluded(codes[i])) {
+        trace.events[kept] = trace.events[i];
+        trace.origins[kept] = trace.origins[i];
+        ++kept;
+      }
     }
+    trace.events.resize(kept);
+    trace.origins.resize(kept);
   }
-  trace.events.resize(kept);
-  trace.origins.resize(kept);
+  count_device_patterns(path, trace, screen);
   return screen;
 }
 

@@ -15,11 +15,14 @@ namespace neuron_gate {
 namespace {
 
 constexpr DataProblemKind k_problem_kinds[] = {
-    DataProblemKind::bad_duration,     DataProblemKind::bad_timestamp,     DataProblemKind::time_out_of_range,
-    DataProblemKind::missing_name,     DataProblemKind::name_truncated,    DataProblemKind::invalid_utf8,
-    DataProblemKind::unfinished,       DataProblemKind::negative_duration, DataProblemKind::device_out_of_range,
-    DataProblemKind::longer_than_step, DataProblemKind::duplicate,         DataProblemKind::cut_off_step,
-    DataProblemKind::device_time_lost,
+    DataProblemKind::bad_duration,        DataProblemKind::bad_timestamp,
+    DataProblemKind::time_out_of_range,   DataProblemKind::missing_name,
+    DataProblemKind::name_truncated,      DataProblemKind::invalid_utf8,
+    DataProblemKind::unfinished,          DataProblemKind::negative_duration,
+    DataProblemKind::device_out_of_range, DataProblemKind::longer_than_step,
+    DataProblemKind::duplicate,           DataProblemKind::cut_off_step,
+    DataProblemKind::device_time_lost,    DataProblemKind::overlapping_device_events,
+    DataProblemKind::shared_correlation,
 };
 
 std::string key_path(const std::string& where, const char* key) {

@@ -47,8 +47,11 @@ def trace(run, fault):
             launch = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
                       "ts": t + start + 5, "dur": 10, "args": {"correlation": corr, "External id": corr}}
             events.append(launch)
-            k = {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": t + start + 20,
-                 "dur": kdur + rnd.randint(0, 3), "args": {"correlation": corr, "External id": corr, "stream": 7}}
+            stream = 7 if kernel == "gemm" else 8  # gemm runs past add_k's start: on one stream they would overlap
+            if fault == "overlap-shared" and kernel == "add_k" and s == 2:
+                stream = 7  # on gemm's stream, starting before gemm ended (issue 38 item 9)
+            k = {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": stream, "ts": t + start + 20,
+                 "dur": kdur + rnd.randint(0, 3), "args": {"correlation": corr, "External id": corr, "stream": stream}}
             if fault == "device-time-lost":
                 continue  # no kernel reached the trace (no synchronize before export)
             if fault == "device-out-of-range" and kernel == "gemm" and s == 1:
@@ -66,6 +69,8 @@ def trace(run, fault):
             if fault == "duplicate-one-op" and kernel == "add_k":
                 k["dur"] *= 2  # a real 2x regression of a clean op beside the faulty one
             events.append(k)
+            if fault == "overlap-shared" and kernel == "gemm" and s == 3:  # a second kernel of one launch
+                events.append(dict(k, name="gemm_tail", ts=k["ts"] + k["dur"] + 1, dur=5))
             if fault == "duplicate" or (fault == "duplicate-one-op" and kernel == "gemm"):
                 events.append(dict(k))  # the same event written twice
     return {"schemaVersion": 1, "traceEvents": events}
@@ -73,7 +78,8 @@ def trace(run, fault):
 
 def main():
     for fault in ("base", "clean", "device-out-of-range", "longer-than-step", "duplicate", "negative-durations",
-                  "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op", "zero-placeholders"):
+                  "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op", "zero-placeholders",
+                  "overlap-shared"):
         folder = os.path.join(HERE, fault)
         shutil.rmtree(folder, ignore_errors=True)
         for run in (1, 2, 3):
