@@ -76,10 +76,18 @@ TEST_CASE("NO DECISION headline names the metric, its change and the samples nee
   CHECK(r.outcome == Outcome::no_decision);
   CHECK(prose_markdown(r.verdict_line)
             .rfind("⚠️ NO DECISION · `latency` (end-to-end) +20.0% (90% CI -10.0…+50.0%): too few samples "
-                   "to decide; needs 3 samples per side (has 2 / 2)",
+                   "to decide; needs about 3 samples per side at this noise (has 2 / 2)",
                    0) == 0);
   CHECK(r.verdict_line.find("✅") == std::string::npos);
   CHECK(std::string(outcome_key(r.outcome)) == "no-decision");
+  // Every undecided metric got better: the headline names no regression, only what is missing (a new
+  // user's same-code split read "`latency` (end-to-end) -19.4%: too few samples to decide").
+  const Report better = report_of(judge_all({e2e("latency", 2, 0.8, 0.6, 1.1, 0.2)}));
+  CHECK(better.outcome == Outcome::no_decision);
+  CHECK(prose_markdown(better.verdict_line)
+            .rfind("⚠️ NO DECISION · too few samples to decide any gating metric (the least improved: `latency` "
+                   "(end-to-end) -20.0% (90% CI -40.0…+10.0%)); needs about ",
+                   0) == 0);
 }
 
 TEST_CASE("the report reads significance from the judgement and never applies alpha itself") {

@@ -284,13 +284,31 @@ std::string no_decision_text(const Judgement& judgement) {
     text += ": worse than the " + format_percent(m.threshold) + " threshold but not established (" +
             verdict_reason_text(m) + ")";
   } else {
+    const auto worse = worse_ratio(m, m.ratio);
+    if (worse && *worse < 1.0) {
+      // The metric that got worst still got better: no regression is named, only what is missing.
+      return "too few samples to decide any gating metric (the least improved: " + text + "); needs about " +
+             std::to_string(nd.samples_needed) + " samples per side (has " + std::to_string(m.base_samples.size()) +
+             " / " + std::to_string(m.head_samples.size()) + ")";
+    }
     text += ": too few samples to decide";
   }
-  if (m.paired) {
-    return text + "; needs " + std::to_string(nd.samples_needed) + " paired runs of one capture session (has " +
-           std::to_string(m.base_samples.size()) + ")";
+  // What would decide it, from why it is undecided: more runs where the runs' medians disagree, a wider
+  // threshold or a quieter machine where base's own A/A noise hides the change, else more samples.
+  if (m.why == VerdictReason::runs_disagree) {
+    return text + "; capture more runs per side (separate processes; has " + std::to_string(m.base_processes) + " / " +
+           std::to_string(m.head_processes) + ")";
   }
-  return text + "; needs " + std::to_string(nd.samples_needed) + " samples per side (has " +
+  if (m.why == VerdictReason::within_noise && m.base_noise) {
+    return text + "; base's own A/A noise (±" + format_number(*m.base_noise * 100.0) +
+           "%) hides a change of this size: profile on a quieter machine or more runs, or widen this metric's "
+           "threshold (rules `ops`)";
+  }
+  if (m.paired) {
+    return text + "; needs about " + std::to_string(nd.samples_needed) +
+           " paired runs of one capture session at this noise (has " + std::to_string(m.base_samples.size()) + ")";
+  }
+  return text + "; needs about " + std::to_string(nd.samples_needed) + " samples per side at this noise (has " +
          std::to_string(m.base_samples.size()) + " / " + std::to_string(m.head_samples.size()) + ")";
 }
 
