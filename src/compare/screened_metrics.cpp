@@ -27,8 +27,10 @@ ScreenedNames& add_trace(ScreenedNames& names, const TraceSamples& trace, const 
     const bool counted = !rules.is_ignored(name);
     if (op.cpu_events > 0) {
       names.cpu.insert(name);
-      names.cpu_screened[name] += op.unusable_cpu_events;
-      names.screened_total += counted ? op.unusable_cpu_events : 0;
+      if (op.unusable_cpu_events > 0) {
+        names.cpu_screened[name] += op.unusable_cpu_events;
+        names.screened_total += counted ? op.unusable_cpu_events : 0;
+      }
       names.any_cpu = names.any_cpu || counted;
     }
     if (op.device_events > 0) {
@@ -50,17 +52,15 @@ struct SideScreen {
 
 // Adds the calls of every op of `trace` (its steps and outside them) to names.cpu_kept and kept_total.
 void add_kept_calls(ScreenedNames& names, const TraceSamples& trace) {
-  for (const StepSample* step : {&trace.outside_steps}) {
-    for (const OpSample& op : step->ops) {
-      names.cpu_kept[trace.op_keys[op.op]] += op.values.calls;
-      names.kept_total += op.values.calls;
-    }
-  }
-  for (const StepSample& step : trace.steps) {
+  const auto add = [&](const StepSample& step) {
     for (const OpSample& op : step.ops) {
       names.cpu_kept[trace.op_keys[op.op]] += op.values.calls;
       names.kept_total += op.values.calls;
     }
+  };
+  add(trace.outside_steps);
+  for (const StepSample& step : trace.steps) {
+    add(step);
   }
 }
 
@@ -101,7 +101,7 @@ SideScreen side_screen(const SideView& view, const RuleSet& rules) {
     add_trace(screen.by_rank[trace.rank], trace, rules);
     add_trace(screen.whole, trace, rules);
   }
-  if (!screen.whole.cpu.empty()) {
+  if (!screen.whole.cpu_screened.empty()) {  // calls are counted only where an event had no usable time
     for (const std::size_t t : view.traces) {
       const TraceSamples& trace = view.side->traces[t];
       add_kept_calls(screen.by_rank[trace.rank], trace);

@@ -252,14 +252,22 @@ void count_device_patterns(const std::string& path, const RawTrace& trace, Event
   if (device.empty()) {
     return;
   }
-  std::unordered_map<IdCode, std::uint32_t> correlations;  // id -> first device event carrying it
+  // (correlation, event) sorted: 8 bytes per device event, no hash table on a trace of millions of kernels.
+  std::vector<std::pair<IdCode, std::uint32_t>> correlations;
   for (const std::uint32_t i : device) {
-    const TraceEvent& event = trace.events[i];
-    if (event.has_correlation && !correlations.emplace(event.correlation, i).second) {
-      count_data_problem(screen.problems, DataProblemKind::shared_correlation, path, trace.origins[i].end_byte,
-                         event_example(trace, event));
+    if (trace.events[i].has_correlation) {
+      correlations.emplace_back(trace.events[i].correlation, i);
     }
   }
+  std::sort(correlations.begin(), correlations.end());
+  for (std::size_t k = 1; k < correlations.size(); ++k) {
+    if (correlations[k].first == correlations[k - 1].first) {  // a later event (file order) with the same id
+      const std::uint32_t i = correlations[k].second;
+      count_data_problem(screen.problems, DataProblemKind::shared_correlation, path, trace.origins[i].end_byte,
+                         event_example(trace, trace.events[i]));
+    }
+  }
+  std::vector<std::pair<IdCode, std::uint32_t>>().swap(correlations);
   std::stable_sort(device.begin(), device.end(), [&](std::uint32_t a, std::uint32_t b) {
     const TraceEvent &x = trace.events[a], &y = trace.events[b];
     return x.thread != y.thread ? x.thread < y.thread : x.ts_ns < y.ts_ns;
