@@ -190,4 +190,24 @@ TEST_CASE("a verdict its own interval contradicts is never given: significant +3
   const ng::Judgement ulp = judge_all({e2e("latency", 20, 1.5, 1.0000000000000002, 2.5, 0.001)});
   CHECK(ulp.metrics[0].why == ng::VerdictReason::ci_includes_no_change);
 }
+// Issue 38 item 7: "Worth a look" listed self CPU changes of one process a side (q 3e-8 beside "not
+// established across runs"): the pooled steps' q says nothing across runs there. The same numbers from 3
+// processes a side are worth a look (and here REGRESSED, so listed as such instead).
+TEST_CASE("worth a look: never from steps of fewer than 3 processes a side") {
+  ng::MetricMeasurement op = e2e("aten::mm", 40, 1.4, 1.3, 1.5, 1e-9, 1);
+  op.metric_class = ng::MetricClass::self_cpu;
+  op.scope = ng::MetricScope::op;
+  op.unit = "us";
+  const ng::Judgement one = judge_all({op});
+  REQUIRE(one.metrics.size() == 1);
+  CHECK(one.metrics[0].why == ng::VerdictReason::not_across_runs);
+  CHECK(one.metrics[0].q_value.value_or(1.0) <= 0.05);
+  CHECK_FALSE(one.metrics[0].worth_a_look);
+  op.base_processes = op.head_processes = 3;
+  op.p_worse = 0.2;  // not significant after correction, but q (two-sided, BH) still <= alpha
+  op.p_two_sided = 0.04;
+  const ng::Judgement three = judge_all({op});
+  CHECK(three.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(three.metrics[0].worth_a_look);
+}
 TEST_SUITE_END();

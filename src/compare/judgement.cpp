@@ -324,9 +324,12 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   if (m.verdict != Verdict::regressed && m.verdict != Verdict::improved && m.verdict != Verdict::structural) {
     m.minimum_detectable_ratio = minimum_detectable_ratio(m.base_samples, m.head_samples, m.needed_p);
   }
+  // Not where the pooled samples' q says nothing of the change: steps of fewer than 3 processes (their q
+  // reads 1e-8 beside "not established across runs"), a change within one timer quantum (1 -> 2 us, +100%).
+  const bool q_meaningless = m.why == VerdictReason::not_across_runs || m.why == VerdictReason::within_resolution;
   m.worth_a_look = m.verdict != Verdict::regressed && m.verdict != Verdict::improved && !m.capped_from && m.q_value &&
                    *m.q_value <= rules.alpha && m.ratio && std::fabs(*m.ratio - 1.0) >= m.threshold &&
-                   m.metric_class != MetricClass::end_to_end;
+                   m.metric_class != MetricClass::end_to_end && !q_meaningless;
   if (m.verdict == Verdict::regressed && !options.today.empty()) {
     const Waiver* waiver = rules.waiver_for(m.name, options.today);
     if (waiver == nullptr && (m.ranked || !m.point.empty())) {

@@ -119,7 +119,8 @@ struct MetricJudgement {
   // Adjusted one-sided p within alpha, in the worse / better direction. Renderers and findings read
   // these, never alpha.
   bool significant_worse = false, significant_better = false;
-  // Not REGRESSED/IMPROVED, not end-to-end, q <= alpha and |ratio - 1| >= threshold: worth a look.
+  // Not REGRESSED/IMPROVED, not end-to-end, q <= alpha and |ratio - 1| >= threshold, and undecided for a reason
+  // the q does not answer (not: steps of fewer than 3 processes, a change within one timer quantum).
   bool worth_a_look = false;
   Verdict verdict = Verdict::inconclusive;
   VerdictReason why = VerdictReason::threshold_straddled;
