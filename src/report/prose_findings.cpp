@@ -72,9 +72,11 @@ std::string material_text(const GateFinding& gate) {
   if (m.device_us) {
     references += ", of base's device time per step (" + format_duration_us(*m.device_us) + ") for device time";
   }
-  return " Per-op family: " + count_of(m.material, "op metric is", "op metrics are") +
-         " material (base median per step at least " + share + " of " + references + ") gate; the other " +
-         std::to_string(m.not_material) +
+  // Material by either side (compare/material.cpp): base's or head's median per step against base's reference.
+  const std::string material = m.material == 0 ? std::string("no op metric on both sides is material")
+                                               : count_of(m.material, "op metric is", "op metrics are") + " material";
+  return " Per-op family: " + material + " (base's or head's median per step at least " + share + " of " + references +
+         ")" + (m.material == 0 ? "" : " and gate") + "; the other " + std::to_string(m.not_material) +
          " are reported with a correction of their own and never fail the gate (rules key `material_share`)." + sums;
 }
 
