@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build support for the GitHub Action (action.yml), used when no release binary matches the action's ref
+# Build support for the GitHub Action (action.yml), used when the action pins no release binary (scripts/action/release-pin)
 # (scripts/action/release.sh says build=true).
 #   build.sh key SOURCE_DIR         prints key=... and restore-key=...: the cache key for the build folder
 #                                   and its prefix. hashFiles() cannot be used: it only sees files under

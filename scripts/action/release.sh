@@ -1,29 +1,28 @@
 #!/usr/bin/env bash
-# The release step of the GitHub Action (action.yml): fetches the prebuilt neuron-gate that the release
-# workflow (.github/workflows/release.yml) published for the action's own ref, verifies its SHA-256, and
-# unpacks it, so that the action needs no compiler, no apt-get and no build.
+# The release step of the GitHub Action (action.yml): fetches the prebuilt neuron-gate that this commit of
+# the action pins, verifies it against the SHA-256 committed in the action's own repository, and unpacks
+# it, so that the action needs no compiler, no apt-get and no build.
 #
 #   release.sh DEST_DIR      writes to $GITHUB_OUTPUT (stdout when unset) either
 #                              binary=DEST_DIR/neuron-gate-linux-ARCH/bin/neuron-gate   (downloaded)
 #                            or
-#                              build=true                    (no release matches: build from source)
+#                              build=true                    (nothing pinned: build from source)
 #                            and prints ::error::/::warning:: workflow commands on stdout.
 #
-# Environment:
-#   GITHUB_ACTION_PATH  where the runner put the action: .../_actions/OWNER/REPO/REF names the ref the
-#                   workflow wrote after `@`. A tag such as v1.2.0 or v1 has a release of the same name; a
-#                   branch or a commit SHA has none; a local action (uses: ./) has no ref and builds.
-#   NG_ACTION_REF, NG_ACTION_REPOSITORY  ${{ github.action_ref }} and ${{ github.action_repository }},
-#                   used when the path does not name them
-#   NG_RELEASE_URL  base URL of the releases (default $GITHUB_SERVER_URL/OWNER/REPO/releases/download);
-#                   the assets are NG_RELEASE_URL/REF/neuron-gate-linux-ARCH.tar.gz and .tar.gz.sha256
-#   NG_FROM_SOURCE  "true": skip the download and build (the action's from-source input)
+# The pin: ACTION/scripts/action/release-pin (ACTION is GITHUB_ACTION_PATH, else this script's checkout),
+# written by scripts/release/pin.sh and committed by .github/workflows/release.yml as the commit after the
+# one the binaries were built from; the release tag points at that commit. Lines "version vX.Y.Z",
+# "commit 40-HEX" (the commit the binaries were built from), "url BASE" (assets are BASE/NAME.tar.gz),
+# "sha256 ARCH 64-HEX" per architecture; "#" starts a comment. Nothing here is read from the job's
+# environment or from the release itself: the pin is the trust anchor, and it is part of the code the
+# workflow pinned (by tag or by SHA).
 #
-# Outcomes: no ref, a commit SHA, an OS other than Linux, or a 404 for the archive (no release of that
-# name, e.g. a fork or a branch, or @v1 before its first release) -> build=true. A network failure other
-# than 404 -> a warning and build=true. A checksum file that is missing or does not match the archive,
-# or an archive whose binary does not run -> an ::error:: and exit 1: a damaged or altered download is
-# never run, and never silently replaced by a build.
+# Outcomes: no pin (a branch, a commit that is not a release commit, a local uses: ./), no line for this
+# architecture, an OS other than Linux, or NG_FROM_SOURCE=true -> build=true with a note saying why. The
+# pinned archive missing (HTTP 404) or the network failing -> a ::warning:: and build=true (the source is
+# the pinned commit's). A malformed pin, an archive whose SHA-256 is not the pinned one, or a binary that
+# does not run or names another commit in --version -> an ::error:: and exit 1: a damaged or altered
+# download is never run, and never silently replaced by a build.
 set -euo pipefail
 
 note() { echo "neuron-gate release: $*" >&2; }
@@ -33,73 +32,61 @@ build_instead() {
   output "build=true"
   exit 0
 }
+fail() {
+  echo "::error title=neuron-gate release::$1"
+  [ -z "${archive:-}" ] || rm -f "$archive"
+  exit 1
+}
 
 [ $# -eq 1 ] || { echo "usage: release.sh DEST_DIR" >&2; exit 2; }
 dest="$1"
+action="${GITHUB_ACTION_PATH:-$(cd "$(dirname "$0")/../.." && pwd)}"
+pin="$action/scripts/action/release-pin"
 [ "${NG_FROM_SOURCE:-false}" != "true" ] || build_instead "from-source is true"
 [ "$(uname -s)" = "Linux" ] || build_instead "releases are built for Linux only, this is $(uname -s)"
-command -v curl > /dev/null || build_instead "curl is not installed"
-
-# The runner unpacks a downloaded action to .../_actions/OWNER/REPO/REF (REF may hold slashes, e.g. a
-# branch feature/x): that path names the code that runs, so it is asked first. github.action_ref and
-# github.action_repository are only a fallback: they are not promised in composite actions and can be
-# empty there (actions/runner issue 2473).
-ref=""
-repository=""
-if [[ "${GITHUB_ACTION_PATH:-}" == */_actions/*/*/* ]]; then
-  rest="${GITHUB_ACTION_PATH#*/_actions/}"
-  owner="${rest%%/*}"
-  rest="${rest#*/}"
-  repository="$owner/${rest%%/*}"
-  ref="${rest#*/}"
-fi
-[ -n "$ref" ] || ref="${NG_ACTION_REF:-}"
-[ -n "$repository" ] || repository="${NG_ACTION_REPOSITORY:-}"
-[ -n "$ref" ] || build_instead "the action has no ref (a local action, uses: ./)"
-[[ ! "$ref" =~ ^[0-9a-f]{40}$ ]] || build_instead "ref $ref is a commit, releases are named by tag"
-[[ "$ref" =~ ^[A-Za-z0-9._/-]+$ ]] || build_instead "ref '$ref' is not a release tag name"
-base="${NG_RELEASE_URL:-}"
-if [ -z "$base" ]; then
-  [ -n "$repository" ] || build_instead "the action's repository is unknown"
-  base="${GITHUB_SERVER_URL:-https://github.com}/$repository/releases/download"
-fi
+[ -f "$pin" ] || build_instead "this commit of the action pins no release (no scripts/action/release-pin: a branch, a commit that is not a release, or uses: ./)"
 
 arch="$(uname -m)"
+version="" commit="" url="" expected=""
+while read -r key value extra; do
+  case "$key" in
+    "" | "#"*) continue ;;
+    version) [[ "$value" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ && -z "$extra" ]] || fail "release-pin: bad version line" ; version="$value" ;;
+    commit) [[ "$value" =~ ^[0-9a-f]{40}$ && -z "$extra" ]] || fail "release-pin: bad commit line"; commit="$value" ;;
+    url)
+      [[ -z "$extra" && ( "$value" =~ ^https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9._/-]+$ ||
+        "$value" =~ ^http://127\.0\.0\.1:[0-9]+(/[A-Za-z0-9._/-]*)?$ ) ]] || fail "release-pin: bad url line"
+      url="$value" ;;
+    sha256)
+      [[ "$value" =~ ^[A-Za-z0-9_]+$ && "$extra" =~ ^[0-9a-f]{64}$ ]] || fail "release-pin: bad sha256 line"
+      [ "$value" != "$arch" ] || expected="$extra" ;;
+    *) fail "release-pin: unknown key '${key:0:40}'" ;;
+  esac
+done < <(head -c 4096 "$pin")
+[ -n "$version" ] && [ -n "$commit" ] && [ -n "$url" ] || fail "release-pin: needs version, commit and url lines"
+[ -n "$expected" ] || build_instead "release $version has no binary for $arch"
+
 name="neuron-gate-linux-$arch"
-url="$base/$ref/$name.tar.gz"
 mkdir -p "$dest"
 archive="$dest/$name.tar.gz"
-# fetch URL FILE: prints the HTTP status (000 when there was no answer).
-fetch() {
-  curl --silent --show-error --location --retry 3 --retry-delay 2 --connect-timeout 20 --max-time 300 \
-    --output "$2" --write-out '%{http_code}' "$1" 2> "$dest/curl.log" || true
-}
-note "fetching $url"
-status="$(fetch "$url" "$archive")"
-case "$status" in
-  200) ;;
-  404) build_instead "no release asset $name.tar.gz for $ref (HTTP 404)" ;;
-  *)
-    echo "::warning title=neuron-gate release::could not download $url (HTTP $status: $(tr '\n' ' ' < "$dest/curl.log")); building from source"
-    output "build=true"
-    exit 0
-    ;;
-esac
-fail() {
-  echo "::error title=neuron-gate release::$1"
+note "fetching $url/$name.tar.gz (release $version, built from ${commit:0:12})"
+status="$(curl --silent --show-error --location --retry 3 --retry-delay 2 --connect-timeout 20 --max-time 300 \
+  --max-filesize 200000000 --output "$archive" --write-out '%{http_code}' "$url/$name.tar.gz" 2> "$dest/curl.log" || true)"
+if [ "$status" != "200" ]; then
   rm -f "$archive"
-  exit 1
-}
-status="$(fetch "$url.sha256" "$archive.sha256")"
-[ "$status" = "200" ] || fail "$url.sha256: HTTP $status; the archive cannot be verified, so it is not used"
-expected="$(head -c 200 "$archive.sha256" | head -n 1 | cut -d' ' -f1 | tr 'A-F' 'a-f')"
-[[ "$expected" =~ ^[0-9a-f]{64}$ ]] || fail "$url.sha256 holds no SHA-256"
+  echo "::warning title=neuron-gate release::could not download $url/$name.tar.gz (HTTP $status: $(tr '\n' ' ' < "$dest/curl.log")); building release $version's commit from source"
+  output "build=true"
+  exit 0
+fi
 actual="$(sha256sum "$archive" | cut -d' ' -f1)"
-[ "$actual" = "$expected" ] || fail "checksum mismatch for $url: the .sha256 says $expected, the download is $actual; not used"
-note "sha256 $actual verified"
+[ "$actual" = "$expected" ] ||
+  fail "checksum mismatch for $url/$name.tar.gz: the action's release-pin says $expected, the download is $actual; not used"
+note "sha256 $actual verified against the action's release-pin"
 rm -rf "${dest:?}/$name"
 tar -C "$dest" -xzf "$archive" "$name/" || fail "$archive is not a neuron-gate release archive (no $name/)"
 binary="$dest/$name/bin/neuron-gate"
-version="$("$binary" --version 2>&1)" || fail "the released binary does not run here: $version"
-note "using $version from $url"
+version_text="$("$binary" --version 2>&1 | head -c 300)" || fail "the released binary does not run here: $version_text"
+[[ "$version_text" == *"(git commit ${commit:0:12}"* ]] ||
+  fail "the released binary says '$version_text', not the pinned commit ${commit:0:12}; not used"
+note "using $version_text from $url"
 output "binary=$binary"

@@ -338,22 +338,23 @@ WORKSPACE="$ws" run_action sb3 "$root/action.yml" "$tmp/event_pr_base.json" \
 check "a stored baseline without a base commit: a configuration error (exit 2)" equals "$(rc sb3)$(out sb3 verdict)" 2error
 check "which says why" contains "$tmp/sb3/stdout" "needs input base-commit"
 
-echo "# the release binary: downloaded for the action's ref, checksum verified (stub release on 127.0.0.1)"
+echo "# the release binary: the one the action's committed release-pin names, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
 asset="neuron-gate-linux-$arch"
 releases="$tmp/releases"
-make_release() { # make_release TAG: an archive laid out as scripts/release/build.sh makes it, and its .sha256
+built_from="0123456789abcdef0123456789abcdef01234567" # the commit the stub release says it was built from
+make_release() { # make_release TAG COMMIT: an archive laid out as scripts/release/build.sh makes it, whose
+  # bin/neuron-gate reports COMMIT in --version and runs the tested binary otherwise
   local stage="$tmp/stage-$1"
   mkdir -p "$stage/$asset/bin" "$releases/$1"
-  cp "$binary" "$stage/$asset/bin/neuron-gate"
+  printf '#!/usr/bin/env bash\n# release %s\n[ "${1:-}" != --version ] || { echo "neuron-gate 0.1.0 (git commit %s)"; exit 0; }\nexec %q "$@"\n' \
+    "$1" "${2:0:12}" "$binary" > "$stage/$asset/bin/neuron-gate"
+  chmod +x "$stage/$asset/bin/neuron-gate"
   tar -C "$stage" -czf "$releases/$1/$asset.tar.gz" "$asset"
-  (cd "$releases/$1" && sha256sum "$asset.tar.gz" > "$asset.tar.gz.sha256")
 }
-make_release v1.2.3
-make_release v6.6.6 # its checksum file is for another archive
-echo "$(printf '0%.0s' {1..64})  $asset.tar.gz" > "$releases/v6.6.6/$asset.tar.gz.sha256"
-make_release v7.7.7 # no checksum file
-rm "$releases/v7.7.7/$asset.tar.gz.sha256"
+make_release v1.2.3 "$built_from"
+make_release v6.6.6 "$built_from" # served in place of v1.2.3's archive: a tampered download
+make_release v5.5.5 fedcba9876543210fedcba9876543210fedcba98 # built from another commit than its pin says
 python3 - "$releases" "$tmp/port" > "$tmp/server.log" 2>&1 <<'PY' &
 import functools, http.server, sys
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
@@ -365,57 +366,86 @@ PY
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
-export NG_RELEASE_URL="http://127.0.0.1:$(cat "$tmp/port" 2>/dev/null)"
-# The action as the runner lays out `uses: your-org/neuron-gate@REF`: .../_actions/your-org/neuron-gate/REF.
-action_at() { # action_at REF: prints the action folder for REF
-  mkdir -p "$(dirname "$tmp/_actions/your-org/neuron-gate/$1")"
-  ln -sfn "$root" "$tmp/_actions/your-org/neuron-gate/$1"
-  echo "$tmp/_actions/your-org/neuron-gate/$1"
+server="http://127.0.0.1:$(cat "$tmp/port" 2>/dev/null)"
+# Pins as .github/workflows/release.yml commits them (scripts/release/pin.sh), one per case.
+pins="$tmp/pins"
+mkdir -p "$pins"
+bash "$root/scripts/release/pin.sh" v1.2.3 "$built_from" "$server/v1.2.3" "$releases/v1.2.3" > "$pins/good"
+sed "s|$server/v1.2.3|$server/v6.6.6|" "$pins/good" > "$pins/tampered"
+sed "s|$server/v1.2.3|$server/v5.5.5|; s|^sha256 $arch .*|sha256 $arch $(sha256sum "$releases/v5.5.5/$asset.tar.gz" | cut -d' ' -f1)|" \
+  "$pins/good" > "$pins/other-commit"
+sed "s|$server/v1.2.3|$server/v0.0.1|" "$pins/good" > "$pins/missing"
+sed "s|$server/v1.2.3|http://127.0.0.1:9/v1.2.3|" "$pins/good" > "$pins/unreachable"
+grep -v "^sha256 $arch " "$pins/good" > "$pins/other-arch"
+printf 'sha256 riscv64 %s\n' "$(printf 'a%.0s' {1..64})" >> "$pins/other-arch"
+sed 's|^url .*|url https://evil.example/$(id)|' "$pins/good" > "$pins/malformed"
+# The action as the runner lays out `uses: your-org/neuron-gate@REF`: .../_actions/your-org/neuron-gate/REF,
+# with PIN as its scripts/action/release-pin (no pin: a commit that is not a release).
+action_at() { # action_at REF [PIN]: prints the action folder for REF
+  local dir="$tmp/_actions/your-org/neuron-gate/$1" entry
+  mkdir -p "$dir"
+  for entry in "$root"/* "$root/.github"; do
+    case "$(basename "$entry")" in
+      scripts | src | cmake | rules | CMakeLists.txt | action.yml) cp -r "$entry" "$dir/" ;;
+      *) ln -sfn "$entry" "$dir/$(basename "$entry")" ;;
+    esac
+  done
+  rm -f "$dir/scripts/action/release-pin"
+  [ -z "${2:-}" ] || cp "$pins/$2" "$dir/scripts/action/release-pin"
+  echo "$dir"
 }
 ran() { grep -q "^\[mini_runner\] $2: running" "$tmp/$1/stderr"; } # ran CASE STEP_NAME
 release_binary() { echo "$tmp/$1/runner-temp/neuron-gate-release/$asset/bin/neuron-gate"; }
 built_binary() { echo "$tmp/$1/runner-temp/neuron-gate-build/src/neuron-gate"; }
+no_build() { ! grep -q 'Build neuron-gate: running' "$tmp/$1/stderr"; }
+check "this checkout carries no release-pin (only the release commits that tags point at do)" \
+  test ! -e "$root/scripts/action/release-pin"
 
-ACTION_DIR="$(action_at v1.2.3)" gate rel1 "$pr_event" "$examples/A" "$examples/Areg" never regression
-check "release v1.2.3: the regression still fails the step (exit 1)" equals "$(rc rel1)" 1
-check "release v1.2.3: output verdict=regression" equals "$(out rel1 verdict)" regression
-check "release v1.2.3: the downloaded binary ran (output binary)" equals "$(out rel1 binary)" "$(release_binary rel1)"
-check "release v1.2.3: the archive was fetched from the release of the action's ref" grep -q "GET /v1.2.3/$asset.tar.gz HTTP" "$tmp/server.log"
-check "release v1.2.3: the checksum was verified" grep -q "sha256 $(cut -d' ' -f1 "$releases/v1.2.3/$asset.tar.gz.sha256") verified" "$tmp/rel1/stderr"
-check "release v1.2.3: no source build (cache and build steps skipped)" bash -c "! grep -q 'Build neuron-gate: running' '$tmp/rel1/stderr'"
-check "release v1.2.3: the release binary is the published one" cmp "$(release_binary rel1)" "$binary"
+ACTION_DIR="$(action_at v1.2.3 good)" gate rel1 "$pr_event" "$examples/A" "$examples/Areg" never regression
+check "pinned release: the regression still fails the step (exit 1)" equals "$(rc rel1)" 1
+check "pinned release: output verdict=regression" equals "$(out rel1 verdict)" regression
+check "pinned release: the downloaded binary ran (output binary)" equals "$(out rel1 binary)" "$(release_binary rel1)"
+check "pinned release: the archive was fetched from the pin's url" grep -q "GET /v1.2.3/$asset.tar.gz HTTP" "$tmp/server.log"
+check "pinned release: verified against the committed SHA-256" contains "$tmp/rel1/stderr" \
+  "sha256 $(sha256sum "$releases/v1.2.3/$asset.tar.gz" | cut -d' ' -f1) verified against the action's release-pin"
+check "pinned release: no source build (cache and build steps skipped)" no_build rel1
+check "pinned release: the binary is the published one" cmp "$(release_binary rel1)" "$tmp/stage-v1.2.3/$asset/bin/neuron-gate"
+NG_RELEASE_URL="http://127.0.0.1:9" ACTION_DIR="$(action_at "$built_from" good)" gate rel7 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "pinned by commit SHA: the pinned release is used" equals "$(out rel7 binary)" "$(release_binary rel7)"
+check "NG_RELEASE_URL in the job environment is ignored" bash -c "! grep -q '127.0.0.1:9' '$tmp/rel7/stderr'"
 
-ACTION_DIR="$(action_at v6.6.6)" gate rel2 "$pr_event" "$examples/A" "$examples/A2" never never
-check "bad checksum: the step fails (even with fail-on never)" equals "$(rc rel2)" 1
-check "bad checksum: an ::error:: says so" contains "$tmp/rel2/stdout" "::error title=neuron-gate release::checksum mismatch for $NG_RELEASE_URL/v6.6.6/$asset.tar.gz"
-check "bad checksum: the binary is not unpacked" test ! -e "$(release_binary rel2)"
-check "bad checksum: no silent source build" bash -c "! grep -q 'Build neuron-gate: running' '$tmp/rel2/stderr'"
-check "bad checksum: neuron-gate did not run (no verdict)" equals "$(out rel2 verdict)" ""
+ACTION_DIR="$(action_at v1.2.3 tampered)" gate rel2 "$pr_event" "$examples/A" "$examples/A2" never never
+check "tampered archive: the step fails (even with fail-on never)" equals "$(rc rel2)" 1
+check "tampered archive: an ::error:: says so" contains "$tmp/rel2/stdout" "::error title=neuron-gate release::checksum mismatch for $server/v6.6.6/$asset.tar.gz: the action's release-pin says"
+check "tampered archive: the binary is not unpacked" test ! -e "$(release_binary rel2)"
+check "tampered archive: no silent source build" no_build rel2
+check "tampered archive: neuron-gate did not run (no verdict)" equals "$(out rel2 verdict)" ""
 
-ACTION_DIR="$(action_at v7.7.7)" gate rel3 "$pr_event" "$examples/A" "$examples/A2" never never
-check "missing checksum file: the step fails" equals "$(rc rel3)" 1
-check "missing checksum file: an ::error:: says it cannot be verified" contains "$tmp/rel3/stdout" "$asset.tar.gz.sha256: HTTP 404; the archive cannot be verified"
+ACTION_DIR="$(action_at v5.5.5 other-commit)" gate rel3 "$pr_event" "$examples/A" "$examples/A2" never never
+check "a binary built from another commit than pinned: the step fails" equals "$(rc rel3)$(out rel3 verdict)" 1
+check "which the ::error:: names" contains "$tmp/rel3/stdout" "not the pinned commit ${built_from:0:12}; not used"
+ACTION_DIR="$(action_at v1.2.3 malformed)" gate rel10 "$pr_event" "$examples/A" "$examples/A2" never never
+check "a malformed release-pin: the step fails, nothing fetched" equals "$(rc rel10)$(out rel10 verdict)" 1
+check "which the ::error:: names" contains "$tmp/rel10/stdout" "::error title=neuron-gate release::release-pin: bad url line"
 
-ACTION_DIR="$(action_at v0.0.1)" gate rel4 "$pr_event" "$examples/A" "$examples/A2" never regression
-check "no release for v0.0.1 (404): falls back to the source build, the step passes" equals "$(rc rel4)" 0
-check "no release: the build step ran" ran rel4 "Build neuron-gate"
-check "no release: the note says why" contains "$tmp/rel4/stderr" "no release asset $asset.tar.gz for v0.0.1 (HTTP 404); building from source"
-check "no release: output binary is the build's" equals "$(out rel4 binary)" "$(built_binary rel4)"
-
+ACTION_DIR="$(action_at v0.0.1 missing)" gate rel4 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "pinned release missing (404): a warning, the source build, the step passes" equals "$(rc rel4)$(out rel4 binary)" "0$(built_binary rel4)"
+check "pinned release missing: the build step ran" ran rel4 "Build neuron-gate"
+check "pinned release missing: the warning" contains "$tmp/rel4/stdout" "::warning title=neuron-gate release::could not download $server/v0.0.1/$asset.tar.gz (HTTP 404"
 ACTION_DIR="$(action_at feature/fast)" gate rel5 "$pr_event" "$examples/A" "$examples/A2" never regression
-check "a branch with a slash (feature/fast): no release, source build, pass" equals "$(rc rel5)$(out rel5 binary)" "0$(built_binary rel5)"
-ACTION_DIR="$(action_at 0123456789abcdef0123456789abcdef01234567)" gate rel6 "$pr_event" "$examples/A" "$examples/A2" never regression
-check "a commit SHA: not looked up, source build" equals "$(out rel6 binary)" "$(built_binary rel6)"
-check "a commit SHA: the note says why" contains "$tmp/rel6/stderr" "is a commit, releases are named by tag"
-gate rel7 "$pr_event" "$examples/A" "$examples/A2" never regression --action-ref v1.2.3 --action-repository your-org/neuron-gate
-check "a local action: github.action_ref (v1.2.3) is used when the path names no ref" equals "$(out rel7 binary)" "$(release_binary rel7)"
-ACTION_DIR="$(action_at v1.2.3)" gate rel8 "$pr_event" "$examples/A" "$examples/A2" never regression --input from-source=true
-check "from-source true: built even though a release exists" equals "$(out rel8 binary)" "$(built_binary rel8)"
-NG_RELEASE_URL="http://127.0.0.1:9" ACTION_DIR="$(action_at v1.2.3)" gate rel9 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "no release-pin (a branch with a slash): source build, pass" equals "$(rc rel5)$(out rel5 binary)" "0$(built_binary rel5)"
+check "no release-pin: the note says why" contains "$tmp/rel5/stderr" "this commit of the action pins no release"
+ACTION_DIR="$(action_at 89abcdef0123456789abcdef0123456789abcdef)" gate rel6 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "a commit SHA without a release-pin: source build" equals "$(out rel6 binary)" "$(built_binary rel6)"
+ACTION_DIR="$(action_at v1.2.3 other-arch)" gate rel11 "$pr_event" "$examples/A" "$examples/A2" never regression
+check "a pin without this architecture: source build, and says so" contains "$tmp/rel11/stderr" "release v1.2.3 has no binary for $arch; building from source"
+ACTION_DIR="$(action_at v1.2.3 good)" gate rel8 "$pr_event" "$examples/A" "$examples/A2" never regression --input from-source=true
+check "from-source true: built even though a release is pinned" equals "$(out rel8 binary)" "$(built_binary rel8)"
+ACTION_DIR="$(action_at v1.2.3 unreachable)" gate rel9 "$pr_event" "$examples/A" "$examples/A2" never regression
 check "release server unreachable: a warning, then the source build" equals "$(rc rel9)$(out rel9 binary)" "0$(built_binary rel9)"
 check "release server unreachable: the warning" contains "$tmp/rel9/stdout" "::warning title=neuron-gate release::could not download"
 
-run_action setup1 "$(action_at v1.2.3)/action.yml" "$pr_event" --input setup-only=true
+run_action setup1 "$(action_at v1.2.3 good)/action.yml" "$pr_event" --input setup-only=true
 check "setup-only: the step passes without base and head" equals "$(rc setup1)" 0
 check "setup-only: output binary is the downloaded one" equals "$(out setup1 binary)" "$(release_binary setup1)"
 check "setup-only: neuron-gate compare did not run" bash -c "! grep -q 'neuron-gate compare: running' '$tmp/setup1/stderr'"
