@@ -168,7 +168,9 @@ TEST_CASE("a differing condition makes the sides not comparable unless accepted"
   head.values = {{"schedule", "2 steps per trace"}, {"traces", "30"}};
   const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
   CHECK_FALSE(diff.comparable());
-  REQUIRE(diff.rows.size() == 2);
+  REQUIRE(diff.rows.size() == 3);  // and inputs: not recorded, not verified
+  CHECK(diff.rows[2].name == "inputs");
+  CHECK_FALSE(diff.rows[2].verified);
   CHECK(diff.rows[0].name == "schedule");
   CHECK_FALSE(diff.rows[0].matches);
   CHECK(diff.rows[1].matches);
@@ -185,17 +187,18 @@ TEST_CASE("a differing operating point blocks, a differing workload name is show
   head.values = {{"manifest.workload", "model_b:step"}, {"manifest.operating_point", "bs4"}};
   ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
   CHECK(diff.comparable());
-  REQUIRE(diff.rows.size() == 2);
-  CHECK(diff.rows[1].name == "manifest.workload");
-  CHECK(diff.rows[1].matches);
-  CHECK(diff.rows[1].base == "model_a:step");
-  CHECK(diff.rows[1].head == "model_b:step");
-  CHECK(diff.rows[1].note == "the workload's name differs: shown, not a condition (its inputs are compared)");
+  REQUIRE(diff.rows.size() == 3);  // inputs first: not recorded, not verified
+  CHECK(diff.rows[0].name == "inputs");
+  CHECK(diff.rows[2].name == "manifest.workload");
+  CHECK(diff.rows[2].matches);
+  CHECK(diff.rows[2].base == "model_a:step");
+  CHECK(diff.rows[2].head == "model_b:step");
+  CHECK(diff.rows[2].note == "the workload's name differs: shown, not a condition (its inputs are compared)");
   head.values["manifest.operating_point"] = "bs8";
   diff = ng::diff_conditions(base, head, {});
   CHECK_FALSE(diff.comparable());
-  CHECK(diff.rows[0].name == "manifest.operating_point");
-  CHECK_FALSE(diff.rows[0].matches);
+  CHECK(diff.rows[1].name == "manifest.operating_point");
+  CHECK_FALSE(diff.rows[1].matches);
   CHECK(ng::diff_conditions(base, head, {"manifest.operating_point"}).comparable());
 }
 

@@ -81,4 +81,29 @@ TEST_CASE("inputs: the run manifests' inputs decide when both sides list them") 
   CHECK_FALSE(ng::diff_conditions(base, head, {}).comparable());
 }
 
+TEST_CASE("inputs: without shapes on both sides or manifest inputs the row matches, not verified") {
+  // Issue 38 item 7: traces without shapes hid a dtype change under "6 of 6 conditions match".
+  const ng::Fingerprint with_shapes = shapes({{"aten::pow", {"[[4, 512], []]"}}});
+  for (const auto& [base, head] :
+       {std::pair{ng::Fingerprint{}, ng::Fingerprint{}}, std::pair{with_shapes, ng::Fingerprint{}},
+        std::pair{ng::Fingerprint{}, with_shapes}}) {
+    const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
+    const ng::ConditionRow* row = find_row(diff, "inputs");
+    REQUIRE(row != nullptr);
+    CHECK(row->matches);
+    CHECK_FALSE(row->verified);
+    CHECK(row->base == "not recorded");
+    CHECK(row->note.rfind("not verified: no op has input shapes on both sides", 0) == 0);
+    CHECK(diff.comparable());
+  }
+  CHECK(find_row(ng::diff_conditions(with_shapes, with_shapes, {}), "inputs")->verified);
+  // A manifest field on one side only is shown as matching, and not verified either.
+  ng::Fingerprint one_sided = with_shapes;
+  one_sided.values["manifest.seed"] = "7";
+  const ng::ConditionsDiff diff = ng::diff_conditions(one_sided, with_shapes, {});
+  REQUIRE(find_row(diff, "manifest.seed") != nullptr);
+  CHECK(find_row(diff, "manifest.seed")->matches);
+  CHECK_FALSE(find_row(diff, "manifest.seed")->verified);
+}
+
 TEST_SUITE_END();

@@ -295,10 +295,12 @@ void accept_one_sided(ConditionRow& row) {
   const std::string& name = row.name;
   if (name.rfind("manifest.", 0) == 0 || name == "world_size" || name == "devices") {
     row.matches = true;
+    row.verified = false;
     row.note = "recorded on one side only: not verified";
   }
   if (name == "ranks" && (row.base.rfind("1 (rank ", 0) == 0 || row.head.rfind("1 (rank ", 0) == 0)) {
     row.matches = true;  // one rank known on one side, none on the other: a single process each
+    row.verified = false;
     row.note = "the rank is recorded on one side only: assumed the same process";
   }
 }
@@ -378,7 +380,8 @@ ConditionsDiff diff_conditions(const Fingerprint& base, const Fingerprint& head,
   };
   ConditionsDiff diff;
   for (const std::string& name : row_names(base, head)) {
-    std::optional<ConditionRow> row = name == "inputs" ? inputs_row(base, head) : value_row(name, base, head);
+    std::optional<ConditionRow> row =
+        name == "inputs" ? std::optional<ConditionRow>(inputs_row(base, head)) : value_row(name, base, head);
     if (row) {
       row->accepted = !row->matches && is_allowed(name);
       diff.rows.push_back(std::move(*row));

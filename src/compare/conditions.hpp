@@ -43,6 +43,7 @@ struct ConditionRow {
   bool matches = true;
   bool accepted = false;  // differs, but the rules or --allow-mismatch accept it
   std::string note;       // why it matters or the likely cause ("" if nothing to add)
+  bool verified = true;   // false: counted as matching but not checked (recorded by one side or neither)
   bool operator==(const ConditionRow&) const = default;
 };
 

@@ -6,13 +6,12 @@
 
 #include "compare/conditions.hpp"
 
-#include <optional>
-
 namespace neuron_gate {
 
 // The inputs row of the conditions table: base and head text, matches, and a note naming replaced lists
-// or new/removed call sites. nullopt when neither the manifests state inputs nor any op with shapes is
-// on both sides (then nothing can be compared; open hypotheses say so).
-std::optional<ConditionRow> inputs_row(const Fingerprint& base, const Fingerprint& head);
+// or new/removed call sites. When neither the manifests state inputs nor any op with shapes is on both
+// sides, a row that matches but is not verified ("not recorded"): a change of shapes or dtypes would go
+// unseen, and the context line says so.
+ConditionRow inputs_row(const Fingerprint& base, const Fingerprint& head);
 
 }  // namespace neuron_gate

@@ -145,7 +145,10 @@ VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDif
   }
   for (const ConditionRow& row : conditions.rows) {
     ++s.conditions;
-    s.conditions_matched += row.matches ? 1 : 0;
+    s.conditions_matched += row.matches && row.verified ? 1 : 0;
+    if (row.matches && !row.verified) {
+      s.conditions_unverified.push_back(row.name);
+    }
     s.conditions_accepted += (!row.matches && row.accepted) ? 1 : 0;
   }
   if (!s.deciding.empty()) {

@@ -36,8 +36,9 @@ struct VerdictSummary {
   std::size_t waived = 0;                   // gating regressions covered by a waiver
   std::optional<std::string> waived_until;  // the earliest expiry among them, YYYY-MM-DD
   std::size_t conditions = 0, conditions_matched = 0,
-              conditions_accepted = 0;      // rows; matching; differing but accepted
-  std::vector<MetricClass> gating_classes;  // Decision::gating_classes that have a gating metric here
+              conditions_accepted = 0;             // rows; matching and verified; differing but accepted
+  std::vector<std::string> conditions_unverified;  // rows counted as matching but not checked (verified false)
+  std::vector<MetricClass> gating_classes;         // Decision::gating_classes that have a gating metric here
   bool pass_per_op = false;  // pass decided by per-op metrics: `deciding` are then the largest changes, none regressed
   // Samples per side of the first deciding metric (0 when none): stated once in the context line.
   std::size_t base_samples = 0, head_samples = 0;

@@ -120,6 +120,23 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
   return line;
 }
 
+namespace {
+
+// ", 2 not verified (`inputs`, `devices`)": conditions counted as matching but not checked.
+std::string unverified_conditions_text(const VerdictSummary& summary) {
+  const std::vector<std::string>& names = summary.conditions_unverified;
+  if (names.empty()) {
+    return "";
+  }
+  std::string text = ", " + std::to_string(names.size()) + " not verified (";
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) {
+    text += (i ? ", " : "") + prose_code(names[i]);
+  }
+  return text + (names.size() > 3 ? ", …)" : ")");
+}
+
+}  // namespace
+
 std::string context_text(const Judgement& judgement, const VerdictSummary& summary, const std::string& base_spec,
                          const std::string& head_spec) {
   std::string line = "base " + prose_code(base_spec) + " → head " + prose_code(head_spec) + samples_text(summary);
@@ -127,7 +144,8 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
     line += " · " + std::to_string(summary.conditions_matched) + " of " + std::to_string(summary.conditions) +
             (summary.conditions == 1 ? " condition matches" : " conditions match") +
             (summary.conditions_accepted > 0 ? ", " + std::to_string(summary.conditions_accepted) + " accepted"
-                                             : std::string());
+                                             : std::string()) +
+            unverified_conditions_text(summary);
   }
   const std::vector<MetricClass>& classes = summary.gating_classes;
   if (!classes.empty() && judgement.decision.outcome != Outcome::not_comparable) {

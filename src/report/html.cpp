@@ -139,9 +139,10 @@ std::string conditions_section(const Report& report) {
       "class=\"table-wrap\"><table>\n<thead><tr><th>condition</th><th>base</th><th>head</th><th></th></tr></thead>\n"
       "<tbody>\n";
   for (const ConditionRow& row : report.conditions.rows) {
-    const std::string mark = row.matches    ? "<span class=\"ok\">✓</span>"
-                             : row.accepted ? "<span class=\"accepted\">✗ accepted</span>"
-                                            : "<span class=\"bad\">✗ differs</span>";
+    const std::string mark =
+        row.matches ? (row.verified ? "<span class=\"ok\">✓</span>" : "<span class=\"accepted\">? not verified</span>")
+        : row.accepted ? "<span class=\"accepted\">✗ accepted</span>"
+                       : "<span class=\"bad\">✗ differs</span>";
     html += std::string("<tr") + (row.matches ? "" : " class=\"differs\"") + "><td>" + code(row.name) + "</td><td>" +
             esc(row.base) + "</td><td>" + esc(row.head) + "</td><td>" + mark +
             (row.note.empty() ? "" : " <span class=\"note\">" + esc(row.note) + "</span>") + "</td></tr>\n";

@@ -379,6 +379,7 @@ void write_json_report(const Report& report, const std::function<void(std::strin
                           {"base", row.base},
                           {"head", row.head},
                           {"matches", row.matches},
+                          {"verified", row.verified},
                           {"accepted", row.accepted},
                           {"note", row.note}});
   }

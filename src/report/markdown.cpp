@@ -98,11 +98,14 @@ std::string conditions_section(const Report& report) {
             (report.summary.conditions_accepted > 0
                  ? ", " + std::to_string(report.summary.conditions_accepted) + " accepted"
                  : std::string()) +
+            (report.summary.conditions_unverified.empty()
+                 ? std::string()
+                 : ", " + std::to_string(report.summary.conditions_unverified.size()) + " not verified") +
             "</summary>\n\n";
   }
   text += "| condition | base | head | |\n|---|---|---|---|\n";
   for (const ConditionRow& row : report.conditions.rows) {
-    const char* mark = row.matches ? "✓" : (row.accepted ? "✗ accepted" : "✗");
+    const char* mark = row.matches ? (row.verified ? "✓" : "?") : (row.accepted ? "✗ accepted" : "✗");
     text += "| " + text_cell(row.name) + " | " + text_cell(row.base) + " | " + text_cell(row.head) + " | " + mark +
             (row.note.empty() ? "" : " " + text_cell(row.note)) + " |\n";
   }
