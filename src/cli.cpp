@@ -250,6 +250,20 @@ CLI::App* add_digest(CLI::App& app, DigestOptions& digest, bool& no_git) {
   return digest_cmd;
 }
 
+CLI::App* add_render(CLI::App& app, RenderOptions& render) {
+  CLI::App* render_cmd = app.add_subcommand(
+      "render", "write the Markdown of a JSON report that compare --json wrote (every string in it rendered as data)");
+  render_cmd->footer("\nExit codes: 0 written, 2 usage or input error.\n");
+  render_cmd->add_option("REPORT", render.report, "a JSON report of compare --json")->required()->type_name("FILE");
+  render_cmd->add_option("--markdown", render.markdown_path, "write the Markdown here (default: stdout)")
+      ->type_name("FILE");
+  render_cmd
+      ->add_option("--comment-key", render.comment_key,
+                   "key of the sticky PR comment (as compare --comment-key); 1-64 of A-Z a-z 0-9 . _ -")
+      ->type_name("KEY");
+  return render_cmd;
+}
+
 CLI::App* add_history(CLI::App& app, HistoryOptions& history) {
   CLI::App* history_cmd = app.add_subcommand(
       "history", "list stored baselines along first-parent history and mark where a deciding metric shifted");
@@ -370,6 +384,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* baseline_save_cmd = add_baseline_save(app, baseline_save);
   HistoryOptions history;
   CLI::App* history_cmd = add_history(app, history);
+  RenderOptions render;
+  CLI::App* render_cmd = add_render(app, render);
   std::size_t threads = 0;  // 0: NEURON_GATE_THREADS, else the machine's cores (util/parallel.hpp)
   add_threads_option({compare_cmd, calibrate_cmd, inspect_cmd, rank_cmd, digest_cmd, baseline_save_cmd, history_cmd},
                      threads);
@@ -413,6 +429,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     if (history_cmd->parsed()) {
       return run_history(history, out);
+    }
+    if (render_cmd->parsed()) {
+      return run_render(render, out);
     }
     if (baseline_save_cmd->parsed()) {
       return run_baseline_save(baseline_save, out);

@@ -25,3 +25,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_git.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_history.cpp)
 # Stored baselines: digests committed to a ref, found for the nearest ancestor (issue 20 item 4).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_baseline.cpp)
+# `render`: the Markdown of a JSON report another job wrote, every string as data (issue 39 item 5).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_render.cpp)

@@ -52,6 +52,19 @@ struct CompareOptions {
 // naming the path.
 int run_compare(const CompareOptions& options, std::ostream& out);
 
+// Options of `neuron-gate render`.
+struct RenderOptions {
+  std::string report;         // a JSON report written by compare --json (neuron-gate.report/2 or points/1)
+  std::string markdown_path;  // --markdown: "" = stdout
+  std::string comment_key;    // --comment-key: carried by the marker line ("" = none)
+};
+
+// Writes the Markdown of a JSON report that another job wrote, with compare's renderer and comment
+// limit; every string of the file is rendered as data (report/json_read.hpp). Returns 0. Throws
+// UsageError for a bad comment key, InputError naming the file for a report that does not read (its
+// byte offset or key path) and for a failed write.
+int run_render(const RenderOptions& options, std::ostream& out);
+
 // Options of `neuron-gate calibrate`.
 struct CalibrateOptions {
   std::string profile;                      // one side: directory, file or git:REF:PATH

@@ -126,4 +126,18 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
   return result;
 }
 
+const char* point_status_key(PointStatus status) {
+  switch (status) {
+  case PointStatus::compared:
+    return "compared";
+  case PointStatus::base_only:
+    return "base_only";
+  case PointStatus::head_only:
+    return "head_only";
+  case PointStatus::conditions_differ:
+    break;
+  }
+  return "conditions_differ";
+}
+
 }  // namespace neuron_gate

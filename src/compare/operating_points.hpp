@@ -53,6 +53,9 @@ struct PointsJudgement {
 // conditions.comparable()).
 void set_point_status(PointComparison& point);
 
+// The status as the points JSON report writes it: "compared", "base_only", "head_only", "conditions_differ".
+const char* point_status_key(PointStatus status);
+
 // Measures every compared point (compare_metrics), names its metrics with the point, judges them all at
 // once (judge(): families and Holm across points), then gives each point its slice of the metrics and
 // its own decision. Throws UsageError when no compared point has a gating metric with samples on both

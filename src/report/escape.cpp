@@ -394,6 +394,24 @@ std::string prose_html(std::string_view prose) {
   return out;
 }
 
+std::string untrusted_prose(std::string_view plain) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < plain.size()) {
+    const std::size_t open = plain.find('`', start);
+    const std::size_t close = open == std::string_view::npos ? open : plain.find('`', open + 1);
+    if (close == std::string_view::npos) {
+      return out + prose_text(plain.substr(start));
+    }
+    if (open > start) {
+      out += prose_text(plain.substr(start, open - start));
+    }
+    out += prose_code(plain.substr(open + 1, close - open - 1));
+    start = close + 1;
+  }
+  return out;
+}
+
 std::string prose_plain(std::string_view prose) {
   std::string out;
   for_each_piece(prose, [&](int kind, std::string_view piece) {

@@ -97,4 +97,9 @@ std::string prose_html(std::string_view prose);
 // code data between backticks, text data as it is (sanitized).
 std::string prose_plain(std::string_view prose);
 
+// The inverse of prose_plain for text that is not trusted (a JSON report read back by `render`): each
+// pair of backticks becomes code data (prose_code), everything else text data (prose_text), so no
+// piece is own text and every renderer escapes all of it.
+std::string untrusted_prose(std::string_view plain);
+
 }  // namespace neuron_gate

@@ -48,6 +48,9 @@ ordered metric_json(const MetricComparison& m) {
         {"gone", m.replaced->gone}, {"appeared", m.replaced->appeared}, {"calls_changed", m.replaced->calls_changed}};
   }
   j["unit"] = m.unit;
+  if (m.resolution) {  // the timer's quantum: the CIs are widened by it (metric_comparison.hpp)
+    j["resolution"] = *m.resolution;
+  }
   j["better"] = m.better == Better::lower ? "lower" : "higher";
   j["verdict"] = verdict_name(m.verdict);
   j["reason"] = m.reason;
@@ -142,6 +145,42 @@ ordered facts_json(const SideFacts& facts) {
     j["attributed_device_ns"] = facts.attributed_device_ns;
   }
   return j;
+}
+
+const char* summary_role_key(SummaryRole role) {
+  switch (role) {
+  case SummaryRole::deciding:
+    return "deciding";
+  case SummaryRole::replacement:
+    return "replacement";
+  case SummaryRole::structural:
+    return "structural";
+  case SummaryRole::top_change:
+    break;
+  }
+  return "top_change";
+}
+
+// The summary table under the headline and the conditions' counts, as the Markdown shows them.
+ordered summary_json(const Report& report) {
+  ordered rows = ordered::array();
+  for (const SummaryLine& line : report.summary_lines) {
+    rows.push_back({{"role", summary_role_key(line.role)},
+                    {"metric", line.metric},
+                    {"name", prose_plain(line.name)},
+                    {"change", line.change},
+                    {"base", line.base},
+                    {"head", line.head},
+                    {"note", prose_plain(line.note)},
+                    {"medians_note", prose_plain(line.medians_note)}});
+  }
+  const VerdictSummary& s = report.summary;
+  return {{"rows", rows},
+          {"conditions",
+           {{"count", s.conditions},
+            {"matched", s.conditions_matched},
+            {"accepted", s.conditions_accepted},
+            {"not_verified", s.conditions_unverified}}}};
 }
 
 // The rules block: the rules that were applied (after --unit), with the sha256 of applied_rules_json.
@@ -350,6 +389,7 @@ void write_json_report(const Report& report, const std::function<void(std::strin
   }
   j.field("exit_codes", exit_codes);
   j.field("verdict_line", prose_plain(report.verdict_line));
+  j.field("context_line", prose_plain(report.context_line));
   static const char* const overlap_keys[] = {"none", "identical", "head_inside_base"};
   j.field("inputs_overlap", {{"kind", overlap_keys[static_cast<int>(report.inputs_overlap.kind)]},
                              {"base_files", report.inputs_overlap.base_files},
@@ -384,6 +424,7 @@ void write_json_report(const Report& report, const std::function<void(std::strin
                           {"note", row.note}});
   }
   j.field("conditions", conditions);
+  j.field("summary", summary_json(report));
   j.metrics(report.metrics);
   ordered interpretations = ordered::array(), hypotheses = ordered::array();
   for (const std::string& line : report.interpretations) {

@@ -62,6 +62,7 @@ std::string render_points_json(const PointsReport& report) {
     nlohmann::ordered_json point;
     point["label"] = row.label;
     point["outcome"] = outcome_name(row.outcome);
+    point["status"] = point_status_key(row.status);
     point["verdict"] = prose_plain(row.verdict);
     point["deciding_metric"] = prose_plain(row.metric);
     point["change"] = row.change;
