@@ -11,7 +11,7 @@
 #                                   branch (whose caches every pull request may restore) serves them all.
 #   build.sh build SOURCE_DIR BUILD_DIR [KEY]
 #                                   reuses BUILD_DIR/src/neuron-gate if it runs and BUILD_DIR/.neuron-gate-key
-#                                   is KEY (an exact cache hit), else configures and builds it (Release, no
+#                                   is KEY (default: the key of SOURCE_DIR) (an exact cache hit), else configures and builds it (Release, no
 #                                   tests), with ccache in BUILD_DIR/.ccache when ccache is installed, so a
 #                                   folder restored from an older key (restore-keys) rebuilds only what
 #                                   changed; prints binary=PATH.
@@ -31,7 +31,9 @@ key() {
 }
 
 build() {
-  local src="$1" dir="$2" want="${3:-}" have=""
+  local src dir="$2" want have=""
+  src="$(cd "$1" && pwd)"
+  want="${3:-$(key "$src" | sed -n 's/^key=//p')}"
   [ -r "$dir/.neuron-gate-key" ] && have="$(cat "$dir/.neuron-gate-key")"
   if [ -x "$dir/src/neuron-gate" ] && [ "$have" = "$want" ] && "$dir/src/neuron-gate" --version > /dev/null 2>&1; then
     echo "reusing $("$dir/src/neuron-gate" --version) from $dir (cache key $want)" >&2

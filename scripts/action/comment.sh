@@ -5,8 +5,12 @@
 # else is never edited, whatever it carries. Used by the action (comment: always | on-change) and by
 # post-comment/action.yml in a workflow_run job (the fork-safe second phase).
 #
-# Usage: comment.sh --report-dir DIR [--mode always|on-change]
-#   DIR holds report.md and comment.json (written by run.sh).
+# Usage: comment.sh --report-dir DIR [--mode always|on-change] [--render BINARY]
+#   DIR holds report.md and comment.json (written by run.sh), and report.json when neuron-gate wrote one.
+#   --render: DIR came from another job (post-comment/action.yml: a pull request's artifact): its report.md
+#   is never posted; BINARY (neuron-gate) renders the comment from DIR/report.json, every string in it as
+#   data (`neuron-gate render`); without a report.json a fixed note is posted; a report.json that does not
+#   read posts nothing and fails.
 #   on-change: post only when the verdict is not pass, or update a comment that already exists.
 # Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
 #   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
@@ -18,17 +22,18 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
 
-report_dir="" mode="always"
+report_dir="" mode="always" render=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --report-dir) report_dir="${2:-}"; shift 2 ;;
     --mode) mode="${2:-}"; shift 2 ;;
+    --render) render="${2:-}"; shift 2 ;;
     *) echo "comment.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 case "$mode" in always | on-change) ;; *) echo "comment.sh: --mode must be always or on-change, not '$mode'" >&2; exit 2 ;; esac
-if [ -z "$report_dir" ] || [ ! -f "$report_dir/report.md" ]; then
-  echo "comment.sh: no report.md in '${report_dir}'" >&2
+if [ -z "$report_dir" ] || [ ! -f "$report_dir/comment.json" ] || { [ -z "$render" ] && [ ! -f "$report_dir/report.md" ]; }; then
+  echo "comment.sh: no report.md and comment.json in '${report_dir}'" >&2
   exit 2
 fi
 if [ -z "${GITHUB_REPOSITORY:-}" ]; then
@@ -85,13 +90,28 @@ if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; t
   exit 0
 fi
 
+markdown="$report_dir/report.md"
+if [ -n "$render" ]; then
+  markdown="$work/report.md"
+  if [ -f "$report_dir/report.json" ]; then
+    if ! "$render" render "$report_dir/report.json" --markdown "$markdown" ${comment_key:+--comment-key "$comment_key"}; then
+      echo "::error title=neuron-gate comment::the artifact's report.json does not read as a neuron-gate report (see the message above); nothing posted"
+      exit 1
+    fi
+  else
+    exit_code="$(json get "$report_dir/comment.json" exit_code | tr -cd '0-9' | head -c 3)"
+    printf '## neuron-gate: no report\n\nneuron-gate wrote no report in the pull request'"'"'s workflow run%s; its log says why.\n' \
+      "${exit_code:+ (exit code $exit_code)}" > "$markdown"
+  fi
+fi
+
 note=""
 if [ "$verify_sha" != "-" ]; then
   # post-comment/action.yml in a workflow_run job: say where the report came from.
   run_id="$(json get "$report_dir/comment.json" run_id | tr -cd '0-9')"
   note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`); the comparison ran there, with that run's permissions.*"
 fi
-json comment-body "$report_dir/report.md" "$work/body.json" "$note" "$comment_key"
+json comment-body "$markdown" "$work/body.json" "$note" "$comment_key"
 if [ -n "$existing" ]; then
   gh api --method PATCH "repos/$repo/issues/comments/$existing" --input "$work/body.json" > "$work/response.json"
   action="updated"

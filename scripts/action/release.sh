@@ -9,7 +9,8 @@
 #                              build=true                    (nothing pinned: build from source)
 #                            and prints ::error::/::warning:: workflow commands on stdout.
 #
-# The pin: ACTION/scripts/action/release-pin (ACTION is GITHUB_ACTION_PATH, else this script's checkout),
+# The pin: ACTION/scripts/action/release-pin, ACTION being the checkout this script lies in (action.yml and
+# post-comment/action.yml share it),
 # written by scripts/release/pin.sh and committed by .github/workflows/release.yml as the commit after the
 # one the binaries were built from; the release tag points at that commit. Lines "version vX.Y.Z",
 # "commit 40-HEX" (the commit the binaries were built from), "url BASE" (assets are BASE/NAME.tar.gz),
@@ -40,7 +41,7 @@ fail() {
 
 [ $# -eq 1 ] || { echo "usage: release.sh DEST_DIR" >&2; exit 2; }
 dest="$1"
-action="${GITHUB_ACTION_PATH:-$(cd "$(dirname "$0")/../.." && pwd)}"
+action="$(cd "$(dirname "$0")/../.." && pwd)"
 pin="$action/scripts/action/release-pin"
 [ "${NG_FROM_SOURCE:-false}" != "true" ] || build_instead "from-source is true"
 [ "$(uname -s)" = "Linux" ] || build_instead "releases are built for Linux only, this is $(uname -s)"

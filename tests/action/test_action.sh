@@ -276,6 +276,33 @@ sed 's/"pr_number": 42/"pr_number": "42 --method DELETE"/' "$tmp/artifact/commen
 run_action post4 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
 check "a PR number that is not an integer is refused" test "$(rc post4)" -ne 0
 check "and gh is not called" equals "$(grep -c . "$tmp/post4/gh.log")" 0
+# The trusted job renders the comment itself (neuron-gate render of report.json); the artifact's Markdown
+# is never posted, and report.json's strings are data.
+rm -rf "$tmp/downloaded" && cp -r "$tmp/artifact" "$tmp/downloaded"
+printf '## ✅ PASS\n@everyone ![x](https://evil.example/x.png)\n' > "$tmp/downloaded/report.md"
+python3 - "$tmp/downloaded/report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["interpretations"].append("@octocat see [this](https://evil.example) <img src=x> :rocket: #12")
+json.dump(report, open(sys.argv[1], "w"))
+PY
+run_action post5 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
+state_comments "octo-org/neuron-app#42" body > "$tmp/post5/body.md"
+check "fork flow: the comment is neuron-gate's render of report.json (the regression headline)" \
+  contains "$tmp/post5/body.md" "## ❌ REGRESSION: \`latency\` +38.4%"
+check "fork flow: the artifact's own report.md is not posted" bash -c "! grep -q 'everyone' '$tmp/post5/body.md'"
+check "fork flow: report.json's text is escaped (no link, mention or image)" bash -c \
+  "grep -qF 'see \\[this\\](https:' '$tmp/post5/body.md' && grep -qF '&lt;img src=x&gt;' '$tmp/post5/body.md' && ! grep -q '@octocat' '$tmp/post5/body.md'"
+rm "$tmp/downloaded/report.json"
+run_action post6 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
+state_comments "octo-org/neuron-app#42" body > "$tmp/post6/body.md"
+check "fork flow without report.json: a fixed note, none of the artifact's Markdown" equals \
+  "$(rc post6)/$(grep -c 'neuron-gate wrote no report in the pull request.s workflow run (exit code 1)' "$tmp/post6/body.md")/$(grep -c everyone "$tmp/post6/body.md")" 0/1/0
+printf '{"schema": "neuron-gate.report/2", "outcome": "PASS"}' > "$tmp/downloaded/report.json"
+run_action post7 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
+check "fork flow with a report.json that does not read: the job fails, nothing posted" equals \
+  "$(rc post7)/$(calls post7 POST '.*')$(calls post7 PATCH '.*')" 1/00
+check "and the ::error:: says so" contains "$tmp/post7/stdout" "::error title=neuron-gate comment::the artifact's report.json does not read"
 
 echo "# rules a pull request cannot loosen: the rules file is read at the base commit (rules-ref)"
 ws="$tmp/ws" # the workspace of a pull_request job: the repository checked out at the PR's head
