@@ -37,6 +37,7 @@ constexpr const char* k_examples =
     "  neuron-gate rank base/ alt1/ alt2/                  alternatives ranked against base, with CIs\n"
     "  neuron-gate digest base/ -o base.ngdigest           kilobytes that compare reads in place of base/\n"
     "  neuron-gate history refs/neuron-gate/baselines/main stored baselines along history, with shifts\n"
+    "  neuron-gate render r.json --markdown c.md           a JSON report from another job as Markdown\n"
     "  neuron-gate COMMAND --help                          a command's options\n";
 
 // "neuron-gate 0.1.0 (git commit 0123456789ab)".

@@ -69,15 +69,16 @@ TEST_CASE("a mistyped command suggests the nearest one and exits 2") {
   const CliResult r = run({"comapre", "base", "head"});
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "neuron-gate: error: unknown command \"comapre\"; did you mean \"compare\"? "
-                 "(commands: compare, calibrate, inspect, rank, digest, baseline, history; neuron-gate --help)\n");
+  CHECK(r.err ==
+        "neuron-gate: error: unknown command \"comapre\"; did you mean \"compare\"? "
+        "(commands: compare, calibrate, inspect, rank, digest, baseline, history, render; neuron-gate --help)\n");
   CHECK(has(run({"inspekt", "x"}).err, "did you mean \"inspect\"?"));
   CHECK(has(run({"calibrat"}).err, "did you mean \"calibrate\"?"));
   // Nothing near: no suggestion, the commands listed.
   const CliResult far = run({"frobnicate"});
   CHECK(far.exit_code == 2);
   CHECK(far.err == "neuron-gate: error: unknown command \"frobnicate\" (commands: compare, calibrate, inspect, rank, "
-                   "digest, baseline, history; "
+                   "digest, baseline, history, render; "
                    "neuron-gate --help)\n");
   // A command spelled right, or an option first, is left to the parser.
   CHECK(run({"compare"}).exit_code == 2);

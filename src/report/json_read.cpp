@@ -3,7 +3,6 @@
 #include "input/json_input.hpp"
 #include "report/escape.hpp"
 #include "report/prose.hpp"
-#include "stats/multiple_testing.hpp"
 
 #include <regex>
 
@@ -164,6 +163,30 @@ SideFacts facts_from_json(const Reader& r, const json& value, const std::string&
   return facts;
 }
 
+NoiseCheck noise_check_from_json(const Reader& r, const json& c, const std::string& at) {
+  NoiseCheck check;
+  check.split_by = r.choice(c, "split_by", at, {SplitBy::runs, SplitBy::traces},
+                            [](SplitBy s) { return s == SplitBy::runs ? "runs" : "traces"; });
+  check.runs = r.count(c, "runs", at);
+  check.traces = r.count(c, "traces", at);
+  const json& halves = r.array(c, "halves", at);
+  if (halves.size() != 2 || !halves[0].is_number_unsigned() || !halves[1].is_number_unsigned()) {
+    r.fail("\"" + at + ".halves\" must be two counts");
+  }
+  check.half_a = halves[0].get<std::size_t>();
+  check.half_b = halves[1].get<std::size_t>();
+  check.splits = r.count(c, "splits", at);
+  check.requested_splits = r.count(c, "requested_splits", at);
+  check.min_splits = r.count(c, "min_splits", at);
+  if (!r.at(c, "value_budget", at).is_null()) {
+    check.value_budget = r.count(c, "value_budget", at);
+  }
+  check.comparisons = r.count(c, "comparisons", at);
+  check.sample_values = r.count(c, "sample_values", at);
+  check.seed = r.count(c, "seed", at);
+  return check;
+}
+
 Provenance provenance_from_json(const Reader& r, const json& doc, const std::string& top) {
   const auto key = [&](const char* name) { return Reader::name(top, name); };
   Provenance p;
@@ -223,44 +246,14 @@ Provenance provenance_from_json(const Reader& r, const json& doc, const std::str
     p.stored_baseline = found;
   }
   if (value.contains("noise_check")) {
-    const json& c = r.at(value, "noise_check", key("provenance"));
-    const std::string at = key("provenance.noise_check");
-    NoiseCheck check;
-    check.split_by = r.choice(c, "split_by", at, {SplitBy::runs, SplitBy::traces},
-                              [](SplitBy s) { return s == SplitBy::runs ? "runs" : "traces"; });
-    check.runs = r.count(c, "runs", at);
-    check.traces = r.count(c, "traces", at);
-    const json& halves = r.array(c, "halves", at);
-    if (halves.size() != 2 || !halves[0].is_number_unsigned() || !halves[1].is_number_unsigned()) {
-      r.fail("\"" + at + ".halves\" must be two counts");
-    }
-    check.half_a = halves[0].get<std::size_t>();
-    check.half_b = halves[1].get<std::size_t>();
-    check.splits = r.count(c, "splits", at);
-    check.requested_splits = r.count(c, "requested_splits", at);
-    check.min_splits = r.count(c, "min_splits", at);
-    if (!r.at(c, "value_budget", at).is_null()) {
-      check.value_budget = r.count(c, "value_budget", at);
-    }
-    check.comparisons = r.count(c, "comparisons", at);
-    check.sample_values = r.count(c, "sample_values", at);
-    check.seed = r.count(c, "seed", at);
-    p.noise_check = check;
+    p.noise_check =
+        noise_check_from_json(r, r.at(value, "noise_check", key("provenance")), key("provenance.noise_check"));
   }
   return p;
 }
 
-Report report_from_json(const Reader& r, const json& doc, const std::string& top) {
-  const auto key = [&](const char* name) { return Reader::name(top, name); };
-  Report report;
-  report.outcome = r.choice(doc, "outcome", "", k_outcomes, outcome_name);
-  report.decision.outcome = report.outcome;
-  report.decision.exit_code = static_cast<int>(r.count(doc, "exit_code", top));
-  report.verdict_line = r.prose(doc, "verdict_line", top);
-  report.context_line = r.prose(doc, "context_line", top);
-  report.inputs_line = r.prose(r.at(doc, "inputs_overlap", top), "text", key("inputs_overlap"));
-
-  const json& conditions = r.array(doc, "conditions", top);
+// Reads the conditions table into `diff`; true when a condition differs and is not accepted.
+bool conditions_from_json(const Reader& r, const json& conditions, const std::string& top, ConditionsDiff& diff) {
   bool differing = false;
   for (std::size_t i = 0; i < conditions.size(); ++i) {
     const std::string at = Reader::item(top, "conditions", i);
@@ -273,8 +266,22 @@ Report report_from_json(const Reader& r, const json& doc, const std::string& top
     row.verified = r.boolean(conditions[i], "verified", at);
     row.note = r.str(conditions[i], "note", at);
     differing = differing || (!row.matches && !row.accepted);
-    report.conditions.rows.push_back(std::move(row));
+    diff.rows.push_back(std::move(row));
   }
+  return differing;
+}
+
+Report report_from_json(const Reader& r, const json& doc, const std::string& top) {
+  const auto key = [&](const char* name) { return Reader::name(top, name); };
+  Report report;
+  report.outcome = r.choice(doc, "outcome", "", k_outcomes, outcome_name);
+  report.decision.outcome = report.outcome;
+  report.decision.exit_code = static_cast<int>(r.count(doc, "exit_code", top));
+  report.verdict_line = r.prose(doc, "verdict_line", top);
+  report.context_line = r.prose(doc, "context_line", top);
+  report.inputs_line = r.prose(r.at(doc, "inputs_overlap", top), "text", key("inputs_overlap"));
+
+  const bool differing = conditions_from_json(r, r.array(doc, "conditions", top), top, report.conditions);
   // NOT COMPARABLE for differing conditions, else for head's data (report.hpp conditions_differ).
   if (report.outcome == Outcome::no_decision || (report.outcome == Outcome::not_comparable && !differing)) {
     report.decision.no_decision = NoDecision{NoDecisionCause::head_data_incomplete, 0, 0, ""};
