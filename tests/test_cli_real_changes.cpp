@@ -116,6 +116,20 @@ TEST_CASE("bimodal step times are named as such, with each mode's steps and medi
   CHECK(warm.out.find("bimodal") == std::string::npos);
 }
 
+TEST_CASE("two modes that are whole processes are named as processes, not as steps (issue 38 item 7)") {
+  // Real traces (scripts/profiles/gen_bimodal.py --by-process): run-02's process also runs a matmul on every
+  // step, run-01's never does, so each process's steps all lie in one mode.
+  const CliResult result = run({"compare", profile("bimodal-processes"), profile("bimodal-processes"), "--no-git"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find("- base: step times (warm-up aside) differ by process, not by step: 1 process (`run-01/`) "
+                        "around ") != std::string::npos);
+  CHECK(result.out.find(" and 1 (`run-02/`) around ") != std::string::npos);
+  CHECK(result.out.find("are bimodal") == std::string::npos);
+  // One process whose own steps fall in two modes stays a per-step pattern.
+  CHECK(run({"compare", profile("bimodal"), profile("bimodal"), "--no-git"}).out.find("differ by process") ==
+        std::string::npos);
+}
+
 TEST_CASE(
     "3 profiler cycles a run, a third of them warm-up: A -> Areg (+38% end to end) is never a pass, traces or tables") {
   // The profiler's view of a real +38%, 10 runs a side of 2 cycles once the warm-up cycle is left out: estimates worse

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neuron_gate {
 
@@ -18,6 +19,10 @@ struct BimodalStepsFinding {
   std::size_t high_steps = 0;  // steps in the slower mode
   double low_us = 0;           // median step time of the faster mode, µs
   double high_us = 0;          // median step time of the slower mode, µs
+  // Each process (a rank where one is known, else a run folder) has all its steps in one mode, and both
+  // modes hold one: the modes are processes that differ (e.g. rank 1 waiting on rank 0), not a per-step
+  // pattern. Then the processes of each mode, in path order ("rank 0", "run-02/"); else both empty.
+  std::vector<std::string> low_processes, high_processes;
   bool operator==(const BimodalStepsFinding&) const = default;
 };
 

@@ -14,8 +14,11 @@ std::optional<WholeRunShiftFinding> whole_run_shift(const std::vector<MetricComp
     const MetricComparison& m = metrics[i];
     const bool per_op = m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
     if (per_op && m.base_median && m.head_median && *m.base_median >= min_base && *m.head_median > 0) {
+      // The Hodges–Lehmann ratio where there is one: on bimodal step data the ratio of the two medians
+      // jumps with how many steps of each mode a side caught (issue 38 item 7).
+      const double ratio = m.ratio && *m.ratio > 0 ? *m.ratio : *m.head_median / *m.base_median;
       eligible.push_back(i);
-      logs.push_back(std::log(*m.head_median / *m.base_median));
+      logs.push_back(std::log(ratio));
     }
   }
   if (eligible.size() < k_shift_min_ops) {

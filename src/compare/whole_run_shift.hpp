@@ -13,10 +13,11 @@
 namespace neuron_gate {
 
 // Ops of one run that moved together: `along` of `eligible` per-op metrics (self CPU and device time,
-// present on both sides, base median >= k_shift_min_floors x rules.floor_us) have a median ratio
-// head/base within k_shift_band of `factor`, the median of all eligible ratios.
+// present on both sides, base median >= k_shift_min_floors x rules.floor_us) have a ratio head/base (the
+// Hodges–Lehmann estimate, else the ratio of medians) within k_shift_band of `factor`, the median of all
+// eligible ratios.
 struct WholeRunShiftFinding {
-  double factor = 1;                 // median of head median / base median over the eligible metrics
+  double factor = 1;                 // median of the eligible metrics' ratios (Hodges–Lehmann, else of medians)
   std::size_t eligible = 0;          // per-op metrics large enough to show a ratio above the timer quantum
   std::vector<std::size_t> along;    // metric indices (into Judgement::metrics) within the band, in order
   std::vector<std::size_t> decided;  // of `along`, the gating ones REGRESSED or IMPROVED (set by interpret())

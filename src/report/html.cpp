@@ -277,9 +277,7 @@ std::string provenance_section(const Report& report) {
   }
   for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
     html += std::string("<li>") + (facts == &report.base_facts ? "base" : "head") + ": " +
-            std::to_string(facts->traces) + " traces, " + std::to_string(facts->steps) + " sample steps, " +
-            std::to_string(facts->events) + " events; " + std::to_string(facts->outside_step_events) +
-            " op calls outside every step (counted, not compared)" + esc(device_share_text(*facts)) + "</li>\n";
+            esc(side_facts_text(*facts)) + "</li>\n";
   }
   for (const std::string& warning : p.warnings) {
     html += "<li>⚠️ " + html_spans(warning) + "</li>\n";

@@ -146,10 +146,7 @@ std::string provenance_section(const Report& report) {
   }
   for (const SideFacts* facts : {&report.base_facts, &report.head_facts}) {
     const char* side = facts == &report.base_facts ? "base" : "head";
-    text += std::string("- ") + side + ": " + std::to_string(facts->traces) + " traces, " +
-            std::to_string(facts->steps) + " sample steps, " + std::to_string(facts->events) + " events; " +
-            std::to_string(facts->outside_step_events) + " op calls outside every step (counted, not compared)" +
-            device_share_text(*facts) + "\n";
+    text += std::string("- ") + side + ": " + side_facts_text(*facts) + "\n";
   }
   for (const std::string& warning : p.warnings) {
     text += "- ⚠️ " + markdown_spans(warning, false) + "\n";

@@ -124,11 +124,11 @@ std::string op_regressions_text(const Metrics& metrics, const std::vector<std::s
 }
 
 std::string whole_run_shift_text(const Metrics& metrics, const WholeRunShiftFinding& shift) {
-  std::string line = "Whole-run shift: " + std::to_string(shift.along.size()) + " of " +
-                     std::to_string(shift.eligible) + " ops large enough to tell moved together by " +
-                     format_change(shift.factor) +
-                     " (median of head/base): one cause moved them all, which a code change rarely does, so they "
-                     "are read as one finding, not op by op";
+  std::string line =
+      "Whole-run shift: " + std::to_string(shift.along.size()) + " of " + std::to_string(shift.eligible) +
+      " ops large enough to tell moved together by " + format_change(shift.factor) +
+      " (median of their head/base estimates): one cause moved them all, which a code change rarely does, so they "
+      "are read as one finding, not op by op";
   if (!shift.decided.empty()) {
     std::vector<std::string> items;
     for (std::size_t i : shift.decided) {

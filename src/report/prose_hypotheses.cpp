@@ -119,7 +119,27 @@ std::string warm_up_text(const WarmUpFinding& f) {
          "whether the verdicts hold.";
 }
 
+// "`rank 0`, `rank 1` and 2 more": process names as code, at most 3.
+std::string process_names(const std::vector<std::string>& processes) {
+  std::string text;
+  for (std::size_t i = 0; i < processes.size() && i < 3; ++i) {
+    text += (i ? ", " : "") + prose_code(processes[i]);
+  }
+  return processes.size() > 3 ? text + " and " + std::to_string(processes.size() - 3) + " more" : text;
+}
+
 std::string bimodal_text(const BimodalStepsFinding& f) {
+  if (!f.low_processes.empty()) {
+    // Whole processes in each mode: a difference between processes, not a per-step pattern.
+    return f.side + ": step times (warm-up aside) differ by process, not by step: " +
+           count_of(f.low_processes.size(), "process", "processes") + " (" + process_names(f.low_processes) +
+           ") around " + format_duration_us(f.low_us) + " and " + std::to_string(f.high_processes.size()) + " (" +
+           process_names(f.high_processes) + ") around " + format_duration_us(f.high_us) + " (" +
+           format_significant(f.high_us / f.low_us, 2) +
+           "x apart), every process's steps in one group, so a median over them depends on how many steps each "
+           "process gave. Test: compare rank to rank or run to run, and find what makes the slower ones slower "
+           "(waiting on another rank, another device, a loaded machine).";
+  }
   return f.side + ": step times (warm-up aside) are bimodal: " + std::to_string(f.low_steps) + " steps around " +
          format_duration_us(f.low_us) + " and " + std::to_string(f.high_steps) + " around " +
          format_duration_us(f.high_us) + " (" + format_significant(f.high_us / f.low_us, 2) +

@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 
 #include "report/number_format.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,13 @@ SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   facts.data_problems = side.data_problems;
   facts.screened = side.screened;
   return facts;
+}
+
+std::string side_facts_text(const SideFacts& facts) {
+  return plural(facts.traces, "trace") + ", " + plural(facts.steps, "sample step") + ", " +
+         plural(static_cast<std::size_t>(std::max<std::int64_t>(facts.events, 0)), "event") + "; " +
+         plural(static_cast<std::size_t>(std::max<std::int64_t>(facts.outside_step_events, 0)), "op call") +
+         " outside every step (counted, not compared)" + device_share_text(facts);
 }
 
 std::string device_share_text(const SideFacts& facts) {

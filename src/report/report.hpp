@@ -37,6 +37,10 @@ struct SideFacts {
 // share shown beside each side's facts in every report.
 std::string device_share_text(const SideFacts& facts);
 
+// "70 traces, 70 sample steps, 2040 events; 210 op calls outside every step (counted, not compared)" and
+// the device share: one side's facts as every report's provenance states them (plain text, numbers only).
+std::string side_facts_text(const SideFacts& facts);
+
 // Everything a rendered report shows.
 struct Report {
   std::string
