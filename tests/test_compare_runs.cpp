@@ -253,6 +253,35 @@ TEST_CASE("paired runs of one capture session: the Wilcoxon signed-rank test of 
   CHECK(std::string(judge_sides(paired_sides("", "")).metrics[0].pairing).empty());
 }
 
+TEST_CASE("paired runs need the manifests' capture order to put each base run next to its head run") {
+  // Issue 37 item 2: the helper writes pairing.order into both manifests; the pairs are tested only where
+  // base/run-i and head/run-i were captured one right after the other, in the same order on both sides.
+  const auto with_order = [](std::vector<std::string> base_order, std::vector<std::string> head_order) {
+    auto sides = paired_sides("s-1", "s-1");
+    sides.first.manifest->pairing_order = std::move(base_order);
+    sides.second.manifest->pairing_order = std::move(head_order);
+    return judge_sides(sides).metrics[0];
+  };
+  std::vector<std::string> alternating, base_first;
+  for (int i = 1; i <= 8; ++i) {
+    const std::string run = "run-0" + std::to_string(i);
+    const bool head_leads = i % 2 == 0;
+    alternating.push_back((head_leads ? "head/" : "base/") + run);
+    alternating.push_back((head_leads ? "base/" : "head/") + run);
+    base_first.push_back("base/" + run);
+  }
+  for (int i = 1; i <= 8; ++i) {
+    base_first.push_back("head/run-0" + std::to_string(i));
+  }
+  CHECK(with_order(alternating, alternating).paired);
+  const ng::MetricComparison sequential = with_order(base_first, base_first);
+  CHECK_FALSE(sequential.paired);
+  CHECK(std::string(sequential.pairing).rfind("unpaired: the manifests' capture order (pairing.order)", 0) == 0);
+  std::vector<std::string> other = alternating;
+  std::swap(other[0], other[1]);
+  CHECK_FALSE(with_order(alternating, other).paired);  // the sides' manifests disagree
+}
+
 TEST_CASE("paired runs: 4 pairs cannot reach p 0.05 (2^-4 = 0.0625), so the verdict asks for 5 pairs") {
   // Exact one-sided signed-rank p of n positive differences: 2^-n (SciPy: wilcoxon([1]*4,
   // alternative="greater").pvalue 0.0625, [1]*5: 0.03125).

@@ -338,8 +338,17 @@ TEST_CASE("a manifest's pairing session is kept apart from the conditions - a ba
                             "\"schema\": \"neuron-gate.manifest/1\", \"pairing\": {\"session\": \"ci-4242-1\"},"),
                      "base/neuron-gate.json");
   CHECK(paired.pairing_session == "ci-4242-1");
+  CHECK(paired.pairing_order.empty());
+  const RunManifest ordered = parse_manifest(
+      edited(
+          "\"schema\": \"neuron-gate.manifest/1\",",
+          R"("schema": "neuron-gate.manifest/1", "pairing": {"session": "s", "order": ["base/run-01", "head/run-01"]},)"),
+      "base/neuron-gate.json");
+  CHECK(ordered.pairing_order == std::vector<std::string>{"base/run-01", "head/run-01"});
   CHECK(paired.fields == parse_manifest(k_manifest, "base/neuron-gate.json").fields);  // not a condition
-  for (const char* bad : {R"({"session": "a b"})", R"({"session": ""})", R"({"id": "x"})", R"("x")"}) {
+  for (const char* bad : {R"({"session": "a b"})", R"({"session": ""})", R"({"id": "x"})", R"("x")",
+                          R"({"session": "s", "order": ["base/../x"]})", R"({"session": "s", "order": ["mid/run-01"]})",
+                          R"({"session": "s", "order": ["base/r", "base/r"]})", R"({"session": "s", "order": "x"})"}) {
     CAPTURE(bad);
     CHECK_THROWS_WITH_AS(
         parse_manifest(edited("\"schema\": \"neuron-gate.manifest/1\",",

@@ -184,6 +184,9 @@ ojson side_to_json(const SideSamples& side, const std::optional<SideRepository>&
   if (side.manifest && !side.manifest->pairing_session.empty()) {
     out["manifest"]["pairing_session"] = side.manifest->pairing_session;
   }
+  if (side.manifest && !side.manifest->pairing_order.empty()) {
+    out["manifest"]["pairing_order"] = side.manifest->pairing_order;
+  }
   out["table_warnings"] = side.table_warnings;
   out["file_details"] = side.file_details;
   out["read_warnings"] = side.read_warnings;
@@ -333,7 +336,8 @@ SideSamples hostile_side() {
                     std::numeric_limits<double>::infinity()};
   metric.run_sizes = {11};
   side.end_to_end = {metric};
-  side.manifest = RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc", strings[9]};
+  side.manifest =
+      RunManifest{strings[6], {{strings[7], strings[8]}}, "0123abc", strings[9], {"base/run-01", "head/run-01"}};
   side.data_problems = side.traces[0].problems.listed;
   return side;
 }

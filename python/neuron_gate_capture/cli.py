@@ -15,10 +15,10 @@ import sys
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .capture import Settings, Variant, capture_variants
+from .capture import MANIFEST_NAME, Settings, Variant, capture_variants
 from .errors import CaptureError
 from .profiling import ProfilerOptions, Schedule
-from .timing import Timing
+from .timing import Timing, write_json
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -202,9 +202,10 @@ def _run_processes(argv: List[str], args: argparse.Namespace) -> int:
         if os.path.isdir(out) and os.listdir(out) and not args.append:
             raise CaptureError("%s is not empty: capture into a new folder" % out)
     session = uuid.uuid4().hex if args.interleave else None
+    order = []  # "base/run-01", "head/run-01", "head/run-02", ...: the capture order, written into both manifests
     for index in range(1, args.runs + 1):
-        command = [sys.executable, "-m", "neuron_gate_capture"] + argv + ["--runs", "1", "--run", "run-%02d" % index,
-                                                                           "--append"]
+        run = "run-%02d" % index
+        command = [sys.executable, "-m", "neuron_gate_capture"] + argv + ["--runs", "1", "--run", run, "--append"]
         sides = [["--only", "base"], ["--only", "interleave"]] if session else [[]]
         if index % 2 == 0:
             sides.reverse()
@@ -212,6 +213,15 @@ def _run_processes(argv: List[str], args: argparse.Namespace) -> int:
             code = subprocess.call(command + side + (["--pairing-session", session] if session else []))
             if code != 0:
                 return code
+            if session:
+                order.append(("base/" if side[1] == "base" else "head/") + run)
+    if session:
+        for out in (args.out, args.interleave_out):
+            path = os.path.join(out, MANIFEST_NAME)
+            with open(path, encoding="utf-8") as f:
+                document = json.load(f)
+            document["pairing"]["order"] = order
+            write_json(path, document)
     return 0
 
 
@@ -226,7 +236,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise CaptureError("--interleave and --interleave-out go together")
         if args.runs < 1:
             raise CaptureError("--runs must be at least 1")
-        if args.runs > 1:
+        if args.runs > 1 or (args.interleave and not args.only):
+            # Variants are never loaded into one process: a PR's import-time change (a default dtype, a
+            # monkey-patch) would run inside base's process too (issue 37 item 3).
             return _run_processes(argv, args)
         setup_args = _pairs(args.arg, "--arg", True)
         isolation = _Isolation()

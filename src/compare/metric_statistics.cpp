@@ -119,7 +119,22 @@ Pairing pairing_of(const SideView& base, const SideView& head) {
   if (b.empty() && h.empty()) {
     return Pairing::none;
   }
-  return b.empty() || h.empty() ? Pairing::one_side : b == h ? Pairing::same_session : Pairing::different_sessions;
+  if (b.empty() || h.empty()) {
+    return Pairing::one_side;
+  }
+  if (b != h) {
+    return Pairing::different_sessions;
+  }
+  const std::vector<std::string>& order = base.side->manifest->pairing_order;
+  if (order != head.side->manifest->pairing_order || order.size() % 2 != 0) {
+    return Pairing::not_alternating;
+  }
+  for (std::size_t i = 0; i < order.size(); i += 2) {  // neighbours: one side's run, then the other's same run
+    if (order[i].substr(5) != order[i + 1].substr(5) || order[i].compare(0, 5, order[i + 1], 0, 5) == 0) {
+      return Pairing::not_alternating;
+    }
+  }
+  return Pairing::same_session;
 }
 
 const char* pairing_note(Pairing pairing, bool runs_known) {
@@ -130,6 +145,9 @@ const char* pairing_note(Pairing pairing, bool runs_known) {
     return "unpaired: only one side's manifest names a capture session";
   case Pairing::different_sessions:
     return "unpaired: the sides were captured in different sessions";
+  case Pairing::not_alternating:
+    return "unpaired: the manifests' capture order (pairing.order) differs between the sides or does not put each "
+           "base run next to the same head run";
   case Pairing::same_session:
     break;
   }

@@ -25,8 +25,10 @@ std::vector<double> e2e_run_medians(const EndToEndMetric& m);
 void set_between_runs_interval(MetricMeasurement& metric, std::span<const double> base_run_medians,
                                std::span<const double> head_run_medians);
 
-// Whether two sides' manifests name a capture `pairing` session (RunManifest::pairing_session), and the same.
-enum class Pairing { none, same_session, different_sessions, one_side };
+// Whether two sides' manifests name a capture `pairing` session (RunManifest::pairing_session), and the same;
+// where they give the capture order (RunManifest::pairing_order), it must be the same on both sides and pair
+// base/RUN with head/RUN as neighbours (captured one right after the other), else not_alternating.
+enum class Pairing { none, same_session, different_sessions, one_side, not_alternating };
 Pairing pairing_of(const SideView& base, const SideView& head);
 
 // Why an end-to-end metric was tested unpaired (MetricMeasurement::pairing, static text); "" for

@@ -114,7 +114,7 @@ class ManifestParser {
     }
     if (doc.contains("pairing")) {
       const json& pairing = object(doc["pairing"], "pairing");
-      check_keys(pairing, "pairing.", {"session"});
+      check_keys(pairing, "pairing.", {"session", "order"});
       const std::string session = pairing.contains("session") ? string(pairing["session"], "pairing.session") : "";
       if (session.empty() || session.size() > 128 ||
           !std::all_of(session.begin(), session.end(), [](char c) { return c >= 0x21 && c <= 0x7e; })) {
@@ -122,6 +122,9 @@ class ManifestParser {
              shown(pairing.contains("session") ? pairing["session"] : json()));
       }
       m_manifest.pairing_session = session;
+      if (pairing.contains("order")) {
+        pairing_order(pairing["order"]);
+      }
     }
     if (doc.contains("price_per_hour")) {
       const json& price = doc["price_per_hour"];
@@ -260,6 +263,27 @@ class ManifestParser {
     return text;
   }
 
+  // "pairing.order": at most 4096 entries "base/RUN" or "head/RUN", RUN a folder name of 1-64 of
+  // [A-Za-z0-9._-], each once.
+  void pairing_order(const json& order) {
+    if (!order.is_array()) {
+      fail("\"pairing.order\" must be an array of strings, not " + shown(order));
+    }
+    if (order.size() > 4096) {
+      fail("\"pairing.order\" holds " + std::to_string(order.size()) + " entries, at most 4096");
+    }
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::string where = "pairing.order[" + std::to_string(i) + "]";
+      const std::string entry = string(order[i], where);
+      if (!is_pairing_order_entry(entry) || !seen.insert(entry).second) {
+        fail("\"" + where + "\" must be \"base/RUN\" or \"head/RUN\" (RUN a run folder, each once), not " +
+             shown(order[i]));
+      }
+      m_manifest.pairing_order.push_back(entry);
+    }
+  }
+
   void inputs(const json& value) {
     if (!value.is_array()) {
       fail("\"inputs\" must be an array of objects, not " + shown(value));
@@ -393,6 +417,14 @@ std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const Ru
     }
   }
   return differences;
+}
+
+bool is_pairing_order_entry(std::string_view entry) {
+  const std::string_view run = entry.size() > 5 ? entry.substr(5) : std::string_view();
+  return (entry.substr(0, 5) == "base/" || entry.substr(0, 5) == "head/") && !run.empty() && run.size() <= 64 &&
+         std::all_of(run.begin(), run.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+         });
 }
 
 }  // namespace neuron_gate

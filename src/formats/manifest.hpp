@@ -22,8 +22,9 @@
 //    (compare/cost.hpp) "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits):
 //    provenance
 //                                                   // and the ancestry check (repository_state.hpp), no condition
-//    "pairing": {"session": "2026-12-04T20:00Z-7f3a"},  // 1-128 printable ASCII: base and head captured
-//                                                   // alternately in one session (paired runs), no condition
+//    "pairing": {"session": "2026-12-04T20:00Z-7f3a",  // 1-128 printable ASCII: base and head captured
+//                "order": ["base/run-01", "head/run-01"]},  // alternately in one session (paired runs), and
+//                                                   // in which order (base|head / run folder); no condition
 //    "rank": 0,                                     // the rank of every trace on this side (a rank mark,
 //                                                   // profile/ranks.hpp); a non-negative integer
 //    "world_size": 1,                               // ranks in the run (> 0); above 1 asks every trace in an
@@ -65,6 +66,9 @@ struct RunManifest {
   // "pairing": {"session": "..."} as written, "" when absent: base and head captured alternately in one
   // session share it, and their end-to-end runs are then tested in pairs. Not a condition.
   std::string pairing_session;
+  // "pairing": {"order": [...]}: the capture order of both sides' runs, "base/run-01", "head/run-01",
+  // "head/run-02", ... (the capture helper writes it into both manifests); empty when absent.
+  std::vector<std::string> pairing_order;
   bool operator==(const RunManifest&) const = default;
 };
 
@@ -94,5 +98,8 @@ std::vector<ManifestDifference> diff_manifests(const RunManifest& base, const Ru
 // A NeuronCore selection such as "0,1,2-5" in canonical form ("0-5"; "" stays ""). Throws
 // InputError(path, ...) naming `field` and the value when it is not a comma list of numbers and ranges.
 std::string canonical_core_list(std::string_view text, const std::string& path, const std::string& field);
+
+// True for an entry of "pairing.order": "base/RUN" or "head/RUN", RUN 1-64 of [A-Za-z0-9._-].
+bool is_pairing_order_entry(std::string_view entry);
 
 }  // namespace neuron_gate

@@ -260,8 +260,12 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
   side.table_input_shapes = f.string_set_map(value, "table_input_shapes", where);
   const json& manifest = f.at(value, "manifest", where);
   if (!manifest.is_null()) {
-    // "pairing_session" only where the manifest names one (digests written before it have none).
-    if (manifest.is_object() && manifest.contains("pairing_session")) {
+    // "pairing_session" and "pairing_order" only where the manifest names them (older digests have none).
+    if (!manifest.is_object()) {
+      f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit"});
+    } else if (manifest.contains("pairing_order")) {
+      f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit", "pairing_session", "pairing_order"});
+    } else if (manifest.contains("pairing_session")) {
       f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit", "pairing_session"});
     } else {
       f.keys(manifest, where + ".manifest", {"source_path", "fields", "commit"});
@@ -278,6 +282,15 @@ void side_lists_from_json(const DigestFields& f, const json& value, SideSamples&
     }
     if (manifest.contains("pairing_session")) {  // written only when the manifest names a session
       read.pairing_session = f.str(manifest, "pairing_session", where + ".manifest");
+    }
+    if (manifest.contains("pairing_order")) {
+      read.pairing_order = f.string_list(manifest, "pairing_order", where + ".manifest");
+      for (const std::string& entry : read.pairing_order) {
+        if (!is_pairing_order_entry(entry)) {
+          f.fail("\"" + where + ".manifest.pairing_order\" holds " + DigestFields::shown(entry) +
+                 ", not \"base/RUN\" or \"head/RUN\"");
+        }
+      }
     }
     side.manifest = std::move(read);
   }

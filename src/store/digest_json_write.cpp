@@ -301,6 +301,14 @@ void write_manifest(JsonWriter& out, const std::optional<RunManifest>& manifest)
     out.key("pairing_session");
     out.string(manifest->pairing_session);
   }
+  if (!manifest->pairing_order.empty()) {
+    out.key("pairing_order");
+    out.begin_array();
+    for (const std::string& entry : manifest->pairing_order) {
+      out.string(entry);
+    }
+    out.end_array();
+  }
   out.end_object();
 }
 

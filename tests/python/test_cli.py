@@ -102,6 +102,7 @@ class CliTest(unittest.TestCase):
             with open(os.path.join(self.scratch, side, "neuron-gate.json")) as f:
                 manifests.append(json.load(f))
         self.assertEqual(len(manifests[0]["pairing"]["session"]), 32)
+        self.assertEqual(manifests[0]["pairing"]["order"], ["base/run-01", "head/run-01", "head/run-02", "base/run-02"])
         self.assertEqual(manifests[0]["pairing"], manifests[1]["pairing"])
         self.assertFalse(manifests[0]["timing"]["interleaved"])
 
