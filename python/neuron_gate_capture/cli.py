@@ -236,6 +236,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise CaptureError("--interleave and --interleave-out go together")
         if args.runs < 1:
             raise CaptureError("--runs must be at least 1")
+        if args.interleave_out and os.path.realpath(args.interleave_out) == os.path.realpath(args.out):
+            raise CaptureError("each variant needs its own output folder")
         if args.runs > 1 or (args.interleave and not args.only):
             # Variants are never loaded into one process: a PR's import-time change (a default dtype, a
             # monkey-patch) would run inside base's process too (issue 37 item 3).
