@@ -27,7 +27,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --report-dir) report_dir="${2:-}"; shift 2 ;;
     --mode) mode="${2:-}"; shift 2 ;;
-    --render) render="${2:-}"; shift 2 ;;
+    --render)
+      render="${2:-}"
+      # Given but empty (no binary came out of the release or build step): never fall back to report.md.
+      [ -n "$render" ] || { echo "comment.sh: --render needs the neuron-gate binary" >&2; exit 2; }
+      shift 2 ;;
     *) echo "comment.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
