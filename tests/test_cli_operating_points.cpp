@@ -72,7 +72,7 @@ TEST_CASE("base vs head: the regression at 16x2048-float32 alone fails the gate,
     const bool regressed = std::string(label) == "16x2048-float32";
     CHECK((row.find("| `latency` |") != std::string::npos) == regressed);
     CHECK(row.find(regressed ? "| **regressed** |" : "| no decision |") != std::string::npos);
-    CHECK(md.find("<details><summary>" + std::string(label) + " · ") != std::string::npos);  // its detail, folded
+    CHECK(md.find("<details><summary><code>" + std::string(label) + "</code> · ") != std::string::npos);  // folded
   }
   CHECK(count_of(md, "<!-- neuron-gate -->") == 1);
 
@@ -212,7 +212,7 @@ TEST_CASE("labels from folder names - hostile labels are escaped - layout errors
   CHECK(count_of(result.out, "<img") == count_of(result.out, "``<img src=x>\\|`x``") +
                                             count_of(result.out, "``<img src=x>|`x``"));  // only in code spans
   CHECK(count_of(result.out, "``<img src=x>\\|`x``") >= 1);
-  CHECK(result.out.find("<summary>&lt;img src=x&gt;|`x · not comparable: in base only</summary>") != std::string::npos);
+  CHECK(result.out.find("<summary><code>&lt;img src=x&gt;|`x</code> · NOT COMPARABLE</summary>") != std::string::npos);
 
   // A trace outside every point's folder.
   fs::copy_file(base / "4x512-float32" / "e2e.json", base / "e2e.json");

@@ -47,7 +47,8 @@ std::string rendered(const std::string& report_path) {
   return read_text(out.string());
 }
 
-// `text` without its fenced code blocks and code spans (a run of N backticks to the next run of N), where
+// `text` without its fenced code blocks, code spans (a run of N backticks to the next run of N) and <code>
+// elements, where
 // markup, mentions and links are inert: what GitHub renders as Markdown.
 std::string outside_code(const std::string& text) {
   std::string out;
@@ -57,6 +58,10 @@ std::string outside_code(const std::string& text) {
       const std::size_t end = text.find("\n```", i + 3);
       i = end == std::string::npos ? text.size() : text.find('\n', end + 4);
       i = i == std::string::npos ? text.size() : i;
+      continue;
+    }
+    if (text.compare(i, 6, "<code>") == 0 && text.find("</code>", i) != std::string::npos) {
+      i = text.find("</code>", i) + 7;  // an HTML code element: GitHub links nothing inside it either
       continue;
     }
     if (text[i] == '`') {
@@ -176,6 +181,62 @@ TEST_CASE("render: the report's strings are data — no markup, mention, link, i
     CHECK(result.exit_code == 2);
     CHECK(result.err.find(message) != std::string::npos);
   }
+}
+
+TEST_CASE("render: hostile points, overlong fields and cuts leave nothing live outside code (red-team round)") {
+  const fs::path dir = scratch("render-redteam");
+  const std::string points = data("profiles/operating-points/");
+  REQUIRE(run({"compare", points + "base", points + "head", "--no-git", "--quiet", "--json", (dir / "p.json").string()})
+              .exit_code == 1);
+  json report = json::parse(read_text((dir / "p.json").string()));
+  // A `|` inside a code span ends a GFM table cell: the points table escaped it only outside code spans.
+  report["operating_points"][0]["deciding_metric"] =
+      "`x|[click me](https://evil.example/x)![i](https://e.example/i.png)|`";
+  report["operating_points"][0]["verdict"] = "`y|<img src=x> @octocat|`";
+  // <summary> is an HTML block: GitHub links @names, #N, GH-N and :emoji: in its text, not inside <code>.
+  report["operating_points"][1]["label"] = "@octocat GH-12 #12 :tada: www.evil.com";
+  std::ofstream((dir / "p2.json").string()) << report.dump();
+  const std::string all = rendered((dir / "p2.json").string());
+  const std::string text = outside_code(all);
+  CHECK(text.find("](https://") == std::string::npos);
+  CHECK(text.find("<img") == std::string::npos);
+  CHECK(text.find("@octocat") == std::string::npos);
+  CHECK(text.find("GH-12") == std::string::npos);
+  CHECK(text.find(":tada:") == std::string::npos);
+  CHECK(all.find("<summary><code>@octocat GH-12 #12 :tada: www.evil.com</code> · ") != std::string::npos);
+  // Every table row keeps its 4 cells: each `|` inside a cell's code span is escaped.
+  for (const char* cell : {"`x\\|[click me](htt…example/i.png)\\|`", "`y\\|<img src=x> @octocat\\|`"}) {
+    CHECK(all.find(cell) != std::string::npos);
+  }
+
+  json single = json::parse(read_text(std::string(NEURON_GATE_SOURCE_DIR) + "/reports/A-vs-Areg.json"));
+  // A cell too long for the comment: the report is cut at a line end, never inside the code span.
+  single["conditions"][0]["base"] =
+      "`" + std::string(31000, 'x') + " [click me](https://evil.example/) @octocat " + std::string(40000, 'y') + "`";
+  std::ofstream((dir / "long.json").string()) << single.dump();
+  const std::string cut = rendered((dir / "long.json").string());
+  CHECK(cut.size() <= 65536 - 512);
+  CHECK(outside_code(cut).find("](https://") == std::string::npos);
+  CHECK(outside_code(cut).find("@octocat") == std::string::npos);
+  CHECK(cut.find("report cut to fit GitHub's comment limit") != std::string::npos);
+  CHECK(count(cut, "<details>") <= count(cut, "</details>"));
+
+  // Formats checked without std::regex (it recursed per character: 50,000 digits crashed render).
+  for (const auto& [pointer, value] : {std::pair{"/summary/rows/0/change", "1" + std::string(50000, '0') + "%"},
+                                       std::pair{"/provenance/tool_version", std::string("www.evil.com")},
+                                       std::pair{"/provenance/tool_version", std::string("GH-1234")}}) {
+    json bad = json::parse(read_text(std::string(NEURON_GATE_SOURCE_DIR) + "/reports/A-vs-Areg.json"));
+    bad[json::json_pointer(pointer)] = value;
+    std::ofstream((dir / "bad.json").string()) << bad.dump();
+    const CliResult result = run({"render", (dir / "bad.json").string()});
+    CAPTURE(pointer);
+    CHECK(result.exit_code == 2);
+  }
+  // A gzip-compressed report (a few MB can inflate to gigabytes) is refused before it is read.
+  std::ofstream((dir / "gz.json").string(), std::ios::binary) << std::string("\x1f\x8b\x08\x00", 4);
+  const CliResult gz = run({"render", (dir / "gz.json").string()});
+  CHECK(gz.exit_code == 2);
+  CHECK(gz.err.find("is gzip-compressed") != std::string::npos);
 }
 
 TEST_CASE("render: a report that does not read names the file, the byte or the key") {

@@ -222,6 +222,26 @@ def cmd_find_comment(path, login, key=""):
                 return
 
 
+def cut_at_lines(text, limit, note):
+    """`text` cut to `limit` characters at a line end, never inside a line (a cut inside a code span would
+    make the data in it live Markdown), with an open code fence and open <details> closed, then `note`: as
+    neuron-gate's own cut_at_lines (src/report/markdown.hpp)."""
+    kept, open_details, in_fence = [], 0, False
+    size = 0
+    for line in text.splitlines(keepends=True):
+        details = max(0, open_details + line.count("<details>") - line.count("</details>"))
+        fence = (not in_fence) if line.startswith("```") else in_fence
+        if size + len(line) + 1 + (4 if fence else 0) + 11 * details + len(note) > limit:
+            break
+        kept.append(line)
+        size += len(line)
+        open_details, in_fence = details, fence
+    body = "".join(kept)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + ("```\n" if in_fence else "") + "</details>\n" * open_details + note
+
+
 def cmd_comment_body(report_md, out, note="", key=""):
     with open(report_md, encoding="utf-8", errors="replace") as f:
         report = f.read()
@@ -230,8 +250,8 @@ def cmd_comment_body(report_md, out, note="", key=""):
     head = marker_for(key) + "\n" + (note.strip() + "\n\n" if note.strip() else "")
     body = head + report
     if len(body) > COMMENT_LIMIT:
-        cut = "\n\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n"
-        body = body[:COMMENT_LIMIT - len(cut)] + cut
+        body = cut_at_lines(body, COMMENT_LIMIT,
+                            "\n*[cut to GitHub's comment limit; the full report is in the job summary]*\n")
     with open(out, "w", encoding="utf-8") as f:
         json.dump({"body": body}, f)
 

@@ -4,7 +4,10 @@
 #include "report/escape.hpp"
 #include "report/prose.hpp"
 
-#include <regex>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
 
 namespace neuron_gate {
 namespace {
@@ -58,10 +61,10 @@ class Reader {
     return m_fields.array(at(object, key, where), name(where, key));
   }
   // A string that must match `pattern` (an identifier the renderer prints as it is).
-  std::string matching(const json& object, const char* key, const std::string& where, const std::regex& pattern,
+  std::string matching(const json& object, const char* key, const std::string& where, bool (*pattern)(std::string_view),
                        const char* what) const {
     std::string text = str(object, key, where);
-    if (!std::regex_match(text, pattern)) {
+    if (!pattern(text)) {
       m_fields.fail("\"" + name(where, key) + "\" must be " + what + ", not " + JsonFields::shown(text));
     }
     return text;
@@ -91,12 +94,49 @@ class Reader {
   JsonFields m_fields;
 };
 
-const std::regex k_hex_commit("[0-9a-f]{4,40}");
-const std::regex k_sha256("[0-9a-f]{64}|");
-const std::regex k_version("[0-9A-Za-z.+-]{1,40}");
-// A signed change as number_format.hpp format_change writes it, or "new", "removed", "–"; "†" when it
-// points against the medians (SummaryLine::medians_note).
-const std::regex k_change("([-+]?[0-9][0-9.,]*%|new|removed|–)(†)?");
+// The largest report read back: a compare --json of 50,000 ops is about 100 MB.
+constexpr std::uintmax_t k_max_report_bytes = 256ULL << 20;
+
+// The formats of the strings the renderer prints as they are. Hand-written, never std::regex: libstdc++'s
+// matcher recurses once per character, and a long hostile string overflows the stack.
+bool all_of_chars(std::string_view text, std::string_view chars) {
+  return text.find_first_not_of(chars) == std::string_view::npos;
+}
+bool is_hex_commit(std::string_view text) {
+  return text.size() >= 4 && text.size() <= 40 && all_of_chars(text, "0123456789abcdef");
+}
+bool is_sha256_or_empty(std::string_view text) {
+  return text.empty() || (text.size() == 64 && all_of_chars(text, "0123456789abcdef"));
+}
+// CMake's project(VERSION): 2 to 4 numbers joined by dots ("0.1.0"); nothing an autolinker reads.
+bool is_version(std::string_view text) {
+  std::size_t numbers = 0;
+  for (std::size_t start = 0; start <= text.size(); ++numbers) {
+    const std::size_t dot = std::min(text.find('.', start), text.size());
+    const std::string_view number = text.substr(start, dot - start);
+    if (number.empty() || number.size() > 9 || !all_of_chars(number, "0123456789")) {
+      return false;
+    }
+    start = dot + 1;
+  }
+  return numbers >= 2 && numbers <= 4;
+}
+// A signed change as number_format.hpp format_change writes it ("+38.4%", "-1,100%"), or "new", "removed",
+// "–"; then "†" when it points against the medians (SummaryLine::medians_note).
+bool is_change(std::string_view text) {
+  const std::string_view mark = "†";
+  if (text.size() >= mark.size() && text.substr(text.size() - mark.size()) == mark) {
+    text.remove_suffix(mark.size());
+  }
+  if (text == "new" || text == "removed" || text == "–") {
+    return true;
+  }
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    text.remove_prefix(1);
+  }
+  return text.size() >= 2 && text.size() <= 24 && text.back() == '%' && text.front() >= '0' && text.front() <= '9' &&
+         all_of_chars(text.substr(0, text.size() - 1), "0123456789.,");
+}
 
 constexpr std::initializer_list<Outcome> k_outcomes{Outcome::pass, Outcome::regression, Outcome::not_comparable,
                                                     Outcome::no_decision};
@@ -192,11 +232,11 @@ Provenance provenance_from_json(const Reader& r, const json& doc, const std::str
   Provenance p;
   const json& rules = r.at(doc, "rules", top);
   const json& value = r.at(doc, "provenance", top);
-  p.tool_version = r.matching(value, "tool_version", key("provenance"), k_version, "a version");
+  p.tool_version = r.matching(value, "tool_version", key("provenance"), is_version, "a version");
   p.base_spec = r.str(value, "base", key("provenance"));
   p.head_spec = r.str(value, "head", key("provenance"));
   p.rules_source = r.str(rules, "source", key("rules"));
-  p.rules_sha256 = r.matching(rules, "sha256", key("rules"), k_sha256, "a SHA-256 in hex");
+  p.rules_sha256 = r.matching(rules, "sha256", key("rules"), is_sha256_or_empty, "a SHA-256 in hex");
   if (rules.contains("from")) {
     p.rules_from = r.str(rules, "from", key("rules"));
   }
@@ -222,7 +262,7 @@ Provenance provenance_from_json(const Reader& r, const json& doc, const std::str
     if (commit.side != "base" && commit.side != "head") {
       r.fail("\"" + at + ".side\" must be \"base\" or \"head\", not " + JsonFields::shown(commit.side));
     }
-    commit.commit = r.matching(commits[i], "commit", at, k_hex_commit, "a commit in hex");
+    commit.commit = r.matching(commits[i], "commit", at, is_hex_commit, "a commit in hex");
     commit.summary = r.str(commits[i], "summary", at);
     commit.dirty = r.boolean(commits[i], "dirty", at);
     commit.branch = r.at(commits[i], "branch", at).is_null() ? "" : r.str(commits[i], "branch", at);
@@ -237,9 +277,9 @@ Provenance provenance_from_json(const Reader& r, const json& doc, const std::str
     const std::string at = key("provenance.stored_baseline");
     FoundBaseline found;
     found.ref = r.str(b, "ref", at);
-    found.tip = r.matching(b, "tip", at, k_hex_commit, "a commit in hex");
-    found.commit = r.matching(b, "commit", at, k_hex_commit, "a commit in hex");
-    found.head_commit = r.matching(b, "head_commit", at, k_hex_commit, "a commit in hex");
+    found.tip = r.matching(b, "tip", at, is_hex_commit, "a commit in hex");
+    found.commit = r.matching(b, "commit", at, is_hex_commit, "a commit in hex");
+    found.head_commit = r.matching(b, "head_commit", at, is_hex_commit, "a commit in hex");
     found.distance = r.count(b, "distance", at);
     found.walked = r.count(b, "walked", at);
     found.from_base_commit = r.boolean(b, "from_base_commit", at);
@@ -309,7 +349,7 @@ Report report_from_json(const Reader& r, const json& doc, const std::string& top
                  summary_role_key);
     line.name = r.prose(rows[i], "name", at);
     line.metric = r.count(rows[i], "metric", at);
-    line.change = r.matching(rows[i], "change", at, k_change, "a signed change");  // printed as it is
+    line.change = r.matching(rows[i], "change", at, is_change, "a signed change");  // printed as it is
     line.base = r.str(rows[i], "base", at);
     line.head = r.str(rows[i], "head", at);
     line.note = r.prose(rows[i], "note", at);
@@ -369,7 +409,7 @@ PointsReport points_from_json(const Reader& r, const json& doc) {
         point_status_key);
     row.outcome = r.choice(points[i], "outcome", at, k_outcomes, outcome_name);
     row.metric = r.prose(points[i], "deciding_metric", at);
-    row.change = r.matching(points[i], "change", at, k_change, "a signed change");  // printed as it is
+    row.change = r.matching(points[i], "change", at, is_change, "a signed change");  // printed as it is
     row.verdict = r.prose(points[i], "verdict", at);
     const json& detail = r.at(points[i], "report", at);
     report.details.push_back(detail.is_null()
@@ -383,6 +423,23 @@ PointsReport points_from_json(const Reader& r, const json& doc) {
 }  // namespace
 
 ReadBackReport read_json_report(const std::string& path) {
+  // compare writes plain JSON: a compressed file (a few MB inflating to gigabytes) or one past the size of a
+  // report of 50,000 ops is refused before it is read (issue 39 item 5: the file comes from a pull request).
+  {
+    std::ifstream in(path, std::ios::binary);
+    char magic[2] = {0, 0};
+    in.read(magic, 2);
+    if (in.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+        static_cast<unsigned char>(magic[1]) == 0x8b) {
+      throw InputError(path, "is gzip-compressed; compare --json writes plain JSON");
+    }
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error && size > k_max_report_bytes) {
+      throw InputError(path, std::to_string(size) + " bytes, more than a report of compare --json (at most " +
+                                 std::to_string(k_max_report_bytes) + ")");
+    }
+  }
   const JsonDocument document = read_json_input(path);
   const Reader reader(path);
   const json& doc = document.value;

@@ -17,10 +17,8 @@ std::string text_cell(const std::string& text) {
   return markdown_spans(text, true);
 }
 
-// Names in table cells are cut in the middle to this many characters ("aten::some_fa…_1549_backward"),
-// so that a table fits GitHub's 860 px comment column whatever the names (tests/report/check_gfm_layout.mjs);
-// the HTML and JSON reports have them whole.
-constexpr std::size_t k_cell_name_chars = 32;
+// Names in table cells are cut to k_cell_name_chars (markdown.hpp), "aten::some_fa…_1549_backward", so that a
+// table fits GitHub's 860 px comment column (tests/report/check_gfm_layout.mjs).
 
 // A table cell of data shown as code.
 std::string code_cell(const std::string& name) {
@@ -309,14 +307,53 @@ std::string render_with_marker(const Report& report, std::size_t max_chars, cons
   const std::size_t fixed = head.size() + tail.size();
   std::string text = head + fitted_full_tables(full_tables, fixed < max_chars ? max_chars - fixed : 0) + tail;
   if (text.size() > max_chars) {
-    // Interpretations or provenance alone overflow: keep the verdict and say so.
-    text = head.substr(0, std::min(head.size(), max_chars / 2)) +
-           "\n\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n" + end;
+    // Interpretations or provenance alone overflow: keep what fits of the top, whole lines only, and say so.
+    text = cut_at_lines(head, max_chars > end.size() ? max_chars - end.size() : 0,
+                        "\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n") +
+           end;
   }
   return text;
 }
 
 }  // namespace
+
+std::string cut_at_lines(const std::string& markdown, std::size_t max_chars, const std::string& note) {
+  std::string kept;
+  std::size_t open_details = 0;
+  bool in_fence = false;
+  const auto closers = [&](std::size_t details, bool fence) { return (fence ? 4 : 0) + details * 11; };
+  std::size_t start = 0;
+  while (start < markdown.size()) {
+    std::size_t end = markdown.find('\n', start);
+    end = end == std::string::npos ? markdown.size() : end + 1;
+    const std::string_view line(markdown.data() + start, end - start);
+    std::size_t details = open_details;
+    for (std::size_t at = line.find("<details>"); at != std::string_view::npos; at = line.find("<details>", at + 1)) {
+      ++details;
+    }
+    for (std::size_t at = line.find("</details>"); at != std::string_view::npos; at = line.find("</details>", at + 1)) {
+      details -= details > 0 ? 1 : 0;
+    }
+    const bool fence = line.rfind("```", 0) == 0 ? !in_fence : in_fence;
+    if (kept.size() + line.size() + 1 + closers(details, fence) + note.size() > max_chars) {
+      break;
+    }
+    kept += line;
+    open_details = details;
+    in_fence = fence;
+    start = end;
+  }
+  if (!kept.empty() && kept.back() != '\n') {
+    kept += '\n';
+  }
+  if (in_fence) {
+    kept += "```\n";
+  }
+  for (std::size_t i = 0; i < open_details; ++i) {
+    kept += "</details>\n";
+  }
+  return kept + note;
+}
 
 std::string render_markdown(const Report& report, std::size_t max_chars, const std::string& comment_key) {
   return render_with_marker(report, max_chars, sticky_marker(comment_problem_free(comment_key)));

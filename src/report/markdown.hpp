@@ -35,4 +35,14 @@ std::string render_markdown(const Report& report, std::size_t max_chars = k_comm
 // several (points_report.hpp). Shorter than `max_chars` as render_markdown.
 std::string render_markdown_detail(const Report& report, std::size_t max_chars);
 
+// Names in Markdown table cells are cut in the middle to this many code points (util/text.hpp
+// shorten_middle), so a table fits GitHub's comment column whatever the names; JSON and HTML have them whole.
+inline constexpr std::size_t k_cell_name_chars = 32;
+
+// `markdown` cut to at most `max_chars` bytes at a line end, never inside a line (so never inside a code span,
+// a table row or a UTF-8 character), with a code fence it leaves open closed and each <details> it leaves open
+// closed, then `note`. For a report whose parts overflow a comment: a cut inside a code span would make the
+// data in it live Markdown.
+std::string cut_at_lines(const std::string& markdown, std::size_t max_chars, const std::string& note);
+
 }  // namespace neuron_gate

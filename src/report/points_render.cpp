@@ -7,6 +7,7 @@
 #include "report/markdown.hpp"
 #include "report/points_report.hpp"
 #include "report/prose.hpp"
+#include "util/text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -19,9 +20,11 @@ std::string points_table(const PointsReport& report) {
   std::string text = "| operating point | deciding metric | change | verdict |\n|---|---|--:|---|\n";
   for (const PointRow& row : report.rows) {
     const bool bold = row.outcome == Outcome::regression && row.status == PointStatus::compared;
-    text += "| " + markdown_code(row.label, true) + " | " + prose_markdown(row.metric) + " | " +
-            (bold ? "**" + row.change + "**" : row.change) + " | " +
-            (bold ? "**" + prose_markdown(row.verdict) + "**" : prose_markdown(row.verdict)) + " |\n";
+    // Cells through the in-table escapers: a `|` ends a GFM cell even inside a code span.
+    const std::string verdict = prose_markdown_cell(row.verdict, k_cell_name_chars);
+    text += "| " + markdown_code(shorten_middle(sanitize_text(row.label), k_cell_name_chars), true) + " | " +
+            prose_markdown_cell(row.metric, k_cell_name_chars) + " | " +
+            (bold ? "**" + row.change + "**" : row.change) + " | " + (bold ? "**" + verdict + "**" : verdict) + " |\n";
   }
   return text + "\n";
 }
@@ -38,11 +41,17 @@ std::string render_points_markdown(const PointsReport& report, std::size_t max_c
   const std::size_t share = fixed < max_chars ? (max_chars - fixed) / std::max<std::size_t>(1, report.rows.size()) : 0;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     const PointRow& row = report.rows[i];
-    text += "<details><summary>" + escape_html(row.label) + " · " + escape_html(prose_plain(row.verdict)) +
-            "</summary>\n\n";
+    // An HTML block: GitHub links @names, #N and :emoji: in its text, but not inside <code>; the verdict
+    // (prose that may hold data) is in the table above, the outcome's own name here.
+    text += "<details><summary><code>" + escape_html(shorten_middle(sanitize_text(row.label), 64)) + "</code> · " +
+            outcome_name(row.outcome) + "</summary>\n\n";
     text += report.details[i] ? render_markdown_detail(*report.details[i], share)
                               : prose_markdown(row.verdict) + ": nothing to compare it with.\n";
     text += "\n</details>\n\n";
+  }
+  if (text.size() + marker.size() + 1 > max_chars) {  // rows are bounded per cell, but not in number
+    text = cut_at_lines(text, max_chars > marker.size() + 1 ? max_chars - marker.size() - 1 : 0,
+                        "\n…report cut to fit GitHub's comment limit; see the JSON or HTML report.\n");
   }
   return text + marker + "\n";
 }

@@ -303,6 +303,22 @@ run_action post7 "$root/post-comment/action.yml" "$run_event" --input "report-di
 check "fork flow with a report.json that does not read: the job fails, nothing posted" equals \
   "$(rc post7)/$(calls post7 POST '.*')$(calls post7 PATCH '.*')" 1/00
 check "and the ::error:: says so" contains "$tmp/post7/stdout" "::error title=neuron-gate comment::the artifact's report.json does not read"
+: > "$GH_STUB_LOG"
+status=0
+bash "$root/scripts/action/comment.sh" --report-dir "$tmp/downloaded" --render "" > /dev/null 2>&1 || status=$?
+check "comment.sh --render with no binary: exit 2 before any API call (never the artifact's report.md)" \
+  equals "$status/$(grep -c . "$GH_STUB_LOG")" 2/0
+# The comment is cut to GitHub's limit at a line end, never inside a code span whose data would turn live.
+python3 - "$root/scripts/action/action_json.py" "$tmp/cut.json" <<'PY'
+import json, sys
+report = "## h\n<details><summary>x</summary>\n\n| a |\n|---|\n| `" + "x" * 66000 + " [l](https://evil.example) @octocat `|\n</details>\n"
+open(sys.argv[2] + ".md", "w").write(report)
+PY
+python3 "$root/scripts/action/action_json.py" comment-body "$tmp/cut.json.md" "$tmp/cut.json" "" "" > /dev/null
+check "comment-body cuts at a line end: no half code span, <details> closed" python3 -c "
+import json, sys
+body = json.load(open(sys.argv[1]))['body']
+sys.exit(0 if 'evil.example' not in body and body.count('<details>') == body.count('</details>') and len(body) <= 65536 else 1)" "$tmp/cut.json"
 
 echo "# rules a pull request cannot loosen: the rules file is read at the base commit (rules-ref)"
 ws="$tmp/ws" # the workspace of a pull_request job: the repository checked out at the PR's head
