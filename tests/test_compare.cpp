@@ -168,7 +168,7 @@ TEST_CASE("a differing condition makes the sides not comparable unless accepted"
   head.values = {{"schedule", "2 steps per trace"}, {"traces", "30"}};
   const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
   CHECK_FALSE(diff.comparable());
-  REQUIRE(diff.rows.size() == 3);  // and inputs: not recorded, not verified
+  REQUIRE(diff.rows.size() == 3);  // and inputs: unknown, not verified
   CHECK(diff.rows[2].name == "inputs");
   CHECK_FALSE(diff.rows[2].verified);
   CHECK(diff.rows[0].name == "schedule");
@@ -187,7 +187,7 @@ TEST_CASE("a differing operating point blocks, a differing workload name is show
   head.values = {{"manifest.workload", "model_b:step"}, {"manifest.operating_point", "bs4"}};
   ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
   CHECK(diff.comparable());
-  REQUIRE(diff.rows.size() == 3);  // inputs first: not recorded, not verified
+  REQUIRE(diff.rows.size() == 3);  // inputs first: unknown, not verified
   CHECK(diff.rows[0].name == "inputs");
   CHECK(diff.rows[2].name == "manifest.workload");
   CHECK(diff.rows[2].matches);

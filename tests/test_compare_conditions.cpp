@@ -92,7 +92,7 @@ TEST_CASE("inputs: without shapes on both sides or manifest inputs the row match
     REQUIRE(row != nullptr);
     CHECK(row->matches);
     CHECK_FALSE(row->verified);
-    CHECK(row->base == "not recorded");
+    CHECK(row->base == "unknown");
     CHECK(row->note.rfind("not verified: no op has input shapes on both sides", 0) == 0);
     CHECK(diff.comparable());
   }

@@ -125,7 +125,7 @@ ConditionRow inputs_row(const Fingerprint& base, const Fingerprint& head) {
   }
   const InputComparison inputs = compare_inputs(base, head);
   if (inputs.ops_compared == 0) {
-    row.base = row.head = "not recorded";
+    row.base = row.head = "unknown";
     row.verified = false;
     row.note = "not verified: no op has input shapes on both sides and no run manifest lists inputs, so a change "
                "of shapes or dtypes would go unseen (profile with record_shapes=True, or list inputs in a manifest)";

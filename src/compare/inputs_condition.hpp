@@ -10,8 +10,8 @@ namespace neuron_gate {
 
 // The inputs row of the conditions table: base and head text, matches, and a note naming replaced lists
 // or new/removed call sites. When neither the manifests state inputs nor any op with shapes is on both
-// sides, a row that matches but is not verified ("not recorded"): a change of shapes or dtypes would go
-// unseen, and the context line says so.
+// sides, a row that does not block but is not verified ("unknown"): a change of shapes or dtypes would go
+// unseen, and the context line says "inputs unknown".
 ConditionRow inputs_row(const Fingerprint& base, const Fingerprint& head);
 
 }  // namespace neuron_gate

@@ -122,9 +122,15 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
 
 namespace {
 
-// ", 2 not verified (`inputs`, `devices`)": conditions counted as matching but not checked.
+// ", 2 not verified (`devices`, `world_size`)": conditions counted as matching but not checked; the inputs,
+// when unknown, get their own part of the context line (inputs_unknown_text).
 std::string unverified_conditions_text(const VerdictSummary& summary) {
-  const std::vector<std::string>& names = summary.conditions_unverified;
+  std::vector<std::string> names;
+  for (const std::string& name : summary.conditions_unverified) {
+    if (name != "inputs") {
+      names.push_back(name);
+    }
+  }
   if (names.empty()) {
     return "";
   }
@@ -133,6 +139,14 @@ std::string unverified_conditions_text(const VerdictSummary& summary) {
     text += (i ? ", " : "") + prose_code(names[i]);
   }
   return text + (names.size() > 3 ? ", …)" : ")");
+}
+
+// " · inputs unknown: record shapes or add a run manifest" where no side records the inputs (issue 38 item 7).
+std::string inputs_unknown_text(const VerdictSummary& summary) {
+  const auto& names = summary.conditions_unverified;
+  return std::find(names.begin(), names.end(), "inputs") == names.end()
+             ? ""
+             : " · inputs unknown: record shapes or add a run manifest";
 }
 
 }  // namespace
@@ -145,7 +159,7 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
             (summary.conditions == 1 ? " condition matches" : " conditions match") +
             (summary.conditions_accepted > 0 ? ", " + std::to_string(summary.conditions_accepted) + " accepted"
                                              : std::string()) +
-            unverified_conditions_text(summary);
+            unverified_conditions_text(summary) + inputs_unknown_text(summary);
   }
   const std::vector<MetricClass>& classes = summary.gating_classes;
   if (!classes.empty() && judgement.decision.outcome != Outcome::not_comparable) {
