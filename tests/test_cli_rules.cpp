@@ -128,4 +128,36 @@ TEST_CASE("--rules-from names where the rules came from in Markdown, HTML and JS
   CHECK_FALSE(json::parse(read_text(js))["rules"].contains("from"));
 }
 
+// Issue 38 item 6: runtime calls (cudaLaunchKernel, nrt_execute) are host-side calls into the device
+// runtime: their self CPU time is a family of its own, shown, and gating only under gate_runtime_calls.
+// tests/data/bad/screen/*slow-launch: every launch call 30% slower (10 -> 13 µs), the ops' own self CPU kept.
+TEST_CASE("runtime calls are a family of their own that does not gate by default") {
+  for (const std::string flavour : {"", "nrt-"}) {
+    CAPTURE(flavour);
+    const std::string base = data("bad/screen/" + flavour + "base"),
+                      head = data("bad/screen/" + flavour + "slow-launch");
+    const auto dir = scratch("runtime-calls-" + flavour);
+    const std::string report = (dir / "r.json").string(), markdown = (dir / "r.md").string();
+    const CliResult result = run({"compare", base, head, "--no-git", "--json", report, "--markdown", markdown});
+    CHECK(result.exit_code == 0);
+    const json r = json::parse(read_text(report));
+    const std::string call = flavour.empty() ? "cudaLaunchKernel" : "nrt_execute";
+    const json launch = find_metric(r, "self_cpu", call);
+    CHECK(launch["verdict"] == "REGRESSED");
+    CHECK(launch["ratio"].get<double>() == doctest::Approx(1.3).epsilon(0.01));
+    CHECK(launch["family"] == "runtime calls");
+    CHECK(launch["gating"] == false);
+    // outside the self CPU class total: `all ops` holds the ops' own self CPU time, unchanged
+    CHECK(find_metric(r, "self_cpu", "all ops")["verdict"] == "EQUIVALENT");
+    CHECK(read_text(markdown).find("runtime calls' self CPU time (not gating: rules gate_runtime_calls)") !=
+          std::string::npos);
+    const CliResult gated = run({"compare", base, head, "--no-git", "--quiet", "--rules",
+                                 write_rules("runtime-" + flavour, R"({"gate_runtime_calls": true})")});
+    CHECK(gated.exit_code == 1);
+  }
+  CHECK(run({"compare", data("bad/screen/base"), data("bad/screen/clean"), "--no-git", "--quiet", "--rules",
+             write_rules("runtime-bad", R"({"gate_runtime_calls": "yes"})")})
+            .exit_code == 2);
+}
+
 TEST_SUITE_END();

@@ -111,7 +111,14 @@ ojson trace_to_json(const TraceSamples& trace) {
   ojson outside = step_to_json(trace, trace.outside_steps, names);
   ojson screened_ops = ojson::object();
   for (const auto& [op, counts] : trace.screened_ops) {
-    screened_ops[op] = ojson::array({counts.cpu_events, counts.device_events});
+    ojson row = ojson::array({counts.cpu_events, counts.device_events});
+    if (counts.unusable_cpu_events != 0 || counts.missing_device_events != 0) {
+      row.push_back(counts.unusable_cpu_events);
+    }
+    if (counts.missing_device_events != 0) {
+      row.push_back(counts.missing_device_events);
+    }
+    screened_ops[op] = std::move(row);
   }
   ojson out{{"path", trace.path}, {"format", trace_format_word(trace.format)}, {"names", std::move(names.names)}};
   out["steps"] = std::move(steps);
@@ -125,6 +132,7 @@ ojson trace_to_json(const TraceSamples& trace) {
   out["problems"] = trace_problems_to_json(trace.problems);
   out["screened"] = screened_to_json(trace.screened);
   out["screened_ops"] = std::move(screened_ops);
+  out["runtime_calls"] = trace.runtime_calls;
   out["screened_unattributed"] = trace.screened_unattributed;
   out["steps_screened"] = trace.steps_screened;
   out["rank"] = trace.rank ? ojson(*trace.rank) : ojson(nullptr);

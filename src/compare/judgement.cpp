@@ -15,6 +15,9 @@ Family family_of(const MetricMeasurement& m) {
   if (m.explanatory) {
     return Family::device_summary;  // Neuron device summaries are a family of their own
   }
+  if (m.runtime_call) {
+    return Family::runtime_calls;
+  }
   switch (m.metric_class) {
   case MetricClass::end_to_end:
     return Family::end_to_end;
@@ -71,7 +74,7 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
   for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
-                        Family::step_time, Family::replaced, Family::unattributed}) {
+                        Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {
@@ -314,7 +317,8 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   m.significant_worse = m.p_worse_adjusted && *m.p_worse_adjusted <= rules.alpha;
   m.significant_better = m.p_better_adjusted && *m.p_better_adjusted <= rules.alpha;
   const bool can_gate = (!m.explanatory || rules.end_to_end.gate == GateMode::always) && m.material &&
-                        m.family != Family::replaced && m.family != Family::unattributed;
+                        m.family != Family::replaced && m.family != Family::unattributed &&
+                        (m.family != Family::runtime_calls || rules.gate_runtime_calls);
   m.gating =
       can_gate && std::find(gating_classes.begin(), gating_classes.end(), m.metric_class) != gating_classes.end();
   m.gates_under_undecided_end_to_end =
@@ -398,6 +402,8 @@ const char* family_name(Family family) {
     return "step time";
   case Family::replaced:
     return "per-op (replaced)";
+  case Family::runtime_calls:
+    return "runtime calls";
   case Family::unattributed:
     return "per-op (not attributed)";
   }

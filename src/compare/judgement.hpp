@@ -36,6 +36,8 @@ enum class Family {
   step_time,       // profiled step time (per rank)
   replaced,        // ops of a replacement group (replacement_groups.hpp): judged through the group's summed
                    // time, which is in per_op; STRUCTURAL themselves, never gating
+  runtime_calls,   // self CPU of host-side runtime calls (cudaLaunchKernel, nrt_execute, ...): corrected on
+                   // their own, gating only under rules gate_runtime_calls
   unattributed,    // device time no op accounts for (unattributed.hpp): the rows per event category and the
                    // device replacement groups that hold such time; measured, never REGRESSED/IMPROVED, never
                    // gating: the device class total `all ops` (in per_op) holds that time and gates

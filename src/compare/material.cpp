@@ -88,7 +88,7 @@ MaterialSelection select_material(std::vector<MetricComparison>& metrics, double
     const bool replaced = members.count({m.point, m.metric_class, m.rank, unranked_name(m)}) > 0;
     if (replaced) {
       m.family = Family::replaced;
-    } else if (!m.material) {
+    } else if (!m.material && m.family != Family::runtime_calls) {
       m.family = Family::per_op_minor;
     }
     if (m.present_in_base && m.present_in_head) {

@@ -200,7 +200,7 @@ std::size_t op_metric_count(std::string_view name, const OpSeries& b, const OpSe
 // The indices of the metrics that both sides ran, left to measure, are appended to `unmeasured`.
 template <typename Metric>
 void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasured, const RankPair& pair,
-               std::string_view name, const OpSeries& b, const OpSeries& h, GroupSums& sums) {
+               std::string_view name, bool runtime_call, const OpSeries& b, const OpSeries& h, GroupSums& sums) {
   const std::optional<double> base_calls = b.present ? median(b.calls) : std::nullopt;
   const std::optional<double> head_calls = h.present ? median(h.calls) : std::nullopt;
   auto make = [&](MetricClass metric_class, const std::vector<double>& base_values,
@@ -211,6 +211,7 @@ void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasure
     metric.base_calls = base_calls;
     metric.head_calls = head_calls;
     metric.calls_changed = !b.present || !h.present || metric.base_calls != metric.head_calls;
+    metric.runtime_call = runtime_call;
     if (b.present && h.present) {
       unmeasured.push_back(metrics.size());  // measured after the stream, in parallel (measure_all)
     } else {
@@ -227,7 +228,7 @@ void append_op(std::vector<Metric>& metrics, std::vector<std::size_t>& unmeasure
     make(MetricClass::device, b.device_us, h.device_us);
   }
   const std::string key(name);
-  if (!unattributed) {  // device time only (no self CPU metric either)
+  if (!unattributed && !runtime_call) {  // device time only; runtime calls are a family of their own
     add_to_class_sums(sums.cpu,
                       OpStepValues{key, &b.self_cpu_us, &h.self_cpu_us, b.present, h.present, base_calls, head_calls});
   }
@@ -315,7 +316,7 @@ void append_all_op_metrics(std::vector<Metric>& metrics, const std::vector<RankP
     for (std::size_t g = 0; g < pairs.size(); ++g) {
       stream.series(g, b, h);
       if (b.present || h.present) {
-        append_op(metrics, unmeasured, pairs[g], stream.name(), b, h, sums[g]);
+        append_op(metrics, unmeasured, pairs[g], stream.name(), stream.runtime_call(), b, h, sums[g]);
       }
     }
   }

@@ -48,6 +48,9 @@ struct MetricMeasurement {
   // "device total_time", or "device total_time" when the profiles also carry the application's own
   // end-to-end numbers. Its own family ("device summary"); gates only under metrics.end_to_end.gate "always".
   bool explanatory = false;
+  // A self CPU metric of a runtime call (TraceSamples::runtime_calls): its own family, outside the class
+  // sums, gating only under rules gate_runtime_calls (issue 38 item 6).
+  bool runtime_call = false;
   std::size_t base_runs = 0, head_runs = 0;  // traces (runs) the samples come from; 0 for end-to-end
   // Processes the samples come from: runs (folders of traces, side_runs) for ops and step time; for an
   // end-to-end metric its runs (EndToEndMetric::runs, at least 1). Samples of one process are not
@@ -98,6 +101,12 @@ struct MetricMeasurement {
   // (device: events attributed to it), for a class total or replacement group any of its ops', for step
   // time a step cut off or screened. Only these metrics can be INCONCLUSIVE for incomplete data.
   bool base_screened = false, head_screened = false;
+  // Of those, a device metric holding launches whose device events are missing on that side
+  // (DataProblemKind::device_events_missing; its ops' CPU calls remain, their device time does not): the
+  // first such op key of the metric (its own for an op), "" for none.
+  std::string base_device_missing, head_device_missing;
+  // A device metric of a side whose device time was lost (ScreenedTime::device_time_lost).
+  bool base_device_lost = false, head_device_lost = false;
   // Self CPU and device metrics: one op, or a sum per step (replacement_groups.hpp): the replacement
   // group of the class (named k_replacement_group_name, `replaced` lists its ops) or the class total
   // (k_class_total_name). Sums are on both sides with calls unset; other classes keep MetricScope::op.

@@ -46,6 +46,15 @@ OpStream::OpStream(std::vector<StepGroup> groups, const RuleSet& rules) : m_grou
       ids.push_back(static_cast<std::uint32_t>(from - m_names.begin()));
     }
   }
+  m_runtime.assign(m_names.size(), false);
+  for (const TraceSamples* trace : traces) {
+    for (const std::string& key : trace->runtime_calls) {
+      const auto at = std::lower_bound(m_names.begin(), m_names.end(), std::string_view(key));
+      if (at != m_names.end() && *at == key) {
+        m_runtime[static_cast<std::size_t>(at - m_names.begin())] = true;
+      }
+    }
+  }
   for (const StepGroup& group : m_groups) {
     auto cursors = [&](const std::vector<SampleStep>* steps) {
       Cursors c{steps, std::vector<std::size_t>(steps->size(), 0), {}};

@@ -46,6 +46,9 @@ class OpStream {
   // The current op key: a view of a trace's op_keys.
   std::string_view name() const { return m_names[m_current]; }
 
+  // True when some trace read the current op key from runtime calls (TraceSamples::runtime_calls).
+  bool runtime_call() const { return m_runtime[m_current]; }
+
   // The current op's series in group `g` on each side. At most once per group and op, groups in
   // any order; `base` and `head` keep their buffers' capacity from op to op.
   void series(std::size_t g, OpSeries& base, OpSeries& head);
@@ -64,6 +67,7 @@ class OpStream {
   std::vector<StepGroup> m_groups;
   const RuleSet& m_rules;
   std::vector<std::string_view> m_names;                            // every distinct key, sorted
+  std::vector<bool> m_runtime;                                      // per key: a runtime call's
   std::map<const TraceSamples*, std::vector<std::uint32_t>> m_ids;  // per trace: its op id -> index in m_names
   std::vector<std::pair<Cursors, Cursors>> m_cursors;               // per group: base, head
   std::size_t m_current = 0;

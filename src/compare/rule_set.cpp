@@ -217,6 +217,12 @@ void parse_statistics(const json& doc, const RulesParser& parser, RuleSet& rules
   if (doc.contains("max_excluded_share")) {
     rules.max_excluded_share = parser.number(doc["max_excluded_share"], "max_excluded_share", 0.0, 1.0);
   }
+  if (doc.contains("gate_runtime_calls")) {
+    if (!doc["gate_runtime_calls"].is_boolean()) {
+      parser.fail("\"gate_runtime_calls\" must be true or false, not " + doc["gate_runtime_calls"].dump());
+    }
+    rules.gate_runtime_calls = doc["gate_runtime_calls"].get<bool>();
+  }
   if (doc.contains("price_per_hour")) {
     rules.price_per_hour = parser.number(doc["price_per_hour"], "price_per_hour", 1e-12, 1e9);
   }
@@ -319,8 +325,8 @@ RuleSet parse_rules(std::string_view text, const std::string& source) {
   }
   parser.check_keys(doc, "",
                     {"schema", "alpha", "correction", "metrics", "floor_us", "material_share", "between_run_allowance",
-                     "max_excluded_share", "ignore", "ops", "drop_first_steps", "unit", "allow_mismatch", "waivers",
-                     "max_waiver_days", "price_per_hour"});
+                     "max_excluded_share", "gate_runtime_calls", "ignore", "ops", "drop_first_steps", "unit",
+                     "allow_mismatch", "waivers", "max_waiver_days", "price_per_hour"});
   RuleSet rules;
   rules.source = source;
   rules.text = std::string(text);
@@ -394,6 +400,7 @@ std::string applied_rules_json(const RuleSet& rules) {
   j["material_share"] = rules.material_share;
   j["between_run_allowance"] = rules.between_run_allowance;
   j["max_excluded_share"] = rules.max_excluded_share;
+  j["gate_runtime_calls"] = rules.gate_runtime_calls;
   j["ignore"] = rules.ignore;
   j["ops"] = nlohmann::ordered_json::array();
   for (const OpRule& op : rules.ops) {

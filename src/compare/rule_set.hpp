@@ -83,6 +83,9 @@ struct RuleSet {
   // Events the event screen excluded (profile/event_screen.hpp) may carry at most this share of a side's
   // device or self CPU time; beyond it the metrics of that kind are INCONCLUSIVE (data_incomplete).
   double max_excluded_share = 0.01;
+  // Runtime calls (cudaLaunchKernel, nrt_execute, ...) are a family of their own (judgement.hpp
+  // Family::runtime_calls), reported and never gating unless this is set (issue 38 item 6).
+  bool gate_runtime_calls = false;
   std::vector<std::string> ignore{"ProfilerStep*"};
   std::vector<OpRule> ops;
   std::size_t drop_first_steps = 0;

@@ -11,7 +11,8 @@ namespace {
 
 // What the screen excluded in the traces of one rank (or of a whole side).
 struct ScreenedNames {
-  std::set<std::string> cpu, device;  // op keys (and unattributed rows) with screened events of that class
+  std::set<std::string> cpu, device;     // op keys (and unattributed rows) with screened events of that class
+  std::set<std::string> device_missing;  // of `device`: those with launches whose device events are missing
   // By count (when anything was screened): per op key, its CPU-side events without a usable time
   // (ScreenedOp::unusable_cpu_events), and its events kept in the samples (calls); kept_total sums the calls
   // of every op, screened_total the unusable events of ops the rules do not ignore.
@@ -32,6 +33,9 @@ ScreenedNames& add_trace(ScreenedNames& names, const TraceSamples& trace, const 
         names.screened_total += counted ? op.unusable_cpu_events : 0;
       }
       names.any_cpu = names.any_cpu || counted;
+    }
+    if (op.missing_device_events > 0) {
+      names.device_missing.insert(name);
     }
     if (op.device_events > 0) {
       names.device.insert(name);
@@ -122,6 +126,20 @@ bool any_member(const ReplacementMembers& members, const std::set<std::string>& 
   return false;
 }
 
+// The first op key of device metric `m` with launches whose device events are missing, "" for none.
+std::string first_device_missing(const MetricMeasurement& m, const ScreenedNames& names) {
+  if (m.metric_class != MetricClass::device) {
+    return "";
+  }
+  for (const std::string& name : names.device_missing) {
+    if (m.scope == MetricScope::class_total ||
+        (m.scope == MetricScope::replacement_group ? any_member(*m.replaced, {name}) : name == unranked_name(m))) {
+      return name;
+    }
+  }
+  return "";
+}
+
 // Whether `m` holds events that `names` says were screened.
 bool holds_screened(const MetricMeasurement& m, const ScreenedNames& names) {
   if (m.metric_class == MetricClass::step_time) {
@@ -143,7 +161,8 @@ bool holds_screened(const MetricMeasurement& m, const ScreenedNames& names) {
   return set.count(unranked_name(m)) > 0;
 }
 
-void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bool& screened) {
+void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bool& screened,
+               std::string& device_missing, bool& device_lost) {
   static const ScreenedNames none;
   const ScreenedNames* names = &screen.whole;
   if (m.ranked) {
@@ -154,6 +173,8 @@ void mark_side(MetricMeasurement& m, const SideScreen& screen, double& share, bo
           : m.metric_class == MetricClass::self_cpu ? screen.cpu_share
                                                     : std::max(screen.cpu_share, screen.device_share);
   screened = holds_screened(m, *names);
+  device_missing = screened ? first_device_missing(m, *names) : std::string();
+  device_lost = m.metric_class == MetricClass::device && names->device_lost;
   if (screened && m.metric_class == MetricClass::self_cpu) {
     share = std::max(share, screened_count_share(m, *names));  // by count as well as by time
   }
@@ -181,8 +202,8 @@ void mark_screened_metrics(std::size_t count, const std::function<MetricMeasurem
     if (m.metric_class == MetricClass::end_to_end) {
       continue;
     }
-    mark_side(m, base_screen, m.base_excluded_share, m.base_screened);
-    mark_side(m, head_screen, m.head_excluded_share, m.head_screened);
+    mark_side(m, base_screen, m.base_excluded_share, m.base_screened, m.base_device_missing, m.base_device_lost);
+    mark_side(m, head_screen, m.head_excluded_share, m.head_screened, m.head_device_missing, m.head_device_lost);
   }
 }
 

@@ -33,8 +33,11 @@ const char* data_problem_text(DataProblemKind kind) {
   case DataProblemKind::cut_off_step:
     return "last steps far shorter than their siblings (cut off when the profiler stopped): excluded";
   case DataProblemKind::device_time_lost:
-    return "kernel launches with no device event in the trace (device time lost; synchronize before the "
-           "profiler stops)";
+    return "runtime calls with a correlation id and no device event in the trace (device time lost; "
+           "synchronize the device before the profiler exports)";
+  case DataProblemKind::device_events_missing:
+    return "launches whose device events are missing (runtime calls of a name that launched device work, or "
+           "with a flow but no device event): device time missing for the ops that launched them";
   case DataProblemKind::overlapping_device_events:
     return "device events starting before the previous one on their stream ended: counted, kept (their "
            "device time may be counted twice)";
@@ -73,6 +76,8 @@ const char* data_problem_id(DataProblemKind kind) {
     return "cut_off_step";
   case DataProblemKind::device_time_lost:
     return "device_time_lost";
+  case DataProblemKind::device_events_missing:
+    return "device_events_missing";
   case DataProblemKind::overlapping_device_events:
     return "overlapping_device_events";
   case DataProblemKind::shared_correlation:
@@ -126,6 +131,7 @@ bool is_screened_kind(DataProblemKind kind) {
   case DataProblemKind::duplicate:
   case DataProblemKind::cut_off_step:
   case DataProblemKind::device_time_lost:
+  case DataProblemKind::device_events_missing:
     return true;
   default:
     return false;

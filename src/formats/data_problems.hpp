@@ -22,13 +22,14 @@ enum class DataProblemKind {
   name_truncated,     // a name longer than the name limit, cut (see input_limits.hpp)
   invalid_utf8,       // invalid UTF-8 in a name, replaced by U+FFFD
   // Screened events (issue 13 item 1, event_screen.hpp): read, then excluded before any sample is made.
-  unfinished,           // dur == -1 µs: the event never finished
-  negative_duration,    // another dur < 0 (a missing end timestamp)
-  device_out_of_range,  // a device event at ts 0 or starting outside its trace's time range
-  longer_than_step,     // an event longer than the step (or, outside steps, the trace) that holds it
-  duplicate,            // an exact repeat: same name, thread, ts, dur > 0 and args as an earlier event
-  cut_off_step,         // a last step far shorter than its siblings (cut off when the profiler stopped)
-  device_time_lost,     // kernel launches in a trace that holds no device event (device time lost)
+  unfinished,             // dur == -1 µs: the event never finished
+  negative_duration,      // another dur < 0 (a missing end timestamp)
+  device_out_of_range,    // a device event at ts 0 or starting outside its trace's time range
+  longer_than_step,       // an event longer than the step (or, outside steps, the trace) that holds it
+  duplicate,              // an exact repeat: same name, thread, ts, dur > 0 and args as an earlier event
+  cut_off_step,           // a last step far shorter than its siblings (cut off when the profiler stopped)
+  device_time_lost,       // runtime calls with a correlation id in a trace that holds no device event
+  device_events_missing,  // a launch (linked by correlation or flow) whose device event is not in the trace
   // Counted and kept (issue 38 item 9): what may be a fault of the trace or a legitimate pattern.
   overlapping_device_events,  // a device event starting before an earlier one on its stream (thread) ended
   shared_correlation,         // a device event whose correlation id another device event already carries
@@ -89,7 +90,8 @@ const char* data_problem_text(DataProblemKind kind);
 
 // Stable identifier of a kind for JSON: "bad_duration", "bad_timestamp", "time_out_of_range",
 // "missing_name", "name_truncated", "invalid_utf8", "unfinished", "negative_duration",
-// "device_out_of_range", "longer_than_step", "duplicate", "cut_off_step", "device_time_lost".
+// "device_out_of_range", "longer_than_step", "duplicate", "cut_off_step", "device_time_lost",
+// "device_events_missing", "overlapping_device_events", "shared_correlation".
 const char* data_problem_id(DataProblemKind kind);
 
 // One line for a report or `inspect`: "FILE: 3 events whose dur is not a number (...): excluded; first:
@@ -110,7 +112,7 @@ DataProblem& count_data_problem(std::vector<DataProblem>& problems, DataProblemK
 // count and the first example. Named malformed events are screened as their op's (event_screen.hpp).
 inline constexpr double k_max_malformed_share = 0.01;
 
-// True for the kinds the event screen excludes with their time (unfinished ... device_time_lost).
+// True for the kinds the event screen excludes with their time (unfinished ... device_events_missing).
 bool is_screened_kind(DataProblemKind kind);
 
 }  // namespace neuron_gate

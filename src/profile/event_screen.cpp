@@ -1,9 +1,9 @@
 #include "profile/event_screen.hpp"
 
+#include "profile/missing_device_events.hpp"
 #include "profile/self_time.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -51,6 +51,12 @@ constexpr std::uint8_t k_candidate = 1;
 
 std::uint8_t code_of(DataProblemKind kind) {
   return static_cast<std::uint8_t>(2 + static_cast<int>(kind));
+}
+
+std::string micros(Nanoseconds ns) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1000.0);
+  return text;
 }
 
 bool excluded(std::uint8_t code) {
@@ -113,19 +119,6 @@ void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& can
       distinct.push_back(event);
     }
   }
-}
-
-std::string micros(Nanoseconds ns) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1000.0);
-  return text;
-}
-
-// `name "ts": …, "dur": …` (µs), the name cut to 60 bytes.
-std::string event_example(const RawTrace& trace, const TraceEvent& event) {
-  const std::string& name = trace.names[event.name_id];
-  return (name.size() > 60 ? name.substr(0, 60) + "…" : name) + " \"ts\": " + micros(event.ts_ns) +
-         ", \"dur\": " + micros(event.dur_ns);
 }
 
 // The first two classes (device_out_of_range, longer_than_step) of the events in file order; duplicates
@@ -199,30 +192,6 @@ class Screen {
   std::vector<std::uint32_t> m_window_events;  // the step windows' own events, ascending
   std::size_t m_next_window = 0;
 };
-
-bool launches_work(const std::string& name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("launch") != std::string::npos || lower.find("memcpy") != std::string::npos ||
-         lower.find("memset") != std::string::npos;
-}
-
-// Launches in a trace without any device event: device time lost (nothing is removed).
-void screen_lost_device_time(const std::string& path, const RawTrace& trace, EventScreen& screen) {
-  if (std::any_of(trace.events.begin(), trace.events.end(),
-                  [](const TraceEvent& e) { return e.kind == EventKind::device; })) {
-    return;
-  }
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    const TraceEvent& event = trace.events[i];
-    if (event.kind == EventKind::runtime && launches_work(trace.names[event.name_id])) {
-      count_data_problem(screen.problems, DataProblemKind::device_time_lost, path, trace.origins[i].end_byte,
-                         event_example(trace, event));
-      screen.time.device_time_lost = true;
-    }
-  }
-}
 
 // The data problem an unusable event was counted as, from its marker (kineto_trace.hpp).
 DataProblemKind unusable_kind(Nanoseconds marker) {
@@ -355,6 +324,12 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
 
 }  // namespace
 
+std::string event_example(const RawTrace& trace, const TraceEvent& event) {
+  const std::string& name = trace.names[event.name_id];
+  return (name.size() > 60 ? name.substr(0, 60) + "…" : name) + " \"ts\": " + micros(event.ts_ns) +
+         ", \"dur\": " + micros(event.dur_ns);
+}
+
 EventScreen screen_events(const std::string& path, RawTrace& trace) {
   EventScreen screen;
   std::vector<std::uint8_t> codes(trace.events.size(), k_kept);
@@ -391,7 +366,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
       }
     }
   }
-  screen_lost_device_time(path, trace, screen);
+  screen_missing_device_events(path, trace, screen);
   estimate_unusable_time(trace, screen);
   if (any_excluded) {
     std::size_t kept = 0;

@@ -22,6 +22,9 @@ struct EventScreen {
   // The events removed from trace.events, in file order: the sample builder names the ops (and, for
   // device events, the ops they would be attributed to) whose events were screened.
   std::vector<TraceEvent> excluded;
+  // Stand-ins for the device events of launches whose device events are missing (device_events_missing):
+  // device events at their launch, with its correlation and External id, weighing the estimated time.
+  std::vector<TraceEvent> missing_device;
 };
 
 // Screens the events of `trace` (named `path` in examples) and removes the excluded ones from
@@ -38,10 +41,13 @@ struct EventScreen {
 //                        time_out_of_range): found while reading, never in trace.events (RawTrace::unusable);
 //                        their time is estimated as the median dur of the kept events of the same name, and
 //                        added to the problem
-//   device_time_lost     runtime calls that launch work (names holding "launch", "memcpy" or "memset", any
-//                        case) in a trace with no device event: nothing is removed; counted per launch and
-//                        ScreenedTime::device_time_lost set
+//   device_time_lost, device_events_missing  launches without their device events, found by correlation
+//                        and flow links (missing_device_events.hpp): nothing is removed; missing ones get
+//                        stand-ins in `missing_device`
 EventScreen screen_events(const std::string& path, RawTrace& trace);
+
+// A data problem's example of an event: `name "ts": …, "dur": …` (µs, 3 decimals), the name cut to 60 bytes.
+std::string event_example(const RawTrace& trace, const TraceEvent& event);
 
 // Share of a trace's time range each side of it within which device events still count as in range
 // (work queued on the device runs long after the last CPU event when the device is the bottleneck; host

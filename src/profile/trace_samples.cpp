@@ -109,8 +109,10 @@ class SampleBuilder {
     m_nesting = nest_cpu_events(m_trace.events, m_trace.threads.size(),
                                 [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); });
     add_device_events(samples);
-    record_screened(samples, screen.excluded, false);
-    record_screened(samples, m_trace.unusable, true);
+    record_screened(samples, screen.excluded, Screened::excluded);
+    record_screened(samples, m_trace.unusable, Screened::unusable);
+    record_screened(samples, screen.missing_device, Screened::missing);
+    add_runtime_calls(samples);
     finish(samples);
     release_events();
     add_steps(samples, screen);
@@ -136,6 +138,17 @@ class SampleBuilder {
     }
     std::vector<EventOrigin>().swap(trace.origins);
     return bytes;
+  }
+
+  // The op keys of the runtime calls (TraceSamples::runtime_calls).
+  void add_runtime_calls(TraceSamples& samples) {
+    std::vector<bool> seen(m_trace.names.size(), false);
+    for (const TraceEvent& event : m_trace.events) {
+      if (event.kind == EventKind::runtime && !seen[event.name_id]) {
+        seen[event.name_id] = true;
+        samples.runtime_calls.insert(m_keys.text(m_keys.key(event)));
+      }
+    }
   }
 
   // Interns the key of every summed CPU-side event (in file order, as add_cpu_events meets them) and returns
@@ -247,13 +260,19 @@ class SampleBuilder {
 
   // Names what the screen excluded (screened_ops, screened_unattributed, steps_screened): CPU-side
   // events by their op key, device events by the op the attribution rules give them.
-  void record_screened(TraceSamples& samples, const std::vector<TraceEvent>& events, bool unusable) {
+  // How the events given to record_screened were screened.
+  enum class Screened { excluded, unusable, missing };
+
+  void record_screened(TraceSamples& samples, const std::vector<TraceEvent>& events, Screened how) {
+    const bool unusable = how == Screened::unusable, missing = how == Screened::missing;
     const std::vector<std::uint32_t> ops = attribute_other_device_events(m_trace, m_nesting, events);
     for (std::size_t i = 0; i < events.size(); ++i) {
       const TraceEvent& event = events[i];
       if (event.kind == EventKind::device) {
         if (ops[i] != k_no_event) {
-          ++samples.screened_ops[m_keys.text(m_keys.key(m_trace.events[ops[i]]))].device_events;
+          ScreenedOp& op = samples.screened_ops[m_keys.text(m_keys.key(m_trace.events[ops[i]]))];
+          ++op.device_events;
+          op.missing_device_events += missing ? 1 : 0;
         } else {
           const std::string& category = m_trace.categories[event.category];
           ++samples.screened_unattributed[category.empty() ? "no category" : category];

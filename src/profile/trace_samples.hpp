@@ -74,6 +74,8 @@ struct ScreenedOp {
   // Of cpu_events: those without a usable time (unfinished, negative dur, malformed ts or dur), each a call
   // missing from a kept step's sample; screened_metrics.hpp counts them against the op's calls.
   std::int64_t unusable_cpu_events = 0;
+  // Of device_events: launches whose device event is not in the trace (DataProblemKind::device_events_missing).
+  std::int64_t missing_device_events = 0;
   bool operator==(const ScreenedOp&) const = default;
 };
 
@@ -102,6 +104,9 @@ struct TraceSamples {
   // Op key (as in op_keys) -> its screened events; read_side adds the unattributed rows'
   // entries (k_unattributed_row) from screened_unattributed.
   std::map<std::string, ScreenedOp> screened_ops;
+  // Op keys read from runtime calls (EventKind::runtime: cudaLaunchKernel, nrt_execute, ...): host-side
+  // calls whose self CPU time is a family of its own, never gating by default (issue 38 item 6).
+  std::set<std::string> runtime_calls;
   // Event category ("kernel", "no category") -> screened device events no op is found for.
   std::map<std::string, std::int64_t> screened_unattributed;
   // A step of this trace was cut off (cut_off_steps()) or a ProfilerStep event itself was unusable: the

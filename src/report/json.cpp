@@ -196,6 +196,7 @@ ordered rules_json(const Report& report) {
   rules["floor_us"] = report.rules.floor_us;
   rules["material_share"] = report.rules.material_share;
   rules["between_run_allowance"] = report.rules.between_run_allowance;
+  rules["gate_runtime_calls"] = report.rules.gate_runtime_calls;
   rules["thresholds"] = {{"end_to_end", report.rules.end_to_end.threshold},
                          {"device", report.rules.device.threshold},
                          {"self_cpu", report.rules.self_cpu.threshold},

@@ -165,6 +165,11 @@ MetricComparison metric_from_json(const Reader& r, const json& value, const std:
   m.verdict = r.choice(value, "verdict", where, k_verdicts, verdict_name);
   m.reason = r.prose(value, "reason", where);
   m.gating = r.boolean(value, "gating", where);
+  m.family = r.choice(value, "family", where,
+                      {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
+                       Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed},
+                      family_name);
+  m.runtime_call = m.family == Family::runtime_calls;
   m.material = r.boolean(value, "material", where);
   m.base_median = r.optional_number(r.at(value, "base", where), "median", Reader::name(where, "base"));
   m.head_median = r.optional_number(r.at(value, "head", where), "median", Reader::name(where, "head"));
@@ -311,6 +316,21 @@ bool conditions_from_json(const Reader& r, const json& conditions, const std::st
   return differing;
 }
 
+// The rules a report shows (alpha, correction, floor, runtime calls' gate, unit) into `rules`.
+void rules_from_json(const Reader& r, const json& doc, const std::string& top, RuleSet& rules) {
+  const std::string where = Reader::name(top, "rules");
+  const json& from = r.at(doc, "rules", top);
+  rules.alpha = r.number(from, "alpha", where);
+  rules.correction = r.choice(
+      from, "correction", where,
+      {Correction::holm, Correction::benjamini_hochberg, Correction::bonferroni, Correction::none}, correction_name);
+  rules.floor_us = r.number(from, "floor_us", where);
+  if (from.contains("gate_runtime_calls")) {
+    rules.gate_runtime_calls = r.boolean(from, "gate_runtime_calls", where);
+  }
+  rules.unit = r.choice(from, "unit", where, {SampleUnit::step, SampleUnit::run}, sample_unit_key);
+}
+
 Report report_from_json(const Reader& r, const json& doc, const std::string& top) {
   const auto key = [&](const char* name) { return Reader::name(top, name); };
   Report report;
@@ -381,13 +401,7 @@ Report report_from_json(const Reader& r, const json& doc, const std::string& top
   report.base_facts = facts_from_json(r, r.at(sides, "base", key("sides")), key("sides.base"));
   report.head_facts = facts_from_json(r, r.at(sides, "head", key("sides")), key("sides.head"));
 
-  const json& rules = r.at(doc, "rules", top);
-  report.rules.alpha = r.number(rules, "alpha", key("rules"));
-  report.rules.correction = r.choice(
-      rules, "correction", key("rules"),
-      {Correction::holm, Correction::benjamini_hochberg, Correction::bonferroni, Correction::none}, correction_name);
-  report.rules.floor_us = r.number(rules, "floor_us", key("rules"));
-  report.rules.unit = r.choice(rules, "unit", key("rules"), {SampleUnit::step, SampleUnit::run}, sample_unit_key);
+  rules_from_json(r, doc, top, report.rules);
   report.provenance = provenance_from_json(r, doc, top);
   return report;
 }

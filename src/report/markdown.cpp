@@ -199,9 +199,18 @@ std::string measurements_section(const Report& report, FullTables& full_tables) 
     body += "#### Change of the metrics above (signed %, 0 = no change)\n\n" + chart + "\n";
   }
   for (MetricClass c : {MetricClass::device, MetricClass::self_cpu}) {
-    auto ops = ranked_metrics(report, c);
+    std::vector<const MetricComparison*> ops, runtime_calls;
+    for (const MetricComparison* m : ranked_metrics(report, c)) {
+      (m->family == Family::runtime_calls ? runtime_calls : ops).push_back(m);
+    }
     if (!ops.empty()) {
       full_tables.emplace_back(c == MetricClass::device ? "device time" : "self CPU time", std::move(ops));
+    }
+    if (!runtime_calls.empty()) {
+      full_tables.emplace_back(
+          std::string("runtime calls' self CPU time (") +
+              (report.rules.gate_runtime_calls ? "gating" : "not gating: rules gate_runtime_calls") + ")",
+          std::move(runtime_calls));
     }
   }
   const std::string legend =

@@ -11,6 +11,15 @@
 #include <sstream>
 
 namespace neuron_gate {
+
+namespace {
+
+// What a side whose device time was lost is told (verdict reasons and the NO DECISION headline).
+constexpr const char* k_device_time_lost_advice =
+    "device work was launched but no device time was captured; synchronize the device before the profiler "
+    "exports (e.g. torch.cuda.synchronize(), xm.mark_step() + xm.wait_device_ops()) and profile again";
+
+}  // namespace
 namespace {
 
 // A ratio as a percentage without the sign for gains: 1.123 -> "12.3%", 0.95 -> "-5%"
@@ -75,6 +84,16 @@ std::string inconclusive_text(const MetricComparison& m) {
     const char* kind = m.metric_class == MetricClass::device     ? "device"
                        : m.metric_class == MetricClass::self_cpu ? "self CPU"
                                                                  : "self CPU or device";
+    if (head ? m.head_device_lost : m.base_device_lost) {
+      return std::string("device time missing on ") + (head ? "head" : "base") + ": " + k_device_time_lost_advice;
+    }
+    if (const std::string& op = head ? m.head_device_missing : m.base_device_missing; !op.empty()) {
+      return "device time missing for `" + op + "` on " + (head ? "head" : "base") +
+             ": its CPU calls remain but launches have no device event in the trace; excluded and missing "
+             "device time carry " +
+             format_number(share * 100.0) + "% of the side's (more than the " +
+             format_number(m.max_excluded_share * 100.0) + "% allowed, rules `max_excluded_share`); see Data problems";
+    }
     // Self CPU shares are by time or by count, whichever is larger (screened_metrics.hpp).
     return std::string("the data are incomplete: this metric holds events excluded as data problems on ") +
            (head ? "head" : "base") + ", where excluded events carry " + format_number(share * 100.0) + "% of the " +
@@ -256,10 +275,8 @@ namespace {
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
   if (nd.cause == NoDecisionCause::device_time_missing) {
-    return "device time missing" + (nd.point.empty() ? std::string() : " at " + prose_code(nd.point)) +
-           ": device work was launched but no device time was captured; synchronize the "
-           "device before the profiler exports (e.g. torch.cuda.synchronize(), xm.mark_step() + "
-           "xm.wait_device_ops()) and profile again";
+    return "device time missing" + (nd.point.empty() ? std::string() : " at " + prose_code(nd.point)) + ": " +
+           k_device_time_lost_advice;
   }
   const MetricComparison& m = judgement.metrics[nd.metric];
   if (nd.cause == NoDecisionCause::data_incomplete || nd.cause == NoDecisionCause::head_data_incomplete) {

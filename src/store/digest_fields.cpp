@@ -22,7 +22,7 @@ constexpr DataProblemKind k_problem_kinds[] = {
     DataProblemKind::device_out_of_range, DataProblemKind::longer_than_step,
     DataProblemKind::duplicate,           DataProblemKind::cut_off_step,
     DataProblemKind::device_time_lost,    DataProblemKind::overlapping_device_events,
-    DataProblemKind::shared_correlation,
+    DataProblemKind::shared_correlation,  DataProblemKind::device_events_missing,
 };
 
 std::string key_path(const std::string& where, const char* key) {

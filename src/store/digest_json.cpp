@@ -107,17 +107,24 @@ void trace_screening_from_json(const DigestFields& f, const json& value, const s
   const json& screened_ops = f.object(f.at(value, "screened_ops", where), where + ".screened_ops");
   for (const auto& item : screened_ops.items()) {
     const std::string at = where + ".screened_ops." + f.key_text(item.key());
-    // [cpu, device] or [cpu, device, unusable cpu] (the third written when not 0)
-    const std::vector<std::int64_t> row =
-        f.int_row(item.value(), at, item.value().is_array() && item.value().size() == 3 ? 3 : 2);
+    // [cpu, device], [cpu, device, unusable cpu] or [cpu, device, unusable cpu, missing device] (the later
+    // ones written when not 0)
+    const std::size_t size = item.value().is_array() ? item.value().size() : 0;
+    const std::vector<std::int64_t> row = f.int_row(item.value(), at, size == 3 || size == 4 ? size : 2);
     ScreenedOp op{f.checked_count(row[0], at + "[0]"), f.checked_count(row[1], at + "[1]"),
-                  row.size() == 3 ? f.checked_count(row[2], at + "[2]") : 0};
+                  row.size() >= 3 ? f.checked_count(row[2], at + "[2]") : 0,
+                  row.size() == 4 ? f.checked_count(row[3], at + "[3]") : 0};
     if (op.unusable_cpu_events > op.cpu_events) {
       f.fail("\"" + at + "\": more unusable CPU events than screened CPU events");
+    }
+    if (op.missing_device_events > op.device_events) {
+      f.fail("\"" + at + "\": more missing device events than screened device events");
     }
     trace.screened_ops[f.checked_string(item.key(), at)] = op;
   }
   trace.screened_unattributed = f.count_map(value, "screened_unattributed", where);
+  const std::vector<std::string> calls = f.string_list(value, "runtime_calls", where);
+  trace.runtime_calls.insert(calls.begin(), calls.end());
   trace.steps_screened = f.boolean(value, "steps_screened", where);
 }
 
@@ -125,7 +132,7 @@ TraceSamples trace_from_json(const DigestFields& f, const json& value, const std
   f.keys(value, where,
          {"path", "format", "names", "steps", "has_profiler_steps", "outside_steps", "event_count", "categories",
           "has_device_events", "input_shapes", "metadata", "problems", "screened", "screened_ops",
-          "screened_unattributed", "steps_screened", "rank", "rank_source"});
+          "screened_unattributed", "steps_screened", "rank", "rank_source", "runtime_calls"});
   TraceSamples trace;
   trace.path = f.str(value, "path", where);
   const std::string format = f.str(value, "format", where);

@@ -169,12 +169,17 @@ void write_trace_rest(JsonWriter& out, const TraceSamples& trace) {
     out.begin_array();
     out.integer(counts.cpu_events);
     out.integer(counts.device_events);
-    if (counts.unusable_cpu_events != 0) {
+    if (counts.unusable_cpu_events != 0 || counts.missing_device_events != 0) {
       out.integer(counts.unusable_cpu_events);
+    }
+    if (counts.missing_device_events != 0) {
+      out.integer(counts.missing_device_events);
     }
     out.end_array();
   }
   out.end_object();
+  out.key("runtime_calls");
+  write_json(out, trace.runtime_calls);
   out.key("screened_unattributed");
   write_json(out, trace.screened_unattributed);
   out.key("steps_screened");

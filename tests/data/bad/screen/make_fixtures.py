@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def trace(run, fault):
     rnd = random.Random(f"{fault}-{run}")
+    neuron = fault.startswith("nrt-")  # TorchNeuron's names: privateuse1_runtime nrt_execute, no flow arrows
     events = [{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
                "ts": T0 - 10, "dur": 6 * STEP_US + 20}]
     corr = 100
@@ -42,11 +43,16 @@ def trace(run, fault):
         for op, kernel, start, dur, kdur in (("aten::mm", "gemm", 10, 100, 300), ("aten::add", "add_k", 200, 50, 40)):
             corr += 1
             jitter = rnd.randint(0, 4)
+            slow = 3 if fault.endswith("slow-launch") else 0  # the launch call 30% slower, its op's self CPU kept
             events.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t + start,
-                           "dur": dur + jitter, "args": {"External id": corr}})
-            launch = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                      "ts": t + start + 5, "dur": 10, "args": {"correlation": corr, "External id": corr}}
+                           "dur": dur + jitter + slow, "args": {"External id": corr}})
+            launch = {"ph": "X", "cat": "privateuse1_runtime" if neuron else "cuda_runtime",
+                      "name": "nrt_execute" if neuron else "cudaLaunchKernel", "pid": 1, "tid": 1,
+                      "ts": t + start + 5, "dur": 10 + slow, "args": {"correlation": corr, "External id": corr}}
             events.append(launch)
+            if not neuron:  # Kineto's ac2g arrow from the launch to its kernel
+                events.append({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": 1, "tid": 1,
+                               "ts": t + start + 5})
             stream = 7 if kernel == "gemm" else 8  # gemm runs past add_k's start: on one stream they would overlap
             if fault == "overlap-shared" and kernel == "add_k" and s == 2:
                 stream = 7  # on gemm's stream, starting before gemm ended (issue 38 item 9)
@@ -54,6 +60,10 @@ def trace(run, fault):
                  "dur": kdur + rnd.randint(0, 3), "args": {"correlation": corr, "External id": corr, "stream": stream}}
             if fault == "device-time-lost":
                 continue  # no kernel reached the trace (no synchronize before export)
+            if fault == "device-events-missing" and kernel == "gemm" and s in (1, 4):
+                continue  # 2 of 6 gemm kernels lost; launch and flow start remain (issue 38 item 4)
+            if fault == "nrt-kernels-missing" and kernel == "gemm":
+                continue  # every gemm lost while aten::mm and its nrt_execute remain (issue 38 item 1)
             if fault == "device-out-of-range" and kernel == "gemm" and s == 1:
                 k["ts"] = 0  # stamped at 0
             if fault == "device-out-of-range" and kernel == "gemm" and s == 3:
@@ -69,6 +79,9 @@ def trace(run, fault):
             if fault == "duplicate-one-op" and kernel == "add_k":
                 k["dur"] *= 2  # a real 2x regression of a clean op beside the faulty one
             events.append(k)
+            if not neuron:
+                events.append({"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": corr, "pid": 0,
+                               "tid": stream, "ts": k["ts"]})
             if fault == "overlap-shared" and kernel == "gemm" and s == 3:  # a second kernel of one launch
                 events.append(dict(k, name="gemm_tail", ts=k["ts"] + k["dur"] + 1, dur=5))
             if fault == "duplicate" or (fault == "duplicate-one-op" and kernel == "gemm"):
@@ -79,7 +92,8 @@ def trace(run, fault):
 def main():
     for fault in ("base", "clean", "device-out-of-range", "longer-than-step", "duplicate", "negative-durations",
                   "cut-off-step", "cut-off-step-quarter", "device-time-lost", "duplicate-one-op", "zero-placeholders",
-                  "overlap-shared"):
+                  "overlap-shared", "device-events-missing", "nrt-base", "nrt-kernels-missing",
+                  "slow-launch", "nrt-slow-launch"):
         folder = os.path.join(HERE, fault)
         shutil.rmtree(folder, ignore_errors=True)
         for run in (1, 2, 3):
