@@ -62,7 +62,7 @@ TEST_CASE("an INCONCLUSIVE metric whose CI lies beyond the threshold is not said
 TEST_CASE("a CI that straddles the threshold keeps its reason text") {
   const Report r = report_of(judge_all({e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)}));
   CHECK(r.metrics[0].reason ==
-        "90% CI -2.0…+10.0% straddles the threshold and the change is not significant after correction");
+        "90% CI -2.0…+10.0% straddles the threshold (±5%) and the change is not significant after correction");
 }
 
 TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
@@ -137,6 +137,30 @@ TEST_CASE("a ratio that moves the other way from the medians says why (Hodges–
   CHECK(ratio_against_medians(m));
   m.ratio = 0.9;  // the same direction: no note
   CHECK(verdict_reason_text(m).find("Hodges–Lehmann") == std::string::npos);
+}
+
+// Issue 38 item 7: an undecided metric's reason says where its interval lies as it lies: "straddles" was
+// printed for a CI of -100…-66.7%, which lies wholly beyond the ±5% threshold.
+TEST_CASE("an undecided metric's interval is described as it lies against the threshold") {
+  MetricComparison m;
+  m.metric_class = MetricClass::device;
+  m.name = "aten::mm";
+  m.verdict = Verdict::inconclusive;
+  m.why = VerdictReason::threshold_straddled;
+  m.unit = "us";
+  m.threshold = 0.05;
+  m.ratio = 0.2;
+  m.ratio_low = 0.0;
+  m.ratio_high = 1.0 / 3.0;
+  CHECK(verdict_reason_text(m).rfind("90% CI -100.0…-66.7% lies wholly beyond the threshold (±5%) and the change is "
+                                     "not significant after correction",
+                                     0) == 0);
+  m.ratio_low = 0.9;
+  m.ratio_high = 1.2;
+  CHECK(verdict_reason_text(m).find("straddles the threshold (±5%)") != std::string::npos);
+  m.ratio_low = 0.97;
+  m.ratio_high = 1.02;
+  CHECK(verdict_reason_text(m).find("lies within the threshold (±5%)") != std::string::npos);
 }
 
 TEST_CASE("the noise check's provenance line counts its halvings and comparisons and says when the budget cut them") {

@@ -120,8 +120,16 @@ std::string inconclusive_text(const MetricComparison& m) {
   default:
     break;
   }
-  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) +
-         " straddles the threshold and the change is not significant after correction";
+  // Said from the interval and the test as they are (issue 38 item 7: "straddles" was printed for -100…-66.7%).
+  const double t = m.threshold;
+  const bool known = m.ratio_low && m.ratio_high;
+  const char* where = !known                                                ? " is unknown"
+                      : *m.ratio_high < 1.0 - t || *m.ratio_low > 1.0 + t   ? " lies wholly beyond the threshold"
+                      : *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t ? " lies within the threshold"
+                                                                            : " straddles the threshold";
+  const bool significant = worse ? m.significant_worse : m.significant_better;
+  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + where + " (±" + percent(1.0 + t) +
+         ") and the change is " + (significant ? "" : "not ") + "significant after correction";
 }
 
 }  // namespace
