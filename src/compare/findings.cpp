@@ -31,7 +31,14 @@ double absolute_change(const MetricMeasurement& m) {
 
 GateFinding gate_finding(const Judgement& judgement, const RuleSet& rules) {
   GateFinding gate;
-  gate.gating_classes = judgement.decision.gating_classes;
+  // Only the classes the profiles have metrics of (issue 38 item 7: "device time per op … decide" was said
+  // of CPU-only profiles).
+  for (const MetricClass c : judgement.decision.gating_classes) {
+    if (std::any_of(judgement.metrics.begin(), judgement.metrics.end(),
+                    [c](const MetricComparison& m) { return m.metric_class == c; })) {
+      gate.gating_classes.push_back(c);
+    }
+  }
   gate.have_end_to_end = std::any_of(judgement.metrics.begin(), judgement.metrics.end(), [](const MetricComparison& m) {
     return m.metric_class == MetricClass::end_to_end && !m.explanatory;
   });

@@ -31,8 +31,8 @@ struct ConditionDifference {
 
 // Which classes decide and how: "Gate: end-to-end metrics decide …, Holm correction at alpha 0.05."
 struct GateFinding {
-  std::vector<MetricClass> gating_classes;
-  bool have_end_to_end = false;  // gating (not explanatory) end-to-end metrics are present
+  std::vector<MetricClass> gating_classes;  // of Decision::gating_classes, those with metrics in the comparison
+  bool have_end_to_end = false;             // gating (not explanatory) end-to-end metrics are present
   Correction correction = Correction::holm;
   double alpha = 0.05;
   MaterialSelection material;  // how many per-op metrics gate, and why the others do not

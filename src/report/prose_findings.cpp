@@ -85,7 +85,8 @@ std::string gate_text(const GateFinding& gate) {
   for (MetricClass c : gate.gating_classes) {
     gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : class_label(c) + " per op");
   }
-  return "Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) + " decide" +
+  return "Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) +
+         (gating.size() == 1 && gate.gating_classes[0] != MetricClass::end_to_end ? " decides" : " decide") +
          (gate.have_end_to_end ? " (end-to-end numbers are present; per-op findings explain them)"
                                : " (no end-to-end numbers in the profiles)") +
          ", " + correction_name(gate.correction) + " correction at alpha " + format_number(gate.alpha) + "." +
