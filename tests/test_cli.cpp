@@ -493,6 +493,17 @@ TEST_CASE("TorchNeuron layout: a different number of ranks is not comparable") {
   CHECK(contains(c.result.out, "rank to rank"));
 }
 
+// Issue 38 item 7: no device column of 0 µs on CPU-only profiles; a side with device time keeps it.
+TEST_CASE("inspect's op table has a device column only where the profile holds device time") {
+  const CliResult cpu_only = run({"inspect", data("profiles/traces-only/A")});
+  CHECK(cpu_only.exit_code == 0);
+  CHECK(cpu_only.out.find("| op | self CPU | calls | steps with the op |") != std::string::npos);
+  CHECK(cpu_only.out.find("| device |") == std::string::npos);
+  const CliResult with_device = run({"inspect", data("bad/screen/base")});
+  CHECK(with_device.out.find("| op | self CPU | device | calls | steps with the op |") != std::string::npos);
+  CHECK(with_device.out.find("| `aten::mm` | ") != std::string::npos);
+}
+
 TEST_CASE("inspect on a TorchNeuron layout lists ranks, captures and the assumptions made") {
   const fs::path dir = scratch("neuron-inspect");
   make_neuron_side(dir / "side", {{4242, 100.0, 0}, {4243, 100.0, 1}});

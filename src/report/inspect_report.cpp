@@ -175,7 +175,12 @@ void ops_section(const SideSamples& side, std::ostream& out) {
   const std::vector<SampleStep> steps = sample_steps(side, 0);
   device_share_line(steps, out);
   out << "\n## Ops (median per step over " << steps.size() << " steps)\n\n";
-  out << "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n";
+  // No device column where no trace holds device time (issue 38 item 7: a column of 0 µs on CPU-only profiles).
+  const bool any_device = std::any_of(side.traces.begin(), side.traces.end(),
+                                      [](const TraceSamples& trace) { return trace.has_device_events; }) ||
+                          side.screened.kept_device_ns > 0;
+  out << (any_device ? "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n"
+                     : "| op | self CPU | calls | steps with the op |\n|---|--:|--:|--:|\n");
   std::set<std::string_view> names;  // views of the traces' op keys
   for (const SampleStep& step : steps) {
     for (const OpSample& op : step.step->ops) {
@@ -194,8 +199,8 @@ void ops_section(const SideSamples& side, std::ostream& out) {
       calls.push_back(static_cast<double>(values.calls));
     }
     out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(self_cpu)) << " | "
-        << format_duration_us(median(device)) << " | " << format_significant(median(calls), 3) << " | " << present
-        << " |\n";
+        << (any_device ? format_duration_us(median(device)) + " | " : std::string())
+        << format_significant(median(calls), 3) << " | " << present << " |\n";
   }
 }
 
