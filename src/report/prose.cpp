@@ -42,6 +42,20 @@ std::string too_few_samples_text(const MetricComparison& m) {
   return reason.str();
 }
 
+// Where an undecided metric's 90% CI lies against ±threshold and whether the change is significant, said
+// from the interval and the test as they are (issue 38 item 7: "straddles" was printed for -100…-66.7%).
+std::string interval_against_threshold(const MetricComparison& m, bool worse) {
+  const double t = m.threshold;
+  const bool known = m.ratio_low && m.ratio_high;
+  const char* where = !known                                                ? " is unknown"
+                      : *m.ratio_high < 1.0 - t || *m.ratio_low > 1.0 + t   ? " lies wholly beyond the threshold"
+                      : *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t ? " lies within the threshold"
+                                                                            : " straddles the threshold";
+  const bool significant = worse ? m.significant_worse : m.significant_better;
+  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + where + " (±" + percent(1.0 + t) +
+         ") and the change is " + (significant ? "" : "not ") + "significant after correction";
+}
+
 // The reasons of an INCONCLUSIVE metric with enough samples.
 std::string inconclusive_text(const MetricComparison& m) {
   const bool worse = worse_of(m) >= 1.0;
@@ -120,16 +134,7 @@ std::string inconclusive_text(const MetricComparison& m) {
   default:
     break;
   }
-  // Said from the interval and the test as they are (issue 38 item 7: "straddles" was printed for -100…-66.7%).
-  const double t = m.threshold;
-  const bool known = m.ratio_low && m.ratio_high;
-  const char* where = !known                                                ? " is unknown"
-                      : *m.ratio_high < 1.0 - t || *m.ratio_low > 1.0 + t   ? " lies wholly beyond the threshold"
-                      : *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t ? " lies within the threshold"
-                                                                            : " straddles the threshold";
-  const bool significant = worse ? m.significant_worse : m.significant_better;
-  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + where + " (±" + percent(1.0 + t) +
-         ") and the change is " + (significant ? "" : "not ") + "significant after correction";
+  return interval_against_threshold(m, worse);
 }
 
 }  // namespace

@@ -11,10 +11,12 @@ and device time in µs, an op absent from a step counting 0, with the medians ov
 
 --check: runs `NEURON_GATE compare TRACE TRACE --json` and fails unless every self CPU and device metric's
 base median equals the full-step median (to 1e-6 µs), the class totals (`all ops`, issue 12 item 2) equal
-the median of every op's time summed per step, every op is there, and the base side lists one
+the median of every op's time but the runtime calls' summed per step, the runtime calls' self CPU metrics
+(named from the trace's runtime categories) and only they are in the family "runtime calls", every op is there, and the base side lists one
 cut_off_step data problem. Standard library only.
 """
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -23,6 +25,17 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Runtime call categories (NEURON-FORMATS.md 2.5): a family of their own, outside the class totals (issue 38).
+RUNTIME = {"cuda_runtime", "cuda_driver", "privateuse1_runtime", "privateuse1_driver", "xpu_runtime", "xpu_driver",
+           "mtia_runtime", "Runtime"}
+
+
+def runtime_calls(trace):
+    """Names of the trace's runtime calls, read from its categories."""
+    with (gzip.open if trace.endswith(".gz") else open)(trace, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return {e["name"] for e in events if e.get("ph") == "X" and e.get("cat") in RUNTIME}
 
 
 def reference(trace):
@@ -41,15 +54,15 @@ def medians(steps):
     return result
 
 
-def class_totals(steps):
-    """The class totals (`all ops`): every op's time summed per step, then the median over steps."""
+def class_totals(steps, runtime):
+    """The class totals (`all ops`): every op's time but the runtime calls' summed per step, then the median."""
     def total(step, index):
-        return sum(v[index] for k, v in step["ops"].items() if k != "ProfilerStep*")
+        return sum(v[index] for k, v in step["ops"].items() if k != "ProfilerStep*" and k not in runtime)
     return {"self_cpu_us": statistics.median(total(s, 0) for s in steps) / 1000.0,
             "device_us": statistics.median(total(s, 2) for s in steps) / 1000.0}
 
 
-def check(binary, trace, full, totals):
+def check(binary, trace, full, totals, runtime):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         run = subprocess.run([binary, "compare", trace, trace, "--no-git", "--quiet", "--json", report],
@@ -69,6 +82,8 @@ def check(binary, trace, full, totals):
         else:
             seen.add(metric["name"])
             want = full.get(metric["name"], {}).get(key)
+            if (metric["family"] == "runtime calls") != (metric["class"] == "self_cpu" and metric["name"] in runtime):
+                failures.append(f"{metric['name']} {metric['class']}: family {metric['family']}")
         got = metric["base"]["median"]
         if want is None or abs(got - want) > 1e-6:
             failures.append(f"{metric['name']} {metric['class']}: neuron-gate {got}, expected {want}")
@@ -92,7 +107,8 @@ def main():
     full_steps = [s for s in steps if any(k != "ProfilerStep*" for k in s["ops"])]
     full = medians(full_steps)
     if args.check:
-        check(args.check, args.trace, full, class_totals(full_steps))
+        runtime = runtime_calls(args.trace)
+        check(args.check, args.trace, full, class_totals(full_steps, runtime), runtime)
         return
     every = medians(steps)
     print(json.dumps({"full_steps": [s["name"] for s in full_steps], "all_steps": [s["name"] for s in steps],
