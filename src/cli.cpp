@@ -193,8 +193,8 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& calibrate) {
 }
 
 CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
-  CLI::App* rank_cmd =
-      app.add_subcommand("rank", "rank alternatives against one baseline by an end-to-end metric, with CIs");
+  CLI::App* rank_cmd = app.add_subcommand(
+      "rank", "rank alternatives against one baseline by an end-to-end metric or step time, with CIs");
   rank_cmd->footer("\nExit codes: 0 ranked, 2 usage or input error, 3 an alternative is not comparable with BASE.\n");
   rank_cmd->add_option("BASE", rank.base, "baseline profile: a directory or a file")->required()->type_name("DIR|FILE");
   rank_cmd->add_option("ALT", rank.alternatives, "alternative profiles, each compared to BASE (at least one)")
@@ -203,7 +203,9 @@ CLI::App* add_rank(CLI::App& app, RankOptions& rank) {
   rank_cmd->add_option("--rules", rank.rules_path, "rules file (JSON with comments); default: rules/default.json")
       ->type_name("FILE");
   rank_cmd
-      ->add_option("--metric", rank.metric, "the end-to-end metric that decides (default: base's first, e.g. latency)")
+      ->add_option("--metric", rank.metric,
+                   "what decides: an end-to-end metric, step-time or device-total (default: base's first end-to-end "
+                   "metric, e.g. latency; step-time for traces without one)")
       ->type_name("NAME")
       ->check([](const std::string& name) { return name.empty() ? std::string("must not be empty") : std::string(); });
   rank_cmd->add_option("--markdown", rank.markdown_path, "write the Markdown ranking to FILE instead of stdout")

@@ -1,6 +1,6 @@
 // `neuron-gate rank BASE ALT...` (issue 19 item 2) on the bundled RMSNorm variants: the order the
 // end-to-end numbers support, with CIs, one Holm family over every pair, and the pairs that cannot be
-// told apart said so.
+// told apart said so; on traces alone by step time or device total (issue 37 item 5).
 #include "cli_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -145,6 +145,112 @@ TEST_CASE("rank: hostile profile names are escaped in Markdown and HTML") {
   const std::string html = read_text((dir / "r.html").string());
   CHECK(html.find("<b>") == std::string::npos);
   CHECK(html.find("&lt;b&gt;") != std::string::npos);
+}
+
+namespace {
+
+// A traces-only copy of a bundled variant (its run folders with their *.pt.trace.json, no e2e.json) under
+// `dir`, with a manifest naming its compilation path when `compilation_path` is not empty.
+std::string traces_only(const fs::path& dir, const std::string& variant, const std::string& compilation_path,
+                        const std::string& more_manifest = "") {
+  const fs::path to = dir / variant;
+  for (const auto& run : fs::directory_iterator(example(variant))) {
+    if (!run.is_directory()) {
+      continue;
+    }
+    fs::create_directories(to / run.path().filename());
+    for (const auto& file : fs::directory_iterator(run.path())) {
+      const std::string name = file.path().filename().string();
+      if (name.size() > 14 && name.substr(name.size() - 14) == ".pt.trace.json") {
+        fs::copy(file.path(), to / run.path().filename() / name);
+      }
+    }
+  }
+  if (!compilation_path.empty()) {
+    std::ofstream(to / "neuron-gate.json") << R"({"schema": "neuron-gate.manifest/1", "compilation_path": ")"
+                                           << compilation_path << "\"" << more_manifest << "}";
+  }
+  return to.string();
+}
+
+}  // namespace
+
+TEST_CASE("rank on traces without end-to-end numbers: by profiled step time, compilation path shown") {
+  // Issue 37 item 5: separate ops (A), a library kernel (B) and torch.jit.script + freeze (C), traces only.
+  const fs::path dir = scratch("rank-traces");
+  const std::string a = traces_only(dir, "A", "eager"), b = traces_only(dir, "B", "eager"),
+                    c = traces_only(dir, "C", "torch.jit.script+freeze");
+  const Ranked r = rank({a, b, c});
+  INFO(r.result.err);
+  REQUIRE(r.result.exit_code == 0);  // C's compilation path differs by design: shown, not refused
+  CHECK(r.report["metric"] == "profiled step time");
+  CHECK(r.report["unit"] == "us");
+  CHECK(r.report["family_size"] == 3);
+  REQUIRE(r.report["unranked"].empty());
+  // 10 runs x 8 traces x 1 active step a side, each run's first trace left out as base's warm-up (as compare
+  // does): 70 steps. The medians are compare's step-time medians of A -> B and A -> C; B's step looks ~17%
+  // faster under the profiler (fewer ops, examples/PROFILES-README.md), C runs A's ops.
+  for (const auto& [label, median] : {std::pair{a, 42.5}, std::pair{b, 35.0}, std::pair{c, 43.0}}) {
+    const json& p = profile(r.report, label);
+    CHECK(p["samples"] == 70);
+    CHECK(p["median"].get<double>() == doctest::Approx(median));
+  }
+  CHECK(profile(r.report, c)["compilation_path"] == "torch.jit.script+freeze");
+  CHECK(profile(r.report, a)["compilation_path"] == "eager");
+  CHECK(profile(r.report, b)["rank"] == 1);
+  CHECK(profile(r.report, b)["versus_base"] == "established");
+  const json& ci = profile(r.report, b)["ratio_vs_base_ci95"];
+  CHECK(ci[0].get<double>() < profile(r.report, b)["ratio_vs_base"].get<double>());
+  CHECK(ci[1].get<double>() < 1.0);  // the whole CI below 1
+  CHECK(profile(r.report, a)["rank"] == 2);
+  CHECK(profile(r.report, c)["rank"] == 2);  // not told apart from A
+  CHECK(profile(r.report, c)["versus_base"] == "not significant");
+  CHECK(r.markdown.find("| compilation path |") != std::string::npos);
+  CHECK(r.markdown.find("The first trace of each run folder is left out of every profile") != std::string::npos);
+  CHECK(r.markdown.find("an alternative that runs fewer ops looks faster under the profiler") != std::string::npos);
+  // Any other manifest difference is still a condition: the alternative is listed, not ranked.
+  const fs::path other_dir = scratch("rank-traces-other");
+  const std::string v1 = traces_only(other_dir, "A", "eager", R"(, "model_version": "v1")");
+  const std::string v2 = traces_only(other_dir, "C", "eager", R"(, "model_version": "v2")");
+  const Ranked refused = rank({v1, v2});
+  CHECK(refused.result.exit_code == 3);
+  REQUIRE(refused.report["unranked"].size() == 1);
+  CHECK(refused.report["unranked"][0]["differing"][0] == "manifest.model_version");
+}
+
+TEST_CASE("rank --metric device-total: the device time of all ops per step, as compare totals it") {
+  // tests/data/bad/screen/base: 3 runs x 6 steps, gemm ~300 us + add_k ~40 us of device time a step. The
+  // head's gemm kernels are made 1.5x longer (one kernel a step, alone on its stream: nothing moves).
+  const fs::path dir = scratch("rank-device");
+  const std::string base = data("bad/screen/base");
+  fs::copy(base, dir / "slow-gemm", fs::copy_options::recursive);
+  for (const auto& file : fs::recursive_directory_iterator(dir / "slow-gemm")) {
+    if (file.path().extension() != ".json") {
+      continue;
+    }
+    json trace = json::parse(read_text(file.path().string()));
+    for (json& event : trace["traceEvents"]) {
+      if (event.value("name", "") == "gemm") {
+        event["dur"] = event["dur"].get<double>() * 1.5;
+      }
+    }
+    std::ofstream(file.path()) << trace.dump();
+  }
+  const Ranked r = rank({base, (dir / "slow-gemm").string()}, {"--metric", "device-total"});
+  INFO(r.result.err);
+  REQUIRE(r.result.exit_code == 0);
+  CHECK(r.report["metric"] == "device time of all ops");
+  const json& b = profile(r.report, base);
+  CHECK(b["samples"] == 18);
+  CHECK(b["median"].get<double>() == doctest::Approx(343.0));  // compare's device `all ops` median of base
+  const json& slow = profile(r.report, (dir / "slow-gemm").string());
+  CHECK(slow["rank"] == 2);
+  CHECK(slow["versus_base"] == "established");
+  CHECK(slow["ratio_vs_base"].get<double>() == doctest::Approx(1.44).epsilon(0.02));  // (1.5 x 300 + 40) / 340
+  // Profiles without device time cannot be ranked by it.
+  const CliResult none = run({"rank", example("A"), example("C"), "--metric", "device-total", "--quiet"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("has no device time") != std::string::npos);
 }
 
 TEST_SUITE_END();

@@ -310,8 +310,16 @@ int run_rank(const RankOptions& options, std::ostream& out) {
     to_read.push_back({i == 0 ? "base" : "alternative " + std::to_string(i), &inventories[i]});
   }
   std::vector<SideSamples> sides = load_sides(to_read, read_options, require_samples);
+  std::vector<SideSamples*> alternatives;
+  for (std::size_t i = 1; i < sides.size(); ++i) {
+    alternatives.push_back(&sides[i]);
+  }
+  // Base's warm-up cycles are left out of every profile's traces, as compare leaves them out of both sides.
+  const std::optional<WarmUpFinding> warm_up = leave_out_warm_up_traces(sides.front(), alternatives);
   std::vector<std::string> allowed = rules.allow_mismatch;
   allowed.insert(allowed.end(), options.allow_mismatch.begin(), options.allow_mismatch.end());
+  // Alternatives differ in how they are compiled by design: the ranking shows each one's compilation path.
+  allowed.emplace_back("manifest.compilation_path");
   const Fingerprint base_fingerprint = fingerprint_side(sides.front());
   std::vector<RankInput> inputs;
   for (std::size_t i = 0; i < sides.size(); ++i) {
@@ -320,7 +328,10 @@ int run_rank(const RankOptions& options, std::ostream& out) {
     add_side_cost_metrics(sides[i], rules);  // after the conditions: a price is not one (docs/user-guide.md "Cost")
     inputs.push_back(RankInput{specs[i], &sides[i], std::move(conditions)});
   }
-  const Ranking ranking = rank_profiles(inputs, rules, options.metric);
+  Ranking ranking = rank_profiles(inputs, rules, options.metric);
+  if (warm_up && ranking.step_total) {
+    ranking.warm_up_ratio = warm_up->ratio;
+  }
   const std::string markdown = render_ranking_markdown(ranking, rules);
   if (!options.json_path.empty()) {
     write_file_atomically(options.json_path, render_ranking_json(ranking, rules));

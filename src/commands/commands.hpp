@@ -105,7 +105,8 @@ struct RankOptions {
   std::string repository;                   // --repo: the repository of git: specs ("" = the current directory's)
   std::vector<std::string> alternatives;    // ALT1..: each compared to base (at least one; CLI checks)
   std::string rules_path;                   // "" = built-in rules/default.json
-  std::string metric;                       // the deciding end-to-end metric; "" = base's first (e.g. latency)
+  std::string metric;                       // an end-to-end metric, "step-time" or "device-total"; "" = base's
+                                            // first end-to-end metric (e.g. latency), else step-time
   std::string markdown_path;                // "" = Markdown to stdout (unless quiet)
   std::string json_path;                    // "" = no JSON (schema neuron-gate.ranking/1)
   std::string html_path;                    // "" = no HTML

@@ -1,5 +1,6 @@
 #include "compare/ranking.hpp"
 
+#include "compare/step_totals.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/multiple_testing.hpp"
@@ -39,7 +40,8 @@ bool Ranking::separated_from_above(std::size_t i) const {
 namespace {
 
 // The deciding metric's name: `requested`, else base's first end-to-end metric measured by the
-// application (e2e.json, a benchmark tool), else its first end-to-end metric.
+// application (e2e.json, a benchmark tool), else its first end-to-end metric, else (traces without
+// end-to-end numbers) the profiled step time "step-time".
 std::string deciding_metric(const SideSamples& base, const std::string& requested, const std::string& label) {
   if (!requested.empty()) {
     return requested;
@@ -49,20 +51,29 @@ std::string deciding_metric(const SideSamples& base, const std::string& requeste
       return metric.name;
     }
   }
-  if (base.end_to_end.empty()) {
-    throw UsageError("rank needs an end-to-end metric (e2e.json or a benchmark tool's file) in the base profile \"" +
-                     label + "\": none was found");
+  if (!base.end_to_end.empty()) {
+    return base.end_to_end.front().name;
   }
-  return base.end_to_end.front().name;
+  if (base.traces.empty()) {
+    throw UsageError("rank needs an end-to-end metric (e2e.json or a benchmark tool's file) or traces in the base "
+                     "profile \"" +
+                     label + "\": neither was found");
+  }
+  return "step-time";
 }
 
-// The deciding metric of one profile; throws UsageError naming the profile when it lacks it.
-const EndToEndMetric& metric_of(const SideSamples& side, const std::string& name, const std::string& label) {
+// The deciding metric of one profile: a step total of its traces (step_totals.hpp) or its end-to-end metric
+// `name`; throws UsageError naming the profile when it lacks it.
+EndToEndMetric metric_of(const SideSamples& side, const std::string& name, const std::string& label,
+                         const RuleSet& rules) {
+  if (const std::optional<StepTotal> total = step_total_named(name)) {
+    return step_total_metric(side, *total, rules.drop_first_steps, label);
+  }
   const auto found = std::find_if(side.end_to_end.begin(), side.end_to_end.end(),
                                   [&](const EndToEndMetric& m) { return m.name == name; });
   if (found == side.end_to_end.end()) {
     throw UsageError("rank: the profile \"" + label + "\" has no end-to-end metric \"" + name +
-                     "\", which decides the ranking");
+                     "\", which decides the ranking (--metric step-time or device-total ranks on traces)");
   }
   return *found;
 }
@@ -106,10 +117,11 @@ RankEvidence evidence(const MetricMeasurement& m, std::optional<double> p_adjust
 // The ranked profiles (base and comparable alternatives) with their deciding metric, best first.
 struct Entry {
   RankedProfile profile;
-  const EndToEndMetric* metric = nullptr;
+  EndToEndMetric metric;
 };
 
-std::vector<Entry> ranked_entries(const std::vector<RankInput>& inputs, const std::string& name, Ranking& ranking) {
+std::vector<Entry> ranked_entries(const std::vector<RankInput>& inputs, const std::string& name, const RuleSet& rules,
+                                  Ranking& ranking) {
   std::vector<Entry> entries;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const RankInput& input = inputs[i];
@@ -124,17 +136,23 @@ std::vector<Entry> ranked_entries(const std::vector<RankInput>& inputs, const st
       continue;
     }
     Entry entry;
-    entry.metric = &metric_of(*input.side, name, input.label);
-    if (i > 0 && entry.metric->unit != entries.front().metric->unit) {
-      throw UsageError("rank: \"" + name + "\" is in " + entry.metric->unit + " in \"" + input.label + "\" but in " +
-                       entries.front().metric->unit + " in the base profile");
+    entry.metric = metric_of(*input.side, name, input.label, rules);
+    if (i > 0 && entry.metric.unit != entries.front().metric.unit) {
+      throw UsageError("rank: \"" + name + "\" is in " + entry.metric.unit + " in \"" + input.label + "\" but in " +
+                       entries.front().metric.unit + " in the base profile");
     }
     entry.profile.input = i;
     entry.profile.label = input.label;
-    entry.profile.median = median(entry.metric->samples);
+    entry.profile.median = median(entry.metric.samples);
+    if (input.side->manifest) {
+      const auto path = input.side->manifest->fields.find("compilation_path");
+      if (path != input.side->manifest->fields.end()) {
+        entry.profile.compilation_path = path->second;
+      }
+    }
     entries.push_back(std::move(entry));
   }
-  const bool lower = entries.front().metric->better == Better::lower;
+  const bool lower = entries.front().metric.better == Better::lower;
   std::stable_sort(entries.begin(), entries.end(), [lower](const Entry& a, const Entry& b) {
     const double x = a.profile.median.value_or(0.0), y = b.profile.median.value_or(0.0);
     return lower ? x < y : x > y;
@@ -147,7 +165,7 @@ void test_pairs(const std::vector<Entry>& entries, const RuleSet& rules, Ranking
   std::vector<MetricMeasurement> measured;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     for (std::size_t j = i + 1; j < entries.size(); ++j) {
-      MetricMeasurement m = measure(*entries[i].metric, *entries[j].metric, rules);
+      MetricMeasurement m = measure(entries[i].metric, entries[j].metric, rules);
       RankPair pair;
       pair.better = i;
       pair.worse = j;
@@ -180,13 +198,16 @@ Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules
     throw std::logic_error("rank_profiles: no base");
   }
   Ranking ranking;
-  ranking.metric = deciding_metric(*inputs.front().side, metric, inputs.front().label);
+  const std::string name = deciding_metric(*inputs.front().side, metric, inputs.front().label);
+  ranking.step_total = step_total_named(name);
+  ranking.metric = ranking.step_total ? step_total_title(*ranking.step_total) : name;
+  ranking.drop_first_steps = rules.drop_first_steps;
   ranking.alpha = rules.alpha;
-  std::vector<Entry> entries = ranked_entries(inputs, ranking.metric, ranking);
+  std::vector<Entry> entries = ranked_entries(inputs, name, rules, ranking);
   const auto base_entry =
       std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.profile.input == 0; });
-  ranking.unit = base_entry->metric->unit;
-  ranking.better = base_entry->metric->better;
+  ranking.unit = base_entry->metric.unit;
+  ranking.better = base_entry->metric.better;
   test_pairs(entries, rules, ranking);
   const std::size_t base_position = static_cast<std::size_t>(base_entry - entries.begin());
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -195,14 +216,14 @@ Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules
       profile.ratio = profile.ratio_low = profile.ratio_high = 1.0;
     } else {
       // Versus base with this profile as head: the ratio this profile / base, as `compare BASE ALT` shows it.
-      const MetricMeasurement m = measure(*base_entry->metric, *entries[i].metric, rules);
+      const MetricMeasurement m = measure(base_entry->metric, entries[i].metric, rules);
       profile.ratio = m.ratio;
       profile.ratio_low = m.ratio_low;
       profile.ratio_high = m.ratio_high;
       profile.p_adjusted = ranking.pair(i, base_position).p_adjusted;
       profile.versus_base = ranking.pair(i, base_position).evidence;
     }
-    profile.samples = entries[i].metric->samples.size();
+    profile.samples = entries[i].metric.samples.size();
     for (std::size_t j = 0; j < i; ++j) {
       profile.rank += ranking.pair(j, i).evidence == RankEvidence::established ? 1U : 0U;
     }

@@ -8,6 +8,7 @@
 #include "compare/conditions.hpp"
 #include "compare/metric_comparison.hpp"
 #include "compare/rule_set.hpp"
+#include "compare/step_totals.hpp"
 #include "profile/read_side.hpp"
 
 #include <cstddef>
@@ -42,6 +43,9 @@ struct RankedProfile {
   std::optional<double> ratio, ratio_low, ratio_high;
   std::optional<double> p_adjusted;  // Holm-adjusted two-sided p of this profile vs base; nullopt for base
   RankEvidence versus_base = RankEvidence::not_significant;
+  // The manifest's compilation_path ("eager", "jit", "torch.compile"), "" without one: what alternatives
+  // differ in by design, so rank shows it rather than refusing it as a condition.
+  std::string compilation_path;
 };
 
 // The difference between two ranked profiles (indices into Ranking::profiles; `worse` follows `better`
@@ -63,8 +67,13 @@ struct UnrankedProfile {
 // The typed decision of a `rank`: profiles best first by the deciding metric's median (better = lower
 // or higher per the metric), every pair's test (one Holm family over all pairs), and the ones not ranked.
 struct Ranking {
-  std::string metric;  // the deciding end-to-end metric, e.g. "latency"
-  std::string unit;    // its unit, e.g. "ms"
+  std::string metric;  // the deciding metric, e.g. "latency", or a step total's title ("profiled step time")
+  std::optional<StepTotal> step_total;  // set when the traces' per-step totals decide (step_totals.hpp)
+  std::size_t drop_first_steps = 0;     // steps left out at the start of each trace (step totals)
+  // Step totals only: the first trace of each run folder was left out of every profile (the profiler's
+  // warm-up cycle, compare/warm_up.hpp); base's first traces' median step over its later ones' (>= 1.5).
+  std::optional<double> warm_up_ratio;
+  std::string unit;  // its unit, e.g. "ms"; "us" for step totals
   Better better = Better::lower;
   double alpha = 0.05;
   double run_allowance = 0;             // the between-run allowance applied to at least one pair, 0 when none
@@ -86,11 +95,12 @@ struct RankInput {
   ConditionsDiff conditions;
 };
 
-// Ranks `inputs` (inputs[0] is the base) by `metric` (an end-to-end metric; "" = the first end-to-end
-// metric of base from the application, e.g. "latency"): measures every pair of comparable profiles with
-// compare_metrics on their end-to-end samples, Holm over all pairs (rules.alpha), the between-run
-// allowance as the gate applies it. Throws UsageError when base has no such metric or a comparable
-// alternative lacks it (naming the profile).
+// Ranks `inputs` (inputs[0] is the base) by `metric`: an end-to-end metric, "step-time" or
+// "device-total" (step_total_named; samples per step, drop_first_steps of each trace left out), or "" =
+// the first end-to-end metric of base from the application (e.g. "latency"), else base's step time.
+// Measures every pair of comparable profiles with compare_metrics on these samples, Holm over all pairs
+// (rules.alpha), the between-run allowance as the gate applies it. Throws UsageError when base has no
+// such metric or a comparable alternative lacks it (naming the profile), or as step_total_metric.
 Ranking rank_profiles(const std::vector<RankInput>& inputs, const RuleSet& rules, const std::string& metric);
 
 }  // namespace neuron_gate

@@ -101,15 +101,21 @@ std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side) {
   return std::nullopt;
 }
 
-std::optional<WarmUpFinding> leave_out_warm_up_traces(SideSamples& base, SideSamples& head) {
+std::optional<WarmUpFinding> leave_out_warm_up_traces(SideSamples& base, const std::vector<SideSamples*>& others) {
   std::optional<WarmUpFinding> pattern = warm_up_pattern(base);
   if (!pattern || pattern->kind != WarmUpKind::first_trace_of_run || !runs_of_one_rank(base) ||
-      !runs_of_one_rank(head)) {
+      !std::all_of(others.begin(), others.end(), [](const SideSamples* side) { return runs_of_one_rank(*side); })) {
     return std::nullopt;
   }
   pattern->base_left_out = remove_first_traces(base);
-  pattern->head_left_out = remove_first_traces(head);
+  for (SideSamples* side : others) {
+    pattern->head_left_out += remove_first_traces(*side);
+  }
   return pattern;
+}
+
+std::optional<WarmUpFinding> leave_out_warm_up_traces(SideSamples& base, SideSamples& head) {
+  return leave_out_warm_up_traces(base, std::vector<SideSamples*>{&head});
 }
 
 }  // namespace neuron_gate

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neuron_gate {
 
@@ -45,5 +46,9 @@ std::optional<WarmUpFinding> warm_up_pattern(const SideSamples& side);
 // own; applied to both, so the samples stay alike. Returns base's pattern with the counts left out, or
 // nullopt when nothing was left out.
 std::optional<WarmUpFinding> leave_out_warm_up_traces(SideSamples& base, SideSamples& head);
+
+// The same screen decided by `base` and applied to it and every side of `others` (rank's alternatives);
+// head_left_out counts the traces left out of all of `others`.
+std::optional<WarmUpFinding> leave_out_warm_up_traces(SideSamples& base, const std::vector<SideSamples*>& others);
 
 }  // namespace neuron_gate

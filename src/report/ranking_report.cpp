@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -12,6 +13,11 @@ namespace neuron_gate {
 namespace {
 
 using ordered = nlohmann::ordered_json;
+
+// The unit as the heading shows it: "µs" for the traces' "us", else as the file wrote it.
+std::string unit_text(const std::string& unit) {
+  return unit == "us" ? "µs" : unit;
+}
 
 std::string better_text(Better better) {
   return better == Better::lower ? "lower is better" : "higher is better";
@@ -28,6 +34,24 @@ std::string method_text(const Ranking& ranking, const RuleSet& rules) {
                      "Hodges–Lehmann ratio as a signed % change, with 95% CI): one " +
                      correction_name(rules.correction) + " family of " + std::to_string(ranking.family_size) +
                      " at alpha " + format_number(ranking.alpha) + ".";
+  if (ranking.step_total) {
+    text += std::string(" The samples are the ") + step_total_title(*ranking.step_total) +
+            " of every profiled step of the traces, one per step" +
+            (ranking.drop_first_steps > 0
+                 ? " (the first " + std::to_string(ranking.drop_first_steps) + " of each trace left out)"
+                 : std::string()) +
+            ", grouped by run (folder of traces)." +
+            (ranking.warm_up_ratio ? " The first trace of each run folder is left out of every profile: base's "
+                                     "first profiler cycles took " +
+                                         format_number(*ranking.warm_up_ratio, 2) +
+                                         "x as long as its later ones (warm-up, as `compare` leaves it out)."
+                                   : std::string()) +
+            (*ranking.step_total == StepTotal::step_time
+                 ? " Profiled step time carries the profiler's own cost per recorded op, so an alternative that "
+                   "runs fewer ops looks faster under the profiler than it runs: where end-to-end numbers exist "
+                   "(e2e.json), rank by them."
+                 : "");
+  }
   if (ranking.run_allowance > 0) {
     text += " Samples from fewer than 5 processes a side must also differ by more than the between-run "
             "allowance (" +
@@ -95,20 +119,30 @@ std::string md_code(const std::string& label) {
   return markdown_code(label, false);
 }
 
+// True when some ranked profile's manifest names its compilation path: the tables then show a column of it.
+bool shows_compilation_path(const Ranking& ranking) {
+  return std::any_of(ranking.profiles.begin(), ranking.profiles.end(),
+                     [](const RankedProfile& p) { return !p.compilation_path.empty(); });
+}
+
 }  // namespace
 
 std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules) {
   std::ostringstream md;
-  md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " (" << escape_markdown(ranking.unit) << ", "
-     << better_text(ranking.better) << ")\n\n";
+  md << "## neuron-gate rank: " << markdown_code(ranking.metric, false) << " ("
+     << escape_markdown(unit_text(ranking.unit)) << ", " << better_text(ranking.better) << ")\n\n";
   md << "**" << best_text(ranking, md_code) << "**\n\n";
   // The table first, so the ranking is in the first screen of a comment; how it was tested under it.
-  md << "| rank | profile | samples | median | vs base | 95% CI | adj. p | difference |\n";
-  md << "|---|---|--:|--:|--:|--:|--:|---|\n";
+  const bool compilation = shows_compilation_path(ranking);
+  md << "| rank | profile | " << (compilation ? "compilation path | " : "")
+     << "samples | median | vs base | 95% CI | adj. p | difference |\n";
+  md << "|---|---|" << (compilation ? "---|" : "") << "--:|--:|--:|--:|--:|---|\n";
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;
-    md << "| " << p.rank << " | " << markdown_code(p.label) << (base ? " (base)" : "") << " | " << p.samples << " | "
-       << escape_markdown(median_cell(p, ranking)) << " | " << (base ? "–" : format_change(p.ratio)) << " | "
+    md << "| " << p.rank << " | " << markdown_code(p.label) << (base ? " (base)" : "") << " | "
+       << (compilation ? (p.compilation_path.empty() ? "–" : markdown_code(p.compilation_path)) + " | " : "")
+       << p.samples << " | " << escape_markdown(median_cell(p, ranking)) << " | "
+       << (base ? "–" : format_change(p.ratio)) << " | "
        << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << " | " << format_p(p.p_adjusted) << " | "
        << (base ? "–" : evidence_text(p.versus_base, ranking)) << " |\n";
   }
@@ -139,14 +173,17 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
        "<style>body{font:14px/1.5 sans-serif;max-width:1100px;margin:24px auto;padding:0 16px}"
        "table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:4px 8px}"
        "code{background:#eff1f3;padding:1px 4px}</style></head><body>\n";
-  h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(ranking.unit) << ", "
+  h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(unit_text(ranking.unit)) << ", "
     << better_text(ranking.better) << ")</h1>\n<p><strong>" << best_text(ranking, code) << "</strong></p>\n<p>"
     << prose_html(method_text(ranking, rules)) << "</p>\n";
-  h << "<table><tr><th>rank</th><th>profile</th><th>samples</th><th>median</th><th>change vs base</th><th>95% CI</th>"
+  const bool compilation = shows_compilation_path(ranking);
+  h << "<table><tr><th>rank</th><th>profile</th>" << (compilation ? "<th>compilation path</th>" : "")
+    << "<th>samples</th><th>median</th><th>change vs base</th><th>95% CI</th>"
        "<th>adjusted p</th><th>difference</th></tr>\n";
   for (const RankedProfile& p : ranking.profiles) {
     const bool base = p.input == 0;
-    h << "<tr><td>" << p.rank << "</td><td>" << code(p.label) << (base ? " (base)" : "") << "</td><td>" << p.samples
+    h << "<tr><td>" << p.rank << "</td><td>" << code(p.label) << (base ? " (base)" : "") << "</td><td>"
+      << (compilation ? (p.compilation_path.empty() ? "–" : code(p.compilation_path)) + "</td><td>" : "") << p.samples
       << "</td><td>" << escape_html(median_cell(p, ranking)) << "</td><td>" << (base ? "–" : format_change(p.ratio))
       << "</td><td>" << (base ? "–" : format_change_interval(p.ratio_low, p.ratio_high)) << "</td><td>"
       << format_p(p.p_adjusted) << "</td><td>" << escape_html(base ? "–" : evidence_text(p.versus_base, ranking))
@@ -186,6 +223,7 @@ std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules) {
          {"label", valid_utf8(p.label)},
          {"input", p.input},
          {"base", p.input == 0},
+         {"compilation_path", p.compilation_path.empty() ? ordered(nullptr) : ordered(valid_utf8(p.compilation_path))},
          {"samples", p.samples},
          {"median", number(p.median)},
          {"ratio_vs_base", number(p.ratio)},
