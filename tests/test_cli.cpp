@@ -315,8 +315,21 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("TorchNeuron layout: two identical captures are comparable and pass") {
   const fs::path dir = scratch("neuron-identical");
-  make_neuron_side(dir / "base", {{4242}});
-  make_neuron_side(dir / "head", {{5151}});
+  const fs::path base_capture = make_neuron_side(dir / "base", {{4242}}).front();
+  const fs::path head_capture = make_neuron_side(dir / "head", {{5151}}).front();
+  // Issue 37 item 3: device activity was captured (the manifest's neuron_config, NTFF files) but the
+  // trace.json holds CPU events only, as TorchNeuron writes it: the device's time is unknown, never a pass.
+  const Compared unknown = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(unknown.result.out);
+  CHECK(unknown.result.exit_code == 0);
+  CHECK(unknown.report["outcome"] == "NO DECISION");
+  CHECK(contains(unknown.result.out,
+                 "## ⚠️ NO DECISION · device time missing on base and head: device activity was "
+                 "captured (`manifest neuron_config`) but the profiles hold no device time"));
+  // With the device's own numbers beside each trace (neuron-explorer summary-json), the same capture passes.
+  for (const fs::path& capture : {base_capture, head_capture}) {
+    write_text(capture / "summary.json", R"({"total_time": 0.0123, "total_active_time": 0.0111})");
+  }
   const Compared c = compare((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CAPTURE(c.result.out);
@@ -337,6 +350,91 @@ TEST_CASE("TorchNeuron layout: two identical captures are comparable and pass") 
   CHECK(mm["base"]["n"] == 12);
   CHECK(mm["base"]["median"].get<double>() == doctest::Approx(102.75));
   CHECK_FALSE(mm.contains("rank"));
+}
+
+// The device's own numbers beside a capture: neuron-explorer summary-json of one execution (seconds).
+void add_device_summary(const fs::path& capture) {
+  write_text(capture / "summary.json", R"({"total_time": 0.0123, "total_active_time": 0.0111})");
+}
+
+TEST_CASE("TorchNeuron layout: every sign of captured device activity without device time is NO DECISION") {
+  // Issue 37 item 3: the manifest's profiler activities, its neuron_config, NTFF files; a CPU-only manifest
+  // without NTFF files is no such sign and passes.
+  const std::string activities = R"({"schema": "neuron-gate.manifest/1", "profiler": {"activities": )";
+  const struct {
+    std::string manifest;
+    bool ntff;
+    std::string sign;  // "" = no sign: PASS
+  } cases[] = {
+      {activities + R"(["ProfilerActivity.CPU", "ProfilerActivity.PrivateUse1"]}})", false,
+       "manifest profiler.activities CPU,PrivateUse1"},
+      {R"({"schema": "neuron-gate.manifest/1"})", true, "1 NTFF file"},
+      {activities + R"(["CPU"]}})", false, ""},
+  };
+  for (const auto& one : cases) {
+    const fs::path dir = scratch("neuron-capture-sign");
+    for (const char* side : {"base", "head"}) {
+      const fs::path capture = make_neuron_side(dir / side, {{4242}}, one.manifest).front();
+      if (!one.ntff) {
+        fs::remove(capture / "profile_nc_0_session_0.ntff");
+      }
+    }
+    const Compared c = compare((dir / "base").string(), (dir / "head").string());
+    CAPTURE(one.sign);
+    CAPTURE(c.result.out);
+    CHECK(c.result.exit_code == 0);
+    if (one.sign.empty()) {
+      CHECK(c.report["outcome"] == "PASS");
+    } else {
+      CHECK(c.report["outcome"] == "NO DECISION");
+      CHECK(contains(c.result.out, "device activity was captured (`" + one.sign +
+                                       "`) but the profiles hold no "
+                                       "device time"));
+    }
+  }
+}
+
+TEST_CASE("TorchNeuron layout: NeuronCores selected but not traced are a condition") {
+  const fs::path dir = scratch("neuron-core-selection");
+  for (const char* side : {"base", "head"}) {
+    add_device_summary(make_neuron_side(dir / side, {{4242}}, manifest_json("torch.compile", "1")).front());
+  }
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.out);
+  CHECK(c.result.exit_code == 3);  // the manifest selects NeuronCore 1, the NTFF is core 0's
+  const json row = condition(c.report, "neuron_core_selection");
+  REQUIRE(row.is_object());
+  CHECK(row["base"] == "selected 1, traced 0");
+  CHECK(row["matches"] == false);
+  CHECK(contains(row["note"].get<std::string>(), "capture_enabled_for_nc"));
+  // Selected cores that wrote nothing are idle, not a fault.
+  const fs::path wide = scratch("neuron-core-selection-wide");
+  for (const char* side : {"base", "head"}) {
+    add_device_summary(make_neuron_side(wide / side, {{4242}}, manifest_json("torch.compile", "0-3")).front());
+  }
+  const Compared w = compare((wide / "base").string(), (wide / "head").string());
+  CHECK(w.result.exit_code == 0);
+  CHECK(condition(w.report, "neuron_core_selection")["base"] == "NeuronCores 0 of 0-3 selected");
+  CHECK(condition(w.report, "neuron_core_selection")["matches"] == true);
+}
+
+TEST_CASE("TorchNeuron layout: a recompiled executable is stated in the conditions, not refused") {
+  const fs::path dir = scratch("neuron-recompiled");
+  add_device_summary(make_neuron_side(dir / "base", {{4242}}).front());
+  const fs::path head = make_neuron_side(dir / "head", {{5151}}).front();
+  add_device_summary(head);
+  fs::rename(head / "neff_395760075800974_vnc_0.neff", head / "neff_111_vnc_0.neff");
+  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  CAPTURE(c.result.out);
+  CHECK(c.result.exit_code == 0);
+  CHECK(c.report["outcome"] == "PASS");
+  const json row = condition(c.report, "neff_hashes");
+  REQUIRE(row.is_object());
+  CHECK(row["base"] == "395760075800974");
+  CHECK(row["head"] == "111");
+  CHECK(row["matches"] == true);
+  CHECK(row["note"].get<std::string>().rfind("compiled executable changed", 0) == 0);
+  CHECK(contains(c.result.out, "`neff_hashes` changed (compiled executable changed; not a condition)"));
 }
 
 TEST_CASE("TorchNeuron layout: head without its NEFF is not comparable and names the folder and the NEFF") {

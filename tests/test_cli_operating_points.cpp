@@ -159,7 +159,8 @@ TEST_CASE("device work launched without device time at one operating point is NO
   const CliResult result = run({"compare", (root / "base").string(), (root / "head").string(), "--no-git"});
   CHECK(result.exit_code == 0);
   CHECK(result.out.rfind("## ⚠️ NO DECISION at `lost`", 0) == 0);
-  CHECK(result.out.find("## ⚠️ NO DECISION · device time missing: device work was launched") != std::string::npos);
+  CHECK(result.out.find("## ⚠️ NO DECISION · device time missing on base and head: device work was launched") !=
+        std::string::npos);
   CHECK(result.out.find("✅ PASS at") == std::string::npos);
   const CliResult strict =
       run({"compare", (root / "base").string(), (root / "head").string(), "--no-git", "--quiet", "--strict"});

@@ -337,9 +337,11 @@ TEST_CASE("screen: device work launched but no device time on either side is NO 
   const std::string side = data("bad/screen/device-time-lost");
   const CliResult result = run({"compare", side, side, "--no-git", "--format", "terminal"});
   CHECK(result.exit_code == 0);
-  CHECK(result.out.rfind("⚠️ NO DECISION · device time missing: device work was launched but no device time was "
-                         "captured; synchronize the device before the profiler exports",
-                         0) == 0);
+  CHECK(
+      result.out.rfind(
+          "⚠️ NO DECISION · device time missing on base and head: device work was launched but no device time was "
+          "captured; synchronize the device before the profiler exports",
+          0) == 0);
   CHECK(result.out.find("✅") == std::string::npos);
   CHECK(run({"compare", side, side, "--no-git", "--quiet", "--strict"}).exit_code == 4);
 }

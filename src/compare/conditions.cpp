@@ -1,6 +1,7 @@
 #include "compare/conditions.hpp"
 
 #include "compare/inputs_condition.hpp"
+#include "compare/neuron_conditions.hpp"
 #include "profile/ranks.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
@@ -115,10 +116,15 @@ void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
 }  // namespace
 
 const std::vector<std::string>& condition_names() {
-  static const std::vector<std::string> names{
-      "schedule",           "traces",  "samples_from",  "activities", "device_time",
-      "end_to_end_metrics", "inputs",  "record_shapes", "with_stack", "ranks",
-      "world_size",         "devices", "neuron_cores",  "artifacts",  "trace_format"};
+  static const std::vector<std::string> names{"schedule",     "traces",
+                                              "samples_from", "activities",
+                                              "device_time",  "end_to_end_metrics",
+                                              "inputs",       "record_shapes",
+                                              "with_stack",   "ranks",
+                                              "world_size",   "devices",
+                                              "neuron_cores", "artifacts",
+                                              "trace_format", "neuron_core_selection",
+                                              "neff_hashes"};
   return names;
 }
 
@@ -185,43 +191,6 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
   fp.values["activities"] = join_set(activities);
   fp.values["trace_format"] = join_set(formats);
   fp.values["device_time"] = device ? "present" : "none";
-}
-
-// From the Neuron capture folders: ranks ("1" for process folders whose traces state no rank),
-// neuron_cores, artifacts (each capture's problems), and the NEFF names.
-void add_neuron_conditions(const SideSamples& side, Fingerprint& fp) {
-  if (side.neuron.captures.empty()) {
-    return;
-  }
-  std::set<std::string> ranks;
-  std::set<std::string> cores;
-  std::vector<std::string> problems;
-  for (const NeuronCapture& capture : side.neuron.captures) {
-    if (capture.rank) {
-      ranks.insert(capture.rank->folder);
-    }
-    for (unsigned core : capture.neuron_cores) {
-      cores.insert(std::to_string(core));
-    }
-    problems.insert(problems.end(), capture.problems.begin(), capture.problems.end());
-    for (const NeffFile& neff : capture.neffs) {
-      fp.neff_names.insert(neff.name);
-    }
-  }
-  // Process folders are runs of one rank (profile/ranks.hpp): ranks come from the traces' marks, and a
-  // side of process folders without any mark is one rank.
-  const std::set<std::optional<unsigned>> trace_ranks = distinct_ranks(side.traces);
-  if (!ranks.empty() && trace_ranks.size() == 1 && !trace_ranks.begin()->has_value()) {
-    fp.values["ranks"] = "1";
-  }
-  if (!cores.empty()) {
-    fp.values["neuron_cores"] = join_set(cores);
-  }
-  std::string artifacts = problems.empty() ? "complete" : plural(problems.size(), "problem") + ": ";
-  for (std::size_t i = 0; i < problems.size(); ++i) {
-    artifacts += (i == 0 ? "" : "; ") + problems[i];
-  }
-  fp.values["artifacts"] = artifacts;
 }
 
 }  // namespace
@@ -331,6 +300,11 @@ std::string difference_note(const std::string& name, const Fingerprint& base, co
            "differ): profile both sides with the same PyTorch and Kineto, or accept it with --allow-mismatch "
            "trace_format";
   }
+  if (name == "neuron_core_selection") {
+    return "the manifest's neuron_config.capture_enabled_for_nc selects NeuronCores that are not the ones "
+           "holding NTFF files: the capture did not trace what it says; fix the selection and capture again, or "
+           "accept it with --allow-mismatch neuron_core_selection";
+  }
   if (name == "device_time") {
     return "a side without device time although the other has it: likely the device was not synchronized "
            "before the profiler stopped, or device activity was not requested";
@@ -349,9 +323,20 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
   row.name = name;
   row.base = b == base.values.end() ? "not recorded" : b->second;
   row.head = h == head.values.end() ? "not recorded" : h->second;
-  row.matches = name == "artifacts" ? row.base == "complete" && row.head == "complete" : row.base == row.head;
+  row.matches = name == "artifacts" ? row.base == "complete" && row.head == "complete"
+                : name == "neuron_core_selection"
+                    ? neuron_core_selection_consistent(row.base) && neuron_core_selection_consistent(row.head)
+                    : row.base == row.head;
   if (b == base.values.end() || h == head.values.end()) {
     accept_one_sided(row);
+  }
+  if (name == "neff_hashes" && !row.matches) {
+    row.matches = true;  // a code change may recompile: stated, not refused (issue 37 item 3)
+    row.verified = b != base.values.end() && h != head.values.end();
+    row.note = !row.verified
+                   ? "NEFF hashes on one side only: not verified"
+                   : "compiled executable changed: the NEFF hashes differ, so the device runs another compiled graph "
+                     "(expected when the change recompiles; otherwise check the compiler version and flags)";
   }
   if (name == k_informational_field && !row.matches) {
     row.matches = true;  // a name, not a measurement condition: the inputs are compared instead

@@ -1,5 +1,6 @@
 #include "compare/judgement.hpp"
 
+#include "profile/device_capture.hpp"
 #include "stats/power.hpp"
 
 #include <algorithm>
@@ -202,13 +203,14 @@ void count_and_decide_impl(Judgement& result, const ConditionsDiff& conditions, 
     decision.no_decision = undecided_outcome;
   } else if ((decision.no_decision = undecided_outcome)) {
     decision.outcome = Outcome::no_decision;
-  } else if (!options.device_time_missing.empty() &&
+  } else if (!options.device_time_missing.sides.empty() &&
              std::none_of(result.metrics.begin(), result.metrics.end(), [&](const MetricComparison& m) {
                return m.metric_class == MetricClass::device &&
                       (options.device_time_missing_point.empty() || m.point == options.device_time_missing_point);
              })) {
     decision.outcome = Outcome::no_decision;  // the device's time is unknown: never a pass
-    decision.no_decision = NoDecision{NoDecisionCause::device_time_missing, 0, 0, options.device_time_missing_point};
+    decision.no_decision = NoDecision{NoDecisionCause::device_time_missing, 0, 0, options.device_time_missing_point,
+                                      options.device_time_missing};
   } else {
     decision.outcome = Outcome::pass;
   }
@@ -231,9 +233,15 @@ int exit_code(Outcome outcome, bool strict) {
   return 2;
 }
 
-std::string device_time_missing(const SideSamples& base, const SideSamples& head) {
-  const bool in_base = base.screened.device_time_lost, in_head = head.screened.device_time_lost;
-  return in_base && in_head ? "base and head" : in_base ? "base" : in_head ? "head" : "";
+DeviceTimeMissing device_time_missing(const SideSamples& base, const SideSamples& head) {
+  const bool in_base = device_time_unknown(base), in_head = device_time_unknown(head);
+  DeviceTimeMissing missing;
+  missing.sides = in_base && in_head ? "base and head" : in_base ? "base" : in_head ? "head" : "";
+  const SideSamples* first = in_base ? &base : in_head ? &head : nullptr;
+  if (first != nullptr && !first->screened.device_time_lost) {
+    missing.captured = device_capture_sign(*first);
+  }
+  return missing;
 }
 
 void decide(Judgement& judgement, const ConditionsDiff& conditions, const DecideOptions& options) {

@@ -57,7 +57,8 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 
 Judgement judge_comparison(std::vector<MetricComparison> measurements, const ConditionsDiff& conditions,
                            const RuleSet& rules, bool strict, const std::string& today_date,
-                           const std::optional<Calibration>& calibration, const std::string& device_time_missing) {
+                           const std::optional<Calibration>& calibration,
+                           const DeviceTimeMissing& device_time_missing) {
   DecideOptions decide_options;
   decide_options.strict = strict;
   decide_options.device_time_missing = device_time_missing;

@@ -45,6 +45,6 @@ void add_noise_findings(const SideSamples& base, const SideSamples& head, const 
 // A/A noise (`calibration`, when estimated) must be cleared (issue 14 item 3).
 Judgement judge_comparison(std::vector<MetricComparison> measurements, const ConditionsDiff& conditions,
                            const RuleSet& rules, bool strict, const std::string& today_date,
-                           const std::optional<Calibration>& calibration, const std::string& device_time_missing);
+                           const std::optional<Calibration>& calibration, const DeviceTimeMissing& device_time_missing);
 
 }  // namespace neuron_gate

@@ -186,15 +186,23 @@ struct BaseNoise {
   MetricScope scope = MetricScope::op;  // an op, or a replacement group / class total of that name
 };
 
+// The sides whose device time is unknown (profile/device_capture.hpp device_time_unknown), and why.
+struct DeviceTimeMissing {
+  std::string sides;  // "base", "head", "base and head"; "" for none
+  // device_capture_sign of the first such side when it holds no device time although device activity was
+  // captured; "" when its launches lost their device events (ScreenedTime::device_time_lost)
+  std::string captured;
+  bool operator==(const DeviceTimeMissing&) const = default;
+};
+
 // Options of judge() that come from the command line.
 struct DecideOptions {
   bool strict = false;                // NO DECISION gives exit code 4
   std::string today;                  // YYYY-MM-DD, for waiver expiry ("" = no waiver applies)
   std::vector<BaseNoise> base_noise;  // per-op noise of base, when estimated (empty: none)
-  // The sides whose traces launched device work but hold no device event ("base", "head", "base and
-  // head"; "" for none: ScreenedTime::device_time_lost). With no device metric left to judge, the outcome
-  // is at best NO DECISION (NoDecisionCause::device_time_missing), never a pass.
-  std::string device_time_missing;
+  // The sides whose device time is unknown. With no device metric left to judge, the outcome is at best
+  // NO DECISION (NoDecisionCause::device_time_missing), never a pass.
+  DeviceTimeMissing device_time_missing;
   // The operating point device_time_missing is of ("" for the whole comparison): only that point's device
   // metrics count as left to judge (operating_points.hpp judge_points).
   std::string device_time_missing_point;
@@ -212,8 +220,9 @@ enum class NoDecisionCause {
                          // time (VerdictReason::data_incomplete); samples_needed is 0
   head_data_incomplete,  // as data_incomplete, but only head's data are beyond the limit: evidence the PR controls
                          // fails closed, so the outcome is NOT COMPARABLE (exit 3, "re-profile head")
-  device_time_missing,   // device work was launched but no device time was captured on a side, and no device
-                         // metric is left to judge (DecideOptions::device_time_missing); `metric` is unused
+  device_time_missing,   // a side's device time is unknown (launches without device events, or device activity
+                         // captured but no device time in the profiles) and no device metric is left to judge
+                         // (DecideOptions::device_time_missing); `metric` is unused
 };
 
 // Relative tolerance of every comparison of a CI end against a bound (noise, threshold): an end must clear
@@ -225,6 +234,7 @@ struct NoDecision {
   std::size_t metric = 0;          // index into Judgement::metrics of the metric named
   std::size_t samples_needed = 0;  // per side, from stats/power.hpp (samples_needed_per_side)
   std::string point;               // device_time_missing: the operating point ("" for the whole comparison)
+  DeviceTimeMissing device;        // device_time_missing: which sides and why
 };
 
 // How the per-op family was chosen (issue 14 item 1): the material ops gate, the others do not.
@@ -303,9 +313,8 @@ std::vector<MetricComparison> compare_metrics_in_place(const SideView& base, con
 Judgement judge_in_place(std::vector<MetricComparison> measured, const ConditionsDiff& conditions, const RuleSet& rules,
                          const DecideOptions& options);
 
-// DecideOptions::device_time_missing for two sides: "base", "head", "base and head" or "" (from each
-// side's ScreenedTime::device_time_lost).
-std::string device_time_missing(const SideSamples& base, const SideSamples& head);
+// DecideOptions::device_time_missing for two sides (profile/device_capture.hpp device_time_unknown of each).
+DeviceTimeMissing device_time_missing(const SideSamples& base, const SideSamples& head);
 
 // `ratio` (or one of its CI ends) as a worse ratio: > 1 means worse, whatever the metric's direction
 // (Better); nullopt without a positive ratio.

@@ -77,8 +77,8 @@ PointsJudgement judge_points(std::vector<PointComparison> points, const RuleSet&
     }
     any_compared = true;
     std::vector<MetricMeasurement> metrics = point_metrics(point, rules);
-    const std::string missing = device_time_missing(*point.base, *point.head);
-    if (!missing.empty() && all_options.device_time_missing.empty() &&
+    const DeviceTimeMissing missing = device_time_missing(*point.base, *point.head);
+    if (!missing.sides.empty() && all_options.device_time_missing.sides.empty() &&
         std::none_of(metrics.begin(), metrics.end(),
                      [](const MetricMeasurement& m) { return m.metric_class == MetricClass::device; })) {
       all_options.device_time_missing = missing;  // the first such point names the gate's NO DECISION

@@ -83,6 +83,19 @@ struct Sections {
   std::string tail;       // interpretations, hypotheses, provenance
 };
 
+// Rows shown, not conditions, whose values differ (a recompiled NEFF, the workload's name, the price), for
+// the folded table's summary: ", `neff_hashes` changed (compiled executable changed; not a condition)".
+std::string changed_not_conditions(const Report& report) {
+  std::string text;
+  for (const ConditionRow& row : report.conditions.rows) {
+    if (row.matches && row.verified && row.base != row.head) {
+      const std::string why = row.note.substr(0, row.note.find(':'));
+      text += ", " + markdown_code(row.name, false) + " changed (" + escape_markdown(why) + "; not a condition)";
+    }
+  }
+  return text;
+}
+
 std::string conditions_section(const Report& report) {
   std::string text = "### Conditions held fixed\n\n";
   if (report.conditions.rows.empty()) {
@@ -99,7 +112,7 @@ std::string conditions_section(const Report& report) {
             (report.summary.conditions_unverified.empty()
                  ? std::string()
                  : ", " + std::to_string(report.summary.conditions_unverified.size()) + " not verified") +
-            "</summary>\n\n";
+            changed_not_conditions(report) + "</summary>\n\n";
   }
   text += "| condition | base | head | |\n|---|---|---|---|\n";
   for (const ConditionRow& row : report.conditions.rows) {

@@ -19,6 +19,12 @@ constexpr const char* k_device_time_lost_advice =
     "device work was launched but no device time was captured; synchronize the device before the profiler "
     "exports (e.g. torch.cuda.synchronize(), xm.mark_step() + xm.wait_device_ops()) and profile again";
 
+// What a side is told whose device activity was captured but whose profiles hold no device time.
+constexpr const char* k_device_time_not_in_trace_advice =
+    "add the device's own numbers beside each run's trace (TorchNeuron: `neuron-explorer view --output-format "
+    "summary-json` of its NTFF files, docs/NEURON-FORMATS.md), or capture with a profiler that writes device "
+    "events into the trace";
+
 }  // namespace
 namespace {
 
@@ -288,8 +294,14 @@ namespace {
 std::string no_decision_text(const Judgement& judgement) {
   const NoDecision& nd = *judgement.decision.no_decision;
   if (nd.cause == NoDecisionCause::device_time_missing) {
-    return "device time missing" + (nd.point.empty() ? std::string() : " at " + prose_code(nd.point)) + ": " +
-           k_device_time_lost_advice;
+    const std::string where = (nd.device.sides.empty() ? std::string() : " on " + nd.device.sides) +
+                              (nd.point.empty() ? std::string() : " at " + prose_code(nd.point));
+    if (!nd.device.captured.empty()) {
+      return "device time missing" + where + ": device activity was captured (" + prose_code(nd.device.captured) +
+             ") but the profiles hold no device time, so the device's share of the step is unknown; " +
+             k_device_time_not_in_trace_advice;
+    }
+    return "device time missing" + where + ": " + k_device_time_lost_advice;
   }
   const MetricComparison& m = judgement.metrics[nd.metric];
   if (nd.cause == NoDecisionCause::data_incomplete || nd.cause == NoDecisionCause::head_data_incomplete) {
