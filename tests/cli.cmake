@@ -27,3 +27,5 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_history.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_baseline.cpp)
 # `render`: the Markdown of a JSON report another job wrote, every string as data (issue 39 item 5).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_render.cpp)
+# Per-op device time from Neuron Explorer's Parquet output, converted by the capture helper (issue 37 item 6).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_explorer.cpp)

@@ -229,6 +229,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Runs the command line; returns the exit code: 0 done, 2 bad usage or a capture that cannot be made
     (the message on stderr). Errors raised by the user's own code propagate with their traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["explorer-to-json"]:  # Explorer's Parquet -> the gate's trace JSON (explorer.py)
+        from .explorer import main as explorer_main
+        return explorer_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -5,6 +5,7 @@
 #include "formats/neuron_summary.hpp"
 #include "input/byte_source.hpp"
 #include "input/json_input.hpp"
+#include "profile/converted_traces.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "profile/table_samples.hpp"
@@ -365,6 +366,9 @@ SideSamples merge_side(const std::string& label, const ProfileInventory& invento
   }
   set_screened_shares(side);
   side.neuron = neuron_artifacts_of(side.inventory);
+  for (std::string& line : converted_trace_assumptions(side.traces)) {
+    side.neuron.assumptions.push_back(std::move(line));
+  }
   return side;
 }
 

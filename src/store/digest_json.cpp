@@ -1,5 +1,6 @@
 #include "store/digest_json.hpp"
 
+#include "profile/converted_traces.hpp"
 #include "profile/op_keys.hpp"
 #include "store/digest_fields.hpp"
 
@@ -361,6 +362,9 @@ void recompute_side_totals(SideSamples& side) {
   }
   set_screened_shares(side);
   side.neuron = neuron_artifacts_of(side.inventory);
+  for (std::string& line : converted_trace_assumptions(side.traces)) {  // as read_side adds them
+    side.neuron.assumptions.push_back(std::move(line));
+  }
 }
 
 }  // namespace neuron_gate
