@@ -2,6 +2,7 @@
 
 #include "compare/metric_comparison.hpp"
 #include "compare/side_view.hpp"
+#include "profile/device_capture.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/ranks.hpp"
 #include "report/escape.hpp"
@@ -263,6 +264,10 @@ std::string render_inspect(const std::string& profile_spec, const SideSamples& s
   }
   if (!side.traces.empty()) {  // runs: the folders holding traces (compare/side_view.hpp), process folders included
     out << "- runs: " << side_runs(side).size() << "\n";
+  }
+  if (const std::string sign = device_capture_sign(side); !sign.empty()) {
+    out << "- device activity captured: " << text(sign)
+        << (device_time_unknown(side) ? " (but no device time: compare cannot judge the device's share)" : "") << "\n";
   }
   ranks_section(side, out);
   captures_section(side, out);
