@@ -390,6 +390,8 @@ TEST_CASE("TorchNeuron layout: every sign of captured device activity without de
       CHECK(contains(c.result.out, "device activity was captured (`" + one.sign +
                                        "`) but the profiles hold no "
                                        "device time"));
+      CHECK(contains(run({"inspect", (dir / "base").string()}).out,
+                     "- device activity captured: " + one.sign + " (but no device time"));
     }
   }
 }
