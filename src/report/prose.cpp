@@ -21,9 +21,9 @@ constexpr const char* k_device_time_lost_advice =
 
 // What a side is told whose device activity was captured but whose profiles hold no device time.
 constexpr const char* k_device_time_not_in_trace_advice =
-    "add the device's own numbers beside each run's trace (TorchNeuron: `neuron-explorer view --output-format "
-    "summary-json` of its NTFF files, docs/NEURON-FORMATS.md), or capture with a profiler that writes device "
-    "events into the trace";
+    "synchronize the device before the profiler exports, and where the trace holds CPU events only "
+    "(TorchNeuron's trace.json) add the device's own numbers beside each run's trace (`neuron-explorer view "
+    "--output-format summary-json` of its NTFF files, docs/NEURON-FORMATS.md)";
 
 }  // namespace
 namespace {
