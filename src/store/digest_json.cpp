@@ -173,7 +173,7 @@ TraceSamples trace_from_json(const DigestFields& f, const json& value, const std
 }
 
 EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const std::string& where) {
-  f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin"});
+  f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin", "gates"});
   EndToEndMetric metric;
   metric.name = f.str(value, "name", where);
   metric.unit = f.str(value, "unit", where);
@@ -208,6 +208,7 @@ EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const 
   metric.origin = f.word(value, "origin", where, {"application", "device_summary"}) == 0
                       ? EndToEndOrigin::application
                       : EndToEndOrigin::device_summary;
+  metric.gates = !value.contains("gates") || f.boolean(value, "gates", where);  // written only when false
   return metric;
 }
 
