@@ -11,6 +11,8 @@ list(APPEND NEURON_GATE_TESTS_CLI test_cli_real_changes.cpp)
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_writes.cpp)
 # Cost per unit of work from throughput and a price (issue 19 item 3).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_cost.cpp)
+# What the capture helper writes beside latency: thread_cpu_time that explains, threads and grad mode (issue 37 item 4).
+list(APPEND NEURON_GATE_TESTS_CLI test_cli_capture_fields.cpp)
 # Alternatives ranked against one baseline (issue 19 item 2).
 list(APPEND NEURON_GATE_TESTS_CLI test_cli_rank.cpp)
 # Replacement groups and class totals (issue 12 item 2).

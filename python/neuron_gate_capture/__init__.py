@@ -6,7 +6,7 @@
                                       timing=ngc.Timing(warmup=10, repetitions=100), work_per_step=4))
 
 writes profiles/head/neuron-gate.json (the run manifest), profiles/head/<run>/e2e.json (un-profiled
-latency and throughput) and one trace per profiler cycle. See the README section "Capturing profiles".
+latency, thread CPU time and throughput) and one trace per profiler cycle. See the README section "Capturing profiles".
 """
 
 from ._version import __version__

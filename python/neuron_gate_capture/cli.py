@@ -2,7 +2,8 @@
 
 The module (a dotted name importable from the current folder, or a path to a .py file) exposes
 `step(**inputs)` and, optionally, `setup(**args) -> dict` returning the inputs by name; --arg KEY=VALUE
-pairs go to setup. See the README section "Capturing profiles".
+pairs go to the setup of both variants, --module-arg to MODULE's only and --interleave-arg to the
+--interleave variant's only (each overriding --arg). See docs/capture.md.
 """
 
 import argparse
@@ -31,6 +32,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--setup", default="setup", help="function returning the inputs (default: setup; none if missing)")
     p.add_argument("--arg", action="append", default=[], metavar="KEY=VALUE",
                    help="argument of setup (VALUE read as JSON when it parses, else as text); repeatable")
+    p.add_argument("--module-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="argument of MODULE's setup only (overrides --arg); repeatable")
+    p.add_argument("--interleave-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="argument of the --interleave variant's setup only (overrides --arg); repeatable")
     p.add_argument("--interleave", metavar="MODULE[:STEP]",
                    help="a second variant (e.g. the other side's checkout), timed interleaved with the first")
     p.add_argument("--interleave-out", help="output folder of the --interleave variant")
@@ -39,10 +44,17 @@ def _parser() -> argparse.ArgumentParser:
         g.add_argument("--" + name, type=int, default=default, help="default %d" % default)
     g = p.add_argument_group("un-profiled timing (e2e.json)")
     g.add_argument("--timing-warmup", type=int, default=10, help="calls thrown away first (default 10)")
-    g.add_argument("--repetitions", type=int, default=50, help="latency samples (default 50)")
+    g.add_argument("--repetitions", type=int, default=50,
+                   help="samples (default 50), in bursts: before the profiled steps and after each profiler cycle")
     g.add_argument("--calls-per-sample", type=int, default=1, help="calls timed together per sample (default 1)")
     g.add_argument("--work-per-step", type=float, help="work one step does (e.g. batch size): adds throughput")
     g.add_argument("--work-unit", default="samples", help="unit of that work (default samples; throughput in UNIT/s)")
+    g.add_argument("--gate", default="latency", choices=["latency", "thread_cpu_time"],
+                   help="the end-to-end measure that decides (default latency; thread_cpu_time needs --device cpu and "
+                        "--threads 1); the other is written as explaining, not gating")
+    g.add_argument("--threads", type=int, help="torch.set_num_threads before the capture (default: as set up)")
+    g.add_argument("--grad-mode", choices=["enabled", "no_grad", "inference_mode"],
+                   help="autograd mode the steps run in (default: the caller's, normally enabled)")
     g = p.add_argument_group("device and profiler")
     g.add_argument("--device", default="auto", choices=["auto", "neuron", "cuda", "cpu"])
     g.add_argument("--no-record-shapes", action="store_true", help="record_shapes=False (default True)")
@@ -181,7 +193,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(
         schedule=Schedule(wait=args.wait, warmup=args.warmup, active=args.active, repeat=args.repeat,
                           skip_first=args.skip_first),
-        timing=Timing(warmup=args.timing_warmup, repetitions=args.repetitions, calls_per_sample=args.calls_per_sample),
+        timing=Timing(warmup=args.timing_warmup, repetitions=args.repetitions, calls_per_sample=args.calls_per_sample,
+                      gate=args.gate),
         profiler=ProfilerOptions(record_shapes=not args.no_record_shapes, with_stack=args.with_stack,
                                  profile_memory=args.profile_memory, with_flops=args.with_flops),
         device=args.device, work_per_step=args.work_per_step, work_unit=args.work_unit,
@@ -189,7 +202,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         neuron_cores=args.neuron_cores, neuron_max_events_per_nc=args.max_events_per_nc,
         neff_cache_dir=args.neff_cache_dir, model_version=args.model_version, instance_type=args.instance_type,
         notes=args.notes, versions=_pairs(args.version, "--version", False), run=args.run, append=args.append,
-        pairing_session=args.pairing_session)
+        pairing_session=args.pairing_session, threads=args.threads, grad_mode=args.grad_mode)
 
 
 def _run_processes(argv: List[str], args: argparse.Namespace) -> int:
@@ -239,6 +252,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise CaptureError("--interleave and --interleave-out go together")
         if args.runs < 1:
             raise CaptureError("--runs must be at least 1")
+        if args.interleave_arg and not args.interleave:
+            raise CaptureError("--interleave-arg needs --interleave (it goes to that variant's setup)")
+        for items, option in ((args.arg, "--arg"), (args.module_arg, "--module-arg"),
+                              (args.interleave_arg, "--interleave-arg")):
+            _pairs(items, option, True)  # a malformed pair fails before any process starts
         if args.interleave_out and os.path.realpath(args.interleave_out) == os.path.realpath(args.out):
             raise CaptureError("each variant needs its own output folder")
         if args.runs > 1 or (args.interleave and not args.only):
@@ -246,20 +264,22 @@ def main(argv: Optional[List[str]] = None) -> int:
             # monkey-patch) would run inside base's process too (issue 37 item 3).
             return _run_processes(argv, args)
         setup_args = _pairs(args.arg, "--arg", True)
+        module_args = dict(setup_args, **_pairs(args.module_arg, "--module-arg", True))
+        interleave_args = dict(setup_args, **_pairs(args.interleave_arg, "--interleave-arg", True))
         isolation = _Isolation()
         variants = []
         if args.only != "interleave":
-            variants.append(_variant(args.module, args.out, args, setup_args, isolation))
+            variants.append(_variant(args.module, args.out, args, module_args, isolation))
         if args.interleave and args.only != "base":
-            variants.append(_variant(args.interleave, args.interleave_out, args, setup_args, isolation))
+            variants.append(_variant(args.interleave, args.interleave_out, args, interleave_args, isolation))
         results = capture_variants(variants, _settings(args))
     except CaptureError as error:
         print("neuron-gate-capture: error: %s" % error, file=sys.stderr)
         return 2
     for result in results:
-        latency = sorted(result.latency_ms)
-        print("%s: %d traces, %d latency samples, median %.6g ms (%s)" % (
-            result.out, result.traces, len(latency), latency[len(latency) // 2], result.run_folder))
+        latency, cpu = sorted(result.latency_ms), sorted(result.thread_cpu_ms)
+        print("%s: %d traces, %d samples, median latency %.6g ms, thread CPU time %.6g ms (%s)" % (
+            result.out, result.traces, len(latency), latency[len(latency) // 2], cpu[len(cpu) // 2], result.run_folder))
     return 0
 
 

@@ -10,6 +10,16 @@ from .errors import CaptureError
 
 SCHEMA = "neuron-gate.manifest/1"
 COMPILATION_PATHS = ("eager", "jit", "torch.compile")
+GRAD_MODES = ("enabled", "no_grad", "inference_mode")
+
+
+def grad_mode_name(torch: Any) -> str:
+    """The autograd mode of the calling thread: "inference_mode" inside torch.inference_mode(), else
+    "no_grad" when gradients are off (torch.no_grad()), else "enabled"."""
+    is_inference = getattr(torch, "is_inference_mode_enabled", None)
+    if is_inference is not None and is_inference():
+        return "inference_mode"
+    return "enabled" if torch.is_grad_enabled() else "no_grad"
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -103,6 +113,8 @@ def build_manifest(
     instance_type: Optional[str] = None,
     notes: Optional[str] = None,
     pairing_session: Optional[str] = None,
+    intra_op_threads: Optional[int] = None,
+    grad_mode: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The manifest document, keys in the order of the README's table; optional keys only when set."""
     if compilation_path not in COMPILATION_PATHS and not compilation_path.strip():
@@ -115,6 +127,10 @@ def build_manifest(
     document["versions"] = versions
     if instance_type:
         document["instance_type"] = instance_type
+    if intra_op_threads is not None:
+        document["intra_op_threads"] = intra_op_threads
+    if grad_mode is not None:
+        document["grad_mode"] = grad_mode
     document["profiler"] = profiler
     if neuron_config is not None:
         document["neuron_config"] = neuron_config

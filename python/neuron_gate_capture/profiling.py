@@ -73,19 +73,25 @@ def profile_steps(
     options: ProfilerOptions,
     export: Callable[[Any, int], Optional[str]],
     experimental_config: Any = None,
+    after_cycle: Optional[Callable[[], None]] = None,
 ) -> int:
     """Runs schedule.total_steps() calls of step(**inputs) under torch.profiler.profile.
 
     Each iteration: step, device.synchronize() (so the step's device work ends inside its
     ProfilerStep window), prof.step(). on_trace_ready calls export(prof, cycle) once per cycle (cycle
-    counted from 0). experimental_config (a NeuronConfig) is passed only when given. Returns the
-    number of cycles exported; raises CaptureError when it is not schedule.repeat.
+    counted from 0). experimental_config (a NeuronConfig) is passed only when given. after_cycle, when
+    given, is called right after each export, inside on_trace_ready: the profiler has stopped tracing
+    (stop_trace comes before on_trace_ready) and the next cycle's tracing has not begun (prepare_trace
+    comes after), so work done there is not profiled; the capture takes its timing bursts there. Returns
+    the number of cycles exported; raises CaptureError when it is not schedule.repeat.
     """
     torch = importlib.import_module("torch")
     cycles: List[Optional[str]] = []
 
     def on_trace_ready(prof: Any) -> None:
         cycles.append(export(prof, len(cycles)))
+        if after_cycle is not None:
+            after_cycle()
 
     kwargs: Dict[str, Any] = {
         "activities": list(device.activities),

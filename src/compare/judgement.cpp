@@ -12,8 +12,8 @@ namespace neuron_gate {
 namespace {
 
 Family family_of(const MetricMeasurement& m) {
-  if (m.explanatory) {
-    return Family::device_summary;  // Neuron device summaries are a family of their own
+  if (m.explanatory) {  // Neuron device summaries and metrics marked "gates": false are families of their own
+    return m.declared_explanatory ? Family::end_to_end_explains : Family::device_summary;
   }
   if (m.runtime_call) {
     return Family::runtime_calls;
@@ -73,8 +73,9 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
-  for (Family family : {Family::end_to_end, Family::device_summary, Family::per_op, Family::per_op_minor,
-                        Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed}) {
+  for (Family family :
+       {Family::end_to_end, Family::device_summary, Family::end_to_end_explains, Family::per_op, Family::per_op_minor,
+        Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed}) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {
@@ -394,6 +395,8 @@ const char* family_name(Family family) {
     return "end-to-end";
   case Family::device_summary:
     return "device summary";
+  case Family::end_to_end_explains:
+    return "end-to-end (explains)";
   case Family::per_op:
     return "per-op";
   case Family::per_op_minor:

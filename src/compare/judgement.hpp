@@ -29,22 +29,24 @@ bool undecided(Verdict verdict);
 
 // The families corrected for multiple comparisons on their own.
 enum class Family {
-  end_to_end,      // application end-to-end metrics (and device total_time where it decides)
-  device_summary,  // explanatory Neuron device summary measures
-  per_op,          // self CPU and device time of every material op together (MetricJudgement::material)
-  per_op_minor,    // the per-op metrics below rules.material_share: reported, corrected on their own, never gating
-  step_time,       // profiled step time (per rank)
-  replaced,        // ops of a replacement group (replacement_groups.hpp): judged through the group's summed
-                   // time, which is in per_op; STRUCTURAL themselves, never gating
-  runtime_calls,   // self CPU of host-side runtime calls (cudaLaunchKernel, nrt_execute, ...): corrected on
-                   // their own, gating only under rules gate_runtime_calls
-  unattributed,    // device time no op accounts for (unattributed.hpp): the rows per event category and the
-                   // device replacement groups that hold such time; measured, never REGRESSED/IMPROVED, never
-                   // gating: the device class total `all ops` (in per_op) holds that time and gates
+  end_to_end,           // application end-to-end metrics (and device total_time where it decides)
+  device_summary,       // explanatory Neuron device summary measures
+  end_to_end_explains,  // end-to-end metrics whose e2e.json says "gates": false
+                        // (MetricMeasurement::declared_explanatory)
+  per_op,               // self CPU and device time of every material op together (MetricJudgement::material)
+  per_op_minor,         // the per-op metrics below rules.material_share: reported, corrected on their own, never gating
+  step_time,            // profiled step time (per rank)
+  replaced,             // ops of a replacement group (replacement_groups.hpp): judged through the group's summed
+                        // time, which is in per_op; STRUCTURAL themselves, never gating
+  runtime_calls,        // self CPU of host-side runtime calls (cudaLaunchKernel, nrt_execute, ...): corrected on
+                        // their own, gating only under rules gate_runtime_calls
+  unattributed,         // device time no op accounts for (unattributed.hpp): the rows per event category and the
+                        // device replacement groups that hold such time; measured, never REGRESSED/IMPROVED, never
+                        // gating: the device class total `all ops` (in per_op) holds that time and gates
 };
 
-// "end-to-end", "device summary", "per-op", "per-op (not material)", "step time", "per-op (replaced)",
-// "per-op (not attributed)".
+// "end-to-end", "device summary", "end-to-end (explains)", "per-op", "per-op (not material)", "step time",
+// "per-op (replaced)", "runtime calls", "per-op (not attributed)".
 const char* family_name(Family family);
 
 // Why a metric got its verdict. The numbers each reason rests on are in the MetricComparison
@@ -269,7 +271,8 @@ struct Judgement {
   Decision decision;
 };
 
-// Judges every measurement, then decides. Families: "end-to-end", "device summary", "per-op" (self CPU
+// Judges every measurement, then decides. Families: "end-to-end", "device summary", "end-to-end (explains)"
+// (metrics an e2e.json marks "gates": false), "per-op" (self CPU
 // and device of the material ops together, with every replacement group and class total), "per-op (not
 // material)", "per-op (replaced)" (the ops of a replacement group) and "step time", each corrected on
 // its own with rules.correction (Holm by default); Benjamini–Hochberg q values are added for "worth a

@@ -16,7 +16,6 @@
 #include <iterator>
 #include <map>
 #include <numeric>
-#include <set>
 #include <string_view>
 #include <type_traits>
 
@@ -405,8 +404,9 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     metric.unit = b.unit;
     metric.better = b.better;
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
-    metric.explanatory =
-        b.origin == EndToEndOrigin::device_summary && (application_numbers || b.name != k_device_total_time_metric);
+    metric.declared_explanatory = !b.gates || !h->gates;  // e2e.json "gates": false on either side: explains
+    metric.explanatory = metric.declared_explanatory || (b.origin == EndToEndOrigin::device_summary &&
+                                                         (application_numbers || b.name != k_device_total_time_metric));
     const bool runs_known = e2e_runs_known(b) && e2e_runs_known(*h);
     const bool by_run = runs_known && b.runs >= k_min_runs_for_e2e_run_unit && h->runs >= k_min_runs_for_e2e_run_unit;
     const Pairing pairing = pairing_of(base_view, head_view);

@@ -47,7 +47,11 @@ struct MetricMeasurement {
   // An end-to-end metric that explains rather than decides: a Neuron device summary measure other than
   // "device total_time", or "device total_time" when the profiles also carry the application's own
   // end-to-end numbers. Its own family ("device summary"); gates only under metrics.end_to_end.gate "always".
+  // Also a metric its e2e.json marks "gates": false on either side (EndToEndMetric::gates):
   bool explanatory = false;
+  // ... that one sets declared_explanatory, and its family is "end-to-end (explains)" (e.g. the capture
+  // helper's thread_cpu_time beside the latency that gates).
+  bool declared_explanatory = false;
   // A self CPU metric of a runtime call (TraceSamples::runtime_calls): its own family, outside the class
   // sums, gating only under rules gate_runtime_calls (issue 38 item 6).
   bool runtime_call = false;

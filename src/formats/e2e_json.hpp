@@ -19,10 +19,11 @@ bool looks_like_e2e_json(std::string_view head);
 bool sniff_e2e_json(const FileHead& head);
 
 // Reads an e2e.json file. Keys other than the schema's are ignored. A metric gives either `samples`
-// (one process) or `runs`: a list of non-empty sample lists, one per process (run). Throws InputError
-// naming the path (and the byte offset for malformed JSON) for a wrong schema, neither or both of
-// `samples` and `runs`, an empty list, a non-numeric sample, an unknown `better`, or two metrics of the
-// same name.
+// (one process) or `runs`: a list of non-empty sample lists, one per process (run); an optional
+// `"gates": false` marks a metric that explains and never decides (EndToEndMetric::gates; default true).
+// Throws InputError naming the path (and the byte offset for malformed JSON) for a wrong schema, neither
+// or both of `samples` and `runs`, an empty list, a non-numeric sample, an unknown `better`, a `gates`
+// that is not true or false, or two metrics of the same name.
 std::vector<EndToEndMetric> read_e2e_json(const std::string& path);
 
 // The same from text already in memory; `path` is used in error messages.

@@ -31,6 +31,9 @@ struct EndToEndMetric {
   std::vector<std::size_t> run_sizes;
   std::string source_path;  // the file they came from (the first one, once merged across files)
   EndToEndOrigin origin = EndToEndOrigin::application;
+  // False when the file says "gates": false (e2e.json): the metric explains and never decides, like a
+  // device summary measure, e.g. the capture helper's thread_cpu_time beside the latency that gates.
+  bool gates = true;
   bool operator==(const EndToEndMetric&) const = default;
 };
 

@@ -66,17 +66,19 @@ class ManifestParser {
     if (doc["schema"] != k_schema) {
       fail("unknown schema, expected \"" + std::string(k_schema) + "\", not " + shown(doc["schema"]));
     }
-    check_keys(doc, "",
-               {"schema", "workload", "operating_point", "model_version", "compilation_path", "device", "versions",
-                "instance_type", "profiler", "neuron_config", "schedule", "timing", "inputs", "notes", "price_per_hour",
-                "commit", "pairing", "rank", "world_size"});
+    check_keys(doc, "", {"schema",           "workload",      "operating_point", "model_version",
+                         "compilation_path", "device",        "versions",        "instance_type",
+                         "profiler",         "neuron_config", "schedule",        "timing",
+                         "inputs",           "notes",         "price_per_hour",  "commit",
+                         "pairing",          "rank",          "world_size",      "intra_op_threads",
+                         "grad_mode"});
     for (const char* key :
          {"workload", "operating_point", "model_version", "compilation_path", "device", "instance_type"}) {
       if (doc.contains(key)) {
         set(key, string(doc[key], key));
       }
     }
-    ranks(doc);
+    run_settings(doc);
     if (doc.contains("versions")) {
       for (const auto& item : object(doc["versions"], "versions").items()) {
         const std::string field = "versions." + item.key();
@@ -167,21 +169,31 @@ class ManifestParser {
     return value.get<std::string>();
   }
 
-  // A non-negative JSON integer as decimal text.
   // "rank" (the rank of every trace on this side) and "world_size" (ranks in the run, > 0): rank marks
-  // (profile/ranks.hpp), kept as conditions.
-  void ranks(const json& doc) {
+  // (profile/ranks.hpp); "intra_op_threads" (torch.get_num_threads(), > 0) and "grad_mode" ("enabled",
+  // "no_grad" or "inference_mode"): how the steps ran. All kept as conditions.
+  void run_settings(const json& doc) {
     if (doc.contains("rank")) {
       set("rank", count(doc["rank"], "rank"));
     }
-    if (doc.contains("world_size")) {
-      if (doc["world_size"] == 0) {
-        fail("\"world_size\" must be a positive integer, not 0");
+    for (const char* key : {"world_size", "intra_op_threads"}) {
+      if (doc.contains(key)) {
+        if (doc[key] == 0) {
+          fail("\"" + std::string(key) + "\" must be a positive integer, not 0");
+        }
+        set(key, count(doc[key], key));
       }
-      set("world_size", count(doc["world_size"], "world_size"));
+    }
+    if (doc.contains("grad_mode")) {
+      const std::string mode = string(doc["grad_mode"], "grad_mode");
+      if (mode != "enabled" && mode != "no_grad" && mode != "inference_mode") {
+        fail("\"grad_mode\" must be \"enabled\", \"no_grad\" or \"inference_mode\", not " + shown(doc["grad_mode"]));
+      }
+      set("grad_mode", mode);
     }
   }
 
+  // A non-negative JSON integer as decimal text.
   std::string count(const json& value, const std::string& field) const {
     if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)) {
       fail("\"" + field + "\" must be a non-negative integer, not " + shown(value));
@@ -207,12 +219,20 @@ class ManifestParser {
     }
   }
 
-  // How the un-profiled step was timed for e2e.json.
+  // How the un-profiled step was timed for e2e.json; "gate" names the end-to-end metric that decides.
   void timing(const json& settings) {
-    check_keys(settings, "timing.", {"warmup", "repetitions", "calls_per_sample", "interleaved"});
+    check_keys(settings, "timing.", {"warmup", "repetitions", "calls_per_sample", "interleaved", "bursts", "gate"});
     for (const auto& item : settings.items()) {
       const std::string field = "timing." + item.key();
-      set(field, item.key() == "interleaved" ? boolean(item.value(), field) : count(item.value(), field));
+      if (item.key() == "gate") {
+        const std::string gate = string(item.value(), field);
+        if (gate.empty()) {
+          fail("\"timing.gate\" must name an end-to-end metric such as \"latency\", not \"\"");
+        }
+        set(field, gate);
+      } else {
+        set(field, item.key() == "interleaved" ? boolean(item.value(), field) : count(item.value(), field));
+      }
     }
   }
 

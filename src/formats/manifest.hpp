@@ -11,12 +11,18 @@
 //    "versions": {"torch": "2.8.0", "torch_neuronx": "2.8.0.2.10", "neuron_sdk": "2.26.0",
 //                 "neuronx_cc": "2.21.18209"},     // any names; every value a string
 //    "instance_type": "trn2.48xlarge",
+//    "intra_op_threads": 4,                         // torch.get_num_threads() while the steps ran (> 0)
+//    "grad_mode": "no_grad",                        // autograd mode the steps ran in: "enabled" | "no_grad" |
+//                                                   // "inference_mode"
 //    "profiler": {"activities": ["CPU", "PrivateUse1"], "record_shapes": true, "with_stack": false,
 //                 "profile_memory": false, "with_flops": false},  // also with_modules; flags are booleans
 //    "neuron_config": {"modes": ["DEVICE", "RUNTIME"], "capture_enabled_for_nc": "0,1,2-5",
 //                      "max_events_per_nc": 1000000},  // other keys allowed, any JSON value
 //    "schedule": {"wait": 1, "warmup": 3, "active": 5, "repeat": 1},  // also skip_first, skip_first_wait
-//    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true},  // of e2e.json
+//    "timing": {"warmup": 10, "repetitions": 50, "calls_per_sample": 1, "interleaved": true,  // of e2e.json;
+//               "bursts": 4,                        // samples taken in this many bursts over the run
+//               "gate": "latency"},                 // the end-to-end metric that decides; e2e.json marks the
+//                                                   // others "gates": false (formats/e2e_json.hpp)
 //    "inputs": [{"name": "input_ids", "shape": [4, 512], "dtype": "int64"}, {"name": "steps", "value": 3}],
 //    "price_per_hour": 21.96,                       // USD per instance-hour (> 0): cost per unit of work
 //    (compare/cost.hpp) "commit": "0123456789abcdef...",               // the git commit profiled (7-64 hex digits):
@@ -46,8 +52,8 @@
 //     not change what is measured
 //   - other neuron_config values: strings as written, anything else as compact JSON
 //   - price_per_hour: the number as JSON writes it ("21.96"); shown, never a blocking condition
-// Integers (max_events_per_nc, schedule.*, timing.warmup/repetitions/calls_per_sample) must be
-// non-negative JSON integers.
+// Integers (max_events_per_nc, schedule.*, timing.warmup/repetitions/calls_per_sample/bursts) must be
+// non-negative JSON integers; world_size and intra_op_threads positive ones.
 
 #include <map>
 #include <string>

@@ -141,14 +141,21 @@ std::string whole_run_shift_text(const Metrics& metrics, const WholeRunShiftFind
   return line + ". [Measurements: per-op tables]";
 }
 
+// Explanatory end-to-end metrics that moved: Neuron device summary measures, then those an e2e.json marks
+// "gates": false (e.g. thread CPU time beside the latency that gates).
 std::string device_summary_text(const Metrics& metrics, const std::vector<std::size_t>& indices) {
-  std::vector<std::string> items;
+  std::vector<std::string> neuron, declared;
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
-    items.push_back(prose_code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) + " → " +
-                    format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_change(m.ratio) + ")");
+    (m.family == Family::end_to_end_explains ? declared : neuron)
+        .push_back(prose_code(m.name) + " " + verdict_name(m.verdict) + " " + format_number(m.base_median) + " → " +
+                   format_number(m.head_median) + " " + prose_text(m.unit) + " (" + format_change(m.ratio) + ")");
   }
-  return "Neuron device summary (explains; not gating): " + join(items, 8, "; ") + ". [Measurements: end-to-end table]";
+  std::string text = neuron.empty() ? "" : "Neuron device summary (explains; not gating): " + join(neuron, 8, "; ");
+  if (!declared.empty()) {
+    text += (text.empty() ? "" : ". ") + std::string("End-to-end, explains (not gating): ") + join(declared, 8, "; ");
+  }
+  return text + ". [Measurements: end-to-end table]";
 }
 
 // A capped unattributed row (compare/unattributed.hpp) named with the total that gates its time.

@@ -174,8 +174,13 @@ TraceSamples trace_from_json(const DigestFields& f, const json& value, const std
 }
 
 EndToEndMetric metric_from_json(const DigestFields& f, const json& value, const std::string& where) {
-  f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin"});
   EndToEndMetric metric;
+  if (value.is_object() && value.contains("gates")) {  // e2e.json "gates": false, written only then
+    f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin", "gates"});
+    metric.gates = f.boolean(value, "gates", where);
+  } else {
+    f.keys(value, where, {"name", "unit", "better", "samples", "runs", "run_sizes", "source_path", "origin"});
+  }
   metric.name = f.str(value, "name", where);
   metric.unit = f.str(value, "unit", where);
   metric.better = f.word(value, "better", where, {"lower", "higher"}) == 0 ? Better::lower : Better::higher;

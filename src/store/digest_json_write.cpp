@@ -243,6 +243,10 @@ void write_metric(JsonWriter& out, const EndToEndMetric& metric) {
   out.string(metric.source_path);
   out.key("origin");
   out.string(metric.origin == EndToEndOrigin::application ? "application" : "device_summary");
+  if (!metric.gates) {  // e2e.json "gates": false; absent means true, so older digests read the same
+    out.key("gates");
+    out.boolean(false);
+  }
   out.end_object();
 }
 

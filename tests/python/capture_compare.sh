@@ -4,6 +4,7 @@
 #   same code (two identical checkouts, 6 runs alternating) -> no regression  (exit 0)
 #   a head doing 3x the work per step (1 run a side)        -> regression      (exit 1, latency ~3x)
 #   base against the same code at another input shape        -> not comparable  (exit 3, from the manifest)
+#   base against the same code on 2 intra-op threads          -> not comparable  (exit 3, intra_op_threads)
 # Usage: capture_compare.sh NEURON_GATE_BINARY VENV_PYTHON WORK_DIR
 set -euo pipefail
 binary=$1
@@ -71,9 +72,12 @@ expect 0 capture-slow "${capture[@]}" base/model.py --out profiles/slow/base --i
 expect 0 capture-shape "${capture[@]/rows32/rows64}" base/model.py --out profiles/shape/base --interleave same/model.py \
   --interleave-out profiles/shape/head --arg rows=64
 
+expect 0 capture-threads "${capture[@]}" same/model.py --out profiles/threads/head --threads 2
+
 expect 0 compare-same "$binary" compare profiles/same/base profiles/same/head --no-git --json same.json
 expect 1 compare-slow "$binary" compare profiles/slow/base profiles/slow/head --no-git --json slow.json
 expect 3 compare-shape "$binary" compare profiles/slow/base profiles/shape/head --no-git --json shape.json
+expect 3 compare-threads "$binary" compare profiles/slow/base profiles/threads/head --no-git --json threads.json
 
 # What the reports say, beyond the exit codes.
 "$python" - <<'PY'
@@ -86,9 +90,18 @@ def load(name):
 def metric(report, name):
     return next(m for m in report["metrics"] if m["name"] == name and m["class"] == "end_to_end")
 
-same, slow, shape = load("same.json"), load("slow.json"), load("shape.json")
+same, slow, shape, threads = load("same.json"), load("slow.json"), load("shape.json"), load("threads.json")
 conditions = {c["name"]: c for c in same["conditions"]}
 assert conditions["manifest.timing.interleaved"]["base"] == "false", conditions["manifest.timing.interleaved"]
+for name, value in (("intra_op_threads", "1"), ("grad_mode", "enabled"), ("timing.bursts", "4"),
+                    ("timing.gate", "latency")):
+    row = conditions["manifest." + name]
+    assert row["matches"] and row["base"] == value, row
+cpu = metric(same, "thread_cpu_time")  # explains, never gates
+assert cpu["family"] == "end-to-end (explains)" and not cpu["gating"] and cpu["base"]["n"] == 6, cpu
+assert same["outcome"] != "REGRESSION", same["outcome"]
+flagged = [m["name"] for m in same["metrics"] if m["verdict"] == "REGRESSED"]
+assert not flagged, flagged  # same code: no op, no end-to-end metric flagged
 assert conditions["manifest.workload"]["matches"], conditions["manifest.workload"]
 latency = metric(same, "latency")
 assert latency["base"]["n"] == 6 and latency["head"]["n"] == 6, latency  # run medians, tested in pairs
@@ -111,4 +124,8 @@ assert differing["manifest.inputs[x].shape"] == ("[32,128]", "[64,128]"), differ
 assert differing["manifest.operating_point"] == ("rows32", "rows64"), differing
 assert set(differing) == {"manifest.inputs[x].shape", "manifest.operating_point"}, differing
 print("shape: outcome %s, differing %s" % (shape["outcome"], sorted(differing)))
+
+differing = {c["name"]: (c["base"], c["head"]) for c in threads["conditions"] if not c["matches"]}
+assert differing == {"manifest.intra_op_threads": ("1", "2")}, differing
+print("threads: outcome %s, differing %s" % (threads["outcome"], sorted(differing)))
 PY

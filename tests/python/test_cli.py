@@ -54,14 +54,20 @@ class CliTest(unittest.TestCase):
         self.assertEqual(manifest["workload"], "model:step")
         self.assertEqual(manifest["device"], "cpu")
         self.assertEqual(manifest["timing"], {"warmup": 1, "repetitions": 3, "calls_per_sample": 1,
-                                              "interleaved": False})
+                                              "interleaved": False, "bursts": 2, "gate": "latency"})
+        self.assertEqual(manifest["intra_op_threads"], 1)  # setup() set 1 thread
+        self.assertEqual(manifest["grad_mode"], "enabled")
         with open(os.path.join(self.scratch, "side", "r1", "e2e.json")) as f:
             e2e = json.load(f)
         self.assertEqual(e2e["schema"], "neuron-gate.e2e/1")
-        latency, throughput = e2e["metrics"]
+        latency, throughput, cpu = e2e["metrics"]
         self.assertEqual((latency["name"], latency["unit"], latency["better"]), ("latency", "ms", "lower"))
         self.assertEqual((throughput["name"], throughput["unit"], throughput["better"]), ("throughput", "rows/s", "higher"))
         self.assertEqual(len(latency["samples"]), 3)
+        self.assertEqual((cpu["name"], cpu["unit"], cpu["better"], cpu["gates"]), ("thread_cpu_time", "ms", "lower", False))
+        self.assertEqual(len(cpu["samples"]), 3)
+        self.assertNotIn("gates", latency)
+        self.assertNotIn("gates", throughput)
         for ms, per_s in zip(latency["samples"], throughput["samples"]):
             self.assertAlmostEqual(per_s, 2 / (ms / 1e3), delta=per_s * 1e-5)
         self.assertTrue(os.path.exists(os.path.join(self.scratch, "side", "r1", "trace_cycle0.json")))

@@ -169,14 +169,19 @@ class NeuronStubTest(unittest.TestCase):
             "profile_output_dir": os.path.join(self.scratch, "neuron"),
         })
         self.assertTrue(kwargs["record_shapes"])
-        # The profiled loop: 3 cycles of 1 + 1 + 2 steps, each step synchronized before prof.step().
+        # The profiled loop: 3 cycles of 1 + 1 + 2 steps, each step synchronized before prof.step(); after each
+        # cycle's export (the profiler stopped) a timing burst: one untimed call, then 1 sample (5 samples over
+        # 4 bursts: 2, 1, 1, 1).
         profiled = EVENTS[EVENTS.index("profile.enter") + 1:EVENTS.index("profile.exit")]
-        self.assertEqual([e for e in profiled if e != "export"], ["step", "sync", "prof.step"] * 12)
-        self.assertEqual(profiled.count("export"), 3)
+        burst = ["step", "sync"] + ["sync", "step", "sync"]
+        self.assertEqual(profiled, (["step", "sync", "prof.step"] * 4 + ["export"] + burst) * 3)
         self.assertEqual(result.traces, 3)
-        # Timing before the profiler: 2 warm-up calls then one sync, then per sample sync, step, sync.
+        # The first burst before the profiler: 2 warm-up calls then one sync, then per sample sync, step, sync.
         timed = EVENTS[:EVENTS.index("profile.enter")]
-        self.assertEqual(timed, ["step", "step", "sync"] + ["sync", "step", "sync"] * 5)
+        self.assertEqual(timed, ["step", "step", "sync"] + ["sync", "step", "sync"] * 2)
+        self.assertEqual(len(result.latency_ms), 5)
+        self.assertEqual(len(result.thread_cpu_ms), 5)
+        self.assertEqual(result.manifest["timing"]["bursts"], 4)
         self.assertNotIn("torch_neuronx.synchronize", EVENTS)  # torch.neuron.synchronize is preferred
 
     def test_manifest_records_the_neuron_capture_and_neuron_gate_reads_it(self):
