@@ -190,13 +190,24 @@ TEST_CASE("compare: the metric e2e.json leaves gating decides — thread_cpu_tim
   CHECK(c.result.exit_code == 1);
   CHECK(find_metric(c.report, "end_to_end", "thread_cpu_time")["gating"] == true);
   CHECK(find_metric(c.report, "end_to_end", "latency")["family"] == "end-to-end (explains)");
-  // "gates": false on one side only is enough: latency still explains.
+  // "gates": false on one side only is not enough (fail closed): a side cannot silence a metric the other
+  // gates on, whichever side it is.
   const std::string head2 = side(dir / "head2", e2e(13.0, 8.0, "none"), manifest(1, "enabled"));
   const Compared c2 = compare(base, head2);
   CAPTURE(c2.result.err);
-  CHECK(c2.result.exit_code == 0);
-  CHECK(find_metric(c2.report, "end_to_end", "latency")["gating"] == false);
+  CHECK(c2.result.exit_code == 1);
+  CHECK(find_metric(c2.report, "end_to_end", "latency")["gating"] == true);
   CHECK(find_metric(c2.report, "end_to_end", "latency")["verdict"] == "REGRESSED");
+  const std::string base2 = side(dir / "base2", e2e(10.0, 8.0, "none"), manifest(1, "enabled"));
+  const std::string head3 = side(dir / "head3", e2e(13.0, 8.0, "latency"), manifest(1, "enabled"));
+  CHECK(compare(base2, head3).result.exit_code == 1);
+  // Runs of one side that mark a metric differently are an input error naming the file.
+  const fs::path mixed = dir / "mixed";
+  write_file(mixed / "run-01" / "e2e.json", e2e(10.0, 8.0, "thread_cpu_time"));
+  write_file(mixed / "run-02" / "e2e.json", e2e(10.0, 8.0, "none"));
+  const Compared m = compare(base, mixed.string());
+  CHECK(m.result.exit_code == 2);
+  CHECK(m.result.err.find("\"thread_cpu_time\" has \"gates\": true here but false in") != std::string::npos);
 }
 
 TEST_CASE("compare: other intra-op threads or grad mode make the sides not comparable unless allowed") {

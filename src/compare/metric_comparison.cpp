@@ -389,7 +389,10 @@ template <typename Metric>
 void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, const SideView& head_view) {
   const std::vector<EndToEndMetric>& base_e2e = *base_view.end_to_end;
   const std::vector<EndToEndMetric>& head_e2e = *head_view.end_to_end;
-  const auto from_application = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application; };
+  // The application's own numbers that gate (not those marked "gates": false, which only explain).
+  const auto from_application = [](const EndToEndMetric& m) {
+    return m.origin == EndToEndOrigin::application && m.gates;
+  };
   const bool application_numbers = std::any_of(base_e2e.begin(), base_e2e.end(), from_application) ||
                                    std::any_of(head_e2e.begin(), head_e2e.end(), from_application);
   for (const EndToEndMetric& b : base_e2e) {
@@ -404,7 +407,9 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     metric.unit = b.unit;
     metric.better = b.better;
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
-    metric.declared_explanatory = !b.gates || !h->gates;  // e2e.json "gates": false on either side: explains
+    // e2e.json "gates": false explains only when both sides say so: head is the PR's evidence, and a mark on
+    // one side alone must not silence a metric the other gates on (fail closed).
+    metric.declared_explanatory = !b.gates && !h->gates;
     metric.explanatory = metric.declared_explanatory || (b.origin == EndToEndOrigin::device_summary &&
                                                          (application_numbers || b.name != k_device_total_time_metric));
     const bool runs_known = e2e_runs_known(b) && e2e_runs_known(*h);

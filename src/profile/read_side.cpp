@@ -33,7 +33,7 @@ std::string direction_text(const EndToEndMetric& metric) {
 }
 
 // Adds the metrics of one file to the side's: a new name is appended, a known one gets the samples
-// appended when unit and direction agree (else InputError naming both files).
+// appended when unit, direction and "gates" agree (else InputError naming both files).
 void merge_end_to_end(SideSamples& side, const DiscoveredFile& file, std::vector<EndToEndMetric> metrics) {
   for (EndToEndMetric& metric : metrics) {
     // Ratios are taken on logs: a zero, negative or infinite time or throughput is a broken sample.
@@ -53,6 +53,11 @@ void merge_end_to_end(SideSamples& side, const DiscoveredFile& file, std::vector
     if (existing->unit != metric.unit || existing->better != metric.better) {
       throw InputError(file.path, "metric \"" + metric.name + "\" is " + direction_text(metric) + " here but " +
                                       direction_text(*existing) + " in " + existing->source_path);
+    }
+    if (existing->gates != metric.gates) {
+      throw InputError(file.path, "metric \"" + metric.name + "\" has \"gates\": " + (metric.gates ? "true" : "false") +
+                                      " here but " + (existing->gates ? "true" : "false") + " in " +
+                                      existing->source_path + ": every run of a side must mark it alike");
     }
     existing->samples.insert(existing->samples.end(), metric.samples.begin(), metric.samples.end());
     existing->runs += metric.runs;  // each file is a process of its own (several run folders: several runs)
