@@ -4,9 +4,8 @@
 #include "compare/metric_statistics.hpp"
 #include "compare/op_stream.hpp"
 #include "compare/screened_metrics.hpp"
-#include "profile/operating_points.hpp"
-
 #include "formats/neuron_summary.hpp"
+#include "profile/operating_points.hpp"
 #include "profile/ranks.hpp"
 #include "stats/descriptive.hpp"
 #include "util/error.hpp"
@@ -389,12 +388,9 @@ template <typename Metric>
 void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, const SideView& head_view) {
   const std::vector<EndToEndMetric>& base_e2e = *base_view.end_to_end;
   const std::vector<EndToEndMetric>& head_e2e = *head_view.end_to_end;
-  // The application's own numbers that gate (not those marked "gates": false, which only explain).
-  const auto from_application = [](const EndToEndMetric& m) {
-    return m.origin == EndToEndOrigin::application && m.gates;
-  };
-  const bool application_numbers = std::any_of(base_e2e.begin(), base_e2e.end(), from_application) ||
-                                   std::any_of(head_e2e.begin(), head_e2e.end(), from_application);
+  const auto gating_app = [](const EndToEndMetric& m) { return m.origin == EndToEndOrigin::application && m.gates; };
+  const bool application_numbers = std::any_of(base_e2e.begin(), base_e2e.end(), gating_app) ||
+                                   std::any_of(head_e2e.begin(), head_e2e.end(), gating_app);
   for (const EndToEndMetric& b : base_e2e) {
     auto h = std::find_if(head_e2e.begin(), head_e2e.end(),
                           [&](const EndToEndMetric& m) { return m.name == b.name && m.unit == b.unit; });
@@ -407,9 +403,7 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     metric.unit = b.unit;
     metric.better = b.better;
     // Device time decides only where the application's own end-to-end numbers are absent (DESIGN.md section 4).
-    // e2e.json "gates": false explains only when both sides say so: head is the PR's evidence, and a mark on
-    // one side alone must not silence a metric the other gates on (fail closed).
-    metric.declared_explanatory = !b.gates && !h->gates;
+    metric.declared_explanatory = !b.gates && !h->gates;  // "gates": false on one side only gates: fail closed
     metric.explanatory = metric.declared_explanatory || (b.origin == EndToEndOrigin::device_summary &&
                                                          (application_numbers || b.name != k_device_total_time_metric));
     const bool runs_known = e2e_runs_known(b) && e2e_runs_known(*h);
