@@ -1247,3 +1247,46 @@ TEST_CASE("--format terminal prints the compact summary (no colour off a termina
   CHECK(markdown.out.rfind("## ❌ REGRESSION: ", 0) == 0);
   CHECK(run({"compare", base, head, "--format", "html"}).exit_code == 2);
 }
+
+TEST_CASE("head regrouped into fewer processes than base is NOT COMPARABLE, not a looser PASS") {
+  // A head that moves its own files into fewer run folders (or merges its e2e.json runs into one list)
+  // would be judged by the looser bound of 1-2 processes a side: evidence the PR controls fails closed.
+  const fs::path dir = scratch("fewer-processes");
+  const fs::path areg = example("Areg");
+  fs::create_directories(dir / "one" / "run-01");
+  for (const auto& run : fs::directory_iterator(areg)) {
+    if (run.is_directory()) {
+      for (const auto& file : fs::directory_iterator(run.path())) {
+        fs::copy(file.path(),
+                 dir / "one" / "run-01" / (run.path().filename().string() + "-" + file.path().filename().string()));
+      }
+    }
+  }
+  json e2e = json::parse(read_text((areg / "e2e.json").string()));
+  for (json& metric : e2e["metrics"]) {
+    json samples = json::array();
+    for (const json& run : metric["runs"]) {
+      samples.insert(samples.end(), run.begin(), run.end());
+    }
+    metric.erase("runs");
+    metric["samples"] = samples;
+  }
+  write_text(dir / "one" / "e2e.json", e2e.dump());
+  const Compared one = compare(example("A"), (dir / "one").string());
+  CAPTURE(one.result.out);
+  CHECK(one.result.exit_code == 3);
+  const json row = condition(one.report, "processes");
+  REQUIRE(row.is_object());
+  CHECK(row["base"] == "10 run folders of traces, end-to-end from 10 runs");
+  CHECK(row["head"] == "1 run folder of traces, end-to-end from 1 run");
+  CHECK(row["matches"] == false);
+  // Only the e2e runs merged: still fewer processes end to end.
+  fs::copy(areg, dir / "e2e-merged", fs::copy_options::recursive);
+  write_text(dir / "e2e-merged" / "e2e.json", e2e.dump());
+  CHECK(compare(example("A"), (dir / "e2e-merged").string()).result.exit_code == 3);
+  // More processes in head than in base is more evidence, not a difference that blocks.
+  const Compared more = compare((dir / "one").string(), example("Areg"));
+  CAPTURE(more.result.out);
+  CHECK(condition(more.report, "processes")["matches"] == true);
+  CHECK(more.result.exit_code != 3);
+}

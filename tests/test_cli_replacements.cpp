@@ -134,11 +134,11 @@ TEST_CASE("traces only: A -> LN (layer_norm, faster in all) is NO DECISION on it
   CHECK(total["ratio"].get<double>() == doctest::Approx(0.7315).epsilon(1e-3));
   CHECK(has(r.markdown, "Their summed self CPU time per step: 16.5 µs → 18.0 µs, +6.3% (90% CI "));
   // These torch traces record no shapes: inputs are counted apart, unverified, in the unfolded context line.
-  CHECK(has(r.markdown, " · 7 of 8 conditions match · inputs unknown: record shapes or add a run manifest · "));
-  CHECK(has(r.markdown, "<details><summary>7 of 8 match, 1 not verified</summary>"));
+  CHECK(has(r.markdown, " · 8 of 9 conditions match · inputs unknown: record shapes or add a run manifest · "));
+  CHECK(has(r.markdown, "<details><summary>8 of 9 match, 1 not verified</summary>"));
   CHECK(has(r.markdown, "| inputs | unknown | unknown | ? not verified: "));
-  CHECK(r.report["conditions"][6]["name"] == "inputs");
-  CHECK(r.report["conditions"][6]["verified"] == false);
+  CHECK(r.report["conditions"][7]["name"] == "inputs");
+  CHECK(r.report["conditions"][7]["verified"] == false);
 }
 
 TEST_CASE("the bundled examples without e2e.json: A -> Areg fails from traces alone, A -> A2 and A -> C pass") {

@@ -2,6 +2,8 @@
 
 #include "compare/inputs_condition.hpp"
 #include "compare/neuron_conditions.hpp"
+#include "compare/side_view.hpp"
+#include "formats/neuron_summary.hpp"
 #include "profile/ranks.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
@@ -116,15 +118,12 @@ void add_world_and_devices(const SideSamples& side, Fingerprint& fp) {
 }  // namespace
 
 const std::vector<std::string>& condition_names() {
-  static const std::vector<std::string> names{"schedule",     "traces",
-                                              "samples_from", "activities",
-                                              "device_time",  "end_to_end_metrics",
-                                              "inputs",       "record_shapes",
-                                              "with_stack",   "ranks",
-                                              "world_size",   "devices",
-                                              "neuron_cores", "artifacts",
-                                              "trace_format", "neuron_core_selection",
-                                              "neff_hashes"};
+  // clang-format off
+  static const std::vector<std::string> names{
+      "schedule", "traces", "processes", "samples_from", "activities", "device_time", "end_to_end_metrics",
+      "inputs", "record_shapes", "with_stack", "ranks", "world_size", "devices", "neuron_cores", "artifacts",
+      "trace_format", "neuron_core_selection", "neff_hashes"};
+  // clang-format on
   return names;
 }
 
@@ -193,6 +192,34 @@ void add_trace_conditions(const SideSamples& side, Fingerprint& fp) {
   fp.values["device_time"] = device ? "present" : "none";
 }
 
+// "processes": the run folders of the side's traces and the fewest runs of its end-to-end metrics that may gate.
+void add_processes(const SideSamples& side, Fingerprint& fp) {
+  fp.trace_runs = side_runs(side).size();
+  for (const EndToEndMetric& metric : side.end_to_end) {
+    // Metrics that may gate: not those marked "gates": false, nor device summary measures that only explain.
+    const bool may_gate =
+        metric.gates && (metric.origin == EndToEndOrigin::application || metric.name == k_device_total_time_metric);
+    if (may_gate) {
+      fp.e2e_runs = fp.e2e_runs == 0 ? metric.runs : std::min(fp.e2e_runs, metric.runs);
+    }
+  }
+  std::string text;
+  if (fp.trace_runs > 0) {
+    text = plural(fp.trace_runs, "run folder") + " of traces";
+  }
+  if (fp.e2e_runs > 0) {
+    text += (text.empty() ? "" : ", ") + std::string("end-to-end from ") + plural(fp.e2e_runs, "run");
+  }
+  if (!text.empty()) {
+    fp.values["processes"] = text;
+  }
+}
+
+// Head's samples come from no fewer processes than base's, in traces and end to end.
+bool enough_processes(const Fingerprint& base, const Fingerprint& head) {
+  return head.trace_runs >= base.trace_runs && head.e2e_runs >= base.e2e_runs;
+}
+
 }  // namespace
 
 Fingerprint fingerprint_side(const SideSamples& side) {
@@ -206,6 +233,7 @@ Fingerprint fingerprint_side(const SideSamples& side) {
     metrics += (metrics.empty() ? "" : ", ") + metric.name + " (" + metric.unit + ")";
   }
   fp.values["end_to_end_metrics"] = metrics.empty() ? "none" : metrics;
+  add_processes(side, fp);
   add_neuron_conditions(side, fp);
   // Ranks the traces themselves tell (distributedInfo.rank, rank-N / _rank_N / workerN names), without
   // rank folders: one known rank is a condition too (a rank-0 file against a rank-1 file).
@@ -300,6 +328,11 @@ std::string difference_note(const std::string& name, const Fingerprint& base, co
            "differ): profile both sides with the same PyTorch and Kineto, or accept it with --allow-mismatch "
            "trace_format";
   }
+  if (name == "processes") {
+    return "head's samples come from fewer processes than base's, and samples of fewer processes are judged by "
+           "a looser bound (docs/decision-rule.md): capture head with as many runs as base, or accept it with "
+           "--allow-mismatch processes";
+  }
   if (name == "neuron_core_selection") {
     return "the manifest's neuron_config.capture_enabled_for_nc selects NeuronCores that are not the ones "
            "holding NTFF files: the capture did not trace what it says; fix the selection and capture again, or "
@@ -323,7 +356,8 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
   row.name = name;
   row.base = b == base.values.end() ? "not recorded" : b->second;
   row.head = h == head.values.end() ? "not recorded" : h->second;
-  row.matches = name == "artifacts" ? row.base == "complete" && row.head == "complete"
+  row.matches = name == "artifacts"   ? row.base == "complete" && row.head == "complete"
+                : name == "processes" ? enough_processes(base, head)
                 : name == "neuron_core_selection"
                     ? neuron_core_selection_consistent(row.base) && neuron_core_selection_consistent(row.head)
                     : row.base == row.head;

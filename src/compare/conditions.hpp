@@ -15,20 +15,24 @@ namespace neuron_gate {
 // What one side's data say about how it was captured: condition name -> value as text.
 // Names: "schedule" (active steps per trace), "traces", "activities", "end_to_end_metrics",
 // "record_shapes", "with_stack", "samples_from", "device_time", "ranks", "world_size", "devices", "neuron_cores",
-// "artifacts", "trace_format" (each trace's schemaVersion and category generation: "schemaVersion 1, current
-// categories (cpu_op, kernel, ...)"), and "manifest.<field>" for each run-manifest field. A condition the data cannot
-// tell is absent. Input shapes are kept per op and compared by the rule of DESIGN.md section 3.
-// "ranks": the count and ids of the traces' ranks ("2 (ranks 0, 1)", "1 (rank 1)", ranks.hpp) where the
-// side has more than one rank or any known rank; "1" for `<instance-id>_pid_<pid>` folders (runs of one
-// rank, issue 37) where no trace tells its rank; absent when no trace tells a rank (a plain single-process profile
-// shows no ranks row). "world_size": the distinct distributedInfo.world_size values. "devices": "<count> × <names>" per
-// distinct deviceProperties (count of entries, distinct names joined by "; "). One known rank against none, and
-// world_size or devices known on one side only, match (shown, not verified).
+// "artifacts", "processes" (run folders of traces and end-to-end runs: head may not have fewer than base, whose
+// fewer processes would loosen the bound it is judged by), "trace_format" (each trace's schemaVersion and category
+// generation: "schemaVersion 1, current categories (cpu_op, kernel, ...)"), and "manifest.<field>" for each
+// run-manifest field. A condition the data cannot tell is absent. Input shapes are kept per op and compared by the rule
+// of DESIGN.md section 3. "ranks": the count and ids of the traces' ranks ("2 (ranks 0, 1)", "1 (rank 1)", ranks.hpp)
+// where the side has more than one rank or any known rank; "1" for `<instance-id>_pid_<pid>` folders (runs of one rank,
+// issue 37) where no trace tells its rank; absent when no trace tells a rank (a plain single-process profile shows no
+// ranks row). "world_size": the distinct distributedInfo.world_size values. "devices": "<count> × <names>" per distinct
+// deviceProperties (count of entries, distinct names joined by "; "). One known rank against none, and world_size or
+// devices known on one side only, match (shown, not verified).
 struct Fingerprint {
   std::map<std::string, std::string> values;
   std::map<std::string, std::set<std::string>> input_shapes;  // op -> distinct input-shape lists
   bool has_manifest = false;
   std::set<std::string> neff_names;  // file names of the side's NEFFs, to name what the other side lacks
+  // Processes the side's samples come from (the "processes" row): run folders of traces (side_runs), and
+  // the fewest runs of an end-to-end metric that may gate (EndToEndMetric::runs); 0 where the side has none.
+  std::size_t trace_runs = 0, e2e_runs = 0;
   bool operator==(const Fingerprint&) const = default;
 };
 
