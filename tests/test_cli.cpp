@@ -1290,3 +1290,20 @@ TEST_CASE("head regrouped into fewer processes than base is NOT COMPARABLE, not 
   CHECK(condition(more.report, "processes")["matches"] == true);
   CHECK(more.result.exit_code != 3);
 }
+
+TEST_CASE("head flipping an end-to-end metric's direction is NOT COMPARABLE") {
+  // Head's e2e.json says latency is better when higher: another metric than base's, never read as base's.
+  const fs::path dir = scratch("flipped-direction");
+  fs::copy(example("Areg"), dir / "head", fs::copy_options::recursive);
+  json e2e = json::parse(read_text((dir / "head" / "e2e.json").string()));
+  for (json& metric : e2e["metrics"]) {
+    metric["better"] = "higher";
+  }
+  write_text(dir / "head" / "e2e.json", e2e.dump());
+  const Compared c = compare(example("A"), (dir / "head").string());
+  CHECK(c.result.exit_code == 3);
+  const json row = condition(c.report, "end_to_end_metrics");
+  CHECK(row["base"] == "latency (ms)");
+  CHECK(row["head"] == "latency (ms, higher is better)");
+  CHECK(row["matches"] == false);
+}

@@ -230,7 +230,9 @@ Fingerprint fingerprint_side(const SideSamples& side) {
   }
   std::string metrics;
   for (const EndToEndMetric& metric : side.end_to_end) {
-    metrics += (metrics.empty() ? "" : ", ") + metric.name + " (" + metric.unit + ")";
+    // The direction too where it is "higher" (throughput): a side that flips it measures another metric.
+    metrics += (metrics.empty() ? "" : ", ") + metric.name + " (" + metric.unit +
+               (metric.better == Better::higher ? ", higher is better" : "") + ")";
   }
   fp.values["end_to_end_metrics"] = metrics.empty() ? "none" : metrics;
   add_processes(side, fp);
