@@ -253,4 +253,17 @@ TEST_CASE("rank --metric device-total: the device time of all ops per step, as c
   CHECK(none.err.find("has no device time") != std::string::npos);
 }
 
+TEST_CASE("rank says when device activity was captured but a profile holds no device time") {
+  const fs::path dir = scratch("rank-device-unknown");
+  const std::string activities = R"(, "profiler": {"activities": ["CPU", "PrivateUse1"]})";
+  const std::string a = traces_only(dir, "A", "eager", activities), c = traces_only(dir, "C", "eager", activities);
+  const Ranked r = rank({a, c});
+  INFO(r.result.err);
+  REQUIRE(r.result.exit_code == 0);
+  REQUIRE(r.report["device_unknown"].size() == 2);
+  CHECK(r.report["device_unknown"][0]["device_activity"] == "manifest profiler.activities CPU,PrivateUse1");
+  CHECK(r.markdown.find("Device time unknown for `" + a + "`: device activity was captured") != std::string::npos);
+  CHECK(rank({example("A"), example("C")}).report["device_unknown"].empty());
+}
+
 TEST_SUITE_END();

@@ -1,6 +1,7 @@
 #include "compare/ranking.hpp"
 
 #include "compare/step_totals.hpp"
+#include "profile/device_capture.hpp"
 #include "stats/descriptive.hpp"
 #include "stats/hodges_lehmann.hpp"
 #include "stats/multiple_testing.hpp"
@@ -143,6 +144,9 @@ std::vector<Entry> ranked_entries(const std::vector<RankInput>& inputs, const st
     }
     entry.profile.input = i;
     entry.profile.label = input.label;
+    if (device_time_unknown(*input.side)) {
+      ranking.device_unknown.emplace_back(input.label, device_capture_sign(*input.side));
+    }
     entry.profile.median = median(entry.metric.samples);
     if (input.side->manifest) {
       const auto path = input.side->manifest->fields.find("compilation_path");

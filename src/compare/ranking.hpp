@@ -81,6 +81,9 @@ struct Ranking {
   std::vector<RankedProfile> profiles;  // best first
   std::vector<RankPair> pairs;          // every pair, in order (i, j) with i < j in `profiles`
   std::vector<UnrankedProfile> unranked;
+  // Ranked profiles whose device time is unknown (profile/device_capture.hpp): device activity was captured
+  // but they hold no device time. Labels with the sign, e.g. {"B", "1 NTFF file"}; empty when none.
+  std::vector<std::pair<std::string, std::string>> device_unknown;
   // The pair of profiles at positions i and j (i != j) of `profiles`.
   const RankPair& pair(std::size_t i, std::size_t j) const;
   // True when position i (> 0) is established as worse than every profile before it.

@@ -60,6 +60,17 @@ std::string method_text(const Ranking& ranking, const RuleSet& rules) {
   return text + " Profiles share a rank unless one is established to be better.";
 }
 
+// A sentence per ranked profile whose device time is unknown, labels and signs through `code`.
+template <typename Code>
+std::string device_unknown_text(const Ranking& ranking, Code code) {
+  std::string text;
+  for (const auto& [label, sign] : ranking.device_unknown) {
+    text += "Device time unknown for " + code(label) + ": device activity was captured (" + code(sign) +
+            ") but it holds no device time, so this ranking says nothing of the device's share. ";
+  }
+  return text;
+}
+
 // Evidence as words: "established" or why not.
 std::string evidence_text(RankEvidence evidence, const Ranking& ranking) {
   switch (evidence) {
@@ -147,6 +158,9 @@ std::string render_ranking_markdown(const Ranking& ranking, const RuleSet& rules
        << (base ? "–" : evidence_text(p.versus_base, ranking)) << " |\n";
   }
   md << "\n" << method_text(ranking, rules) << "\n";
+  if (!ranking.device_unknown.empty()) {
+    md << "\n" << device_unknown_text(ranking, md_code) << "\n";
+  }
   if (ranking.profiles.size() > 1) {
     md << "\n### Neighbours\n\n";
     for (std::size_t i = 1; i < ranking.profiles.size(); ++i) {
@@ -176,6 +190,9 @@ std::string render_ranking_html(const Ranking& ranking, const RuleSet& rules) {
   h << "<h1>neuron-gate rank: " << code(ranking.metric) << " (" << escape_html(unit_text(ranking.unit)) << ", "
     << better_text(ranking.better) << ")</h1>\n<p><strong>" << best_text(ranking, code) << "</strong></p>\n<p>"
     << prose_html(method_text(ranking, rules)) << "</p>\n";
+  if (!ranking.device_unknown.empty()) {
+    h << "<p>" << device_unknown_text(ranking, code) << "</p>\n";
+  }
   const bool compilation = shows_compilation_path(ranking);
   h << "<table><tr><th>rank</th><th>profile</th>" << (compilation ? "<th>compilation path</th>" : "")
     << "<th>samples</th><th>median</th><th>change vs base</th><th>95% CI</th>"
@@ -240,6 +257,10 @@ std::string render_ranking_json(const Ranking& ranking, const RuleSet& rules) {
                           {"p", number(pair.p)},
                           {"p_adjusted", number(pair.p_adjusted)},
                           {"evidence", rank_evidence_key(pair.evidence)}});
+  }
+  j["device_unknown"] = ordered::array();
+  for (const auto& [label, sign] : ranking.device_unknown) {
+    j["device_unknown"].push_back({{"label", valid_utf8(label)}, {"device_activity", valid_utf8(sign)}});
   }
   j["unranked"] = ordered::array();
   for (const UnrankedProfile& u : ranking.unranked) {
