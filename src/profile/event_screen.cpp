@@ -126,7 +126,7 @@ void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& can
 class Screen {
  public:
   Screen(const std::string& path, const RawTrace& trace)
-      : m_path(path), m_trace(trace), m_steps(trace), m_range(trace_range(trace)) {
+      : m_path(path), m_trace(trace), m_steps(trace), m_cursor(m_steps), m_range(trace_range(trace)) {
     for (const StepWindow& window : m_steps.windows()) {
       m_window_events.push_back(window.event);
     }
@@ -146,7 +146,7 @@ class Screen {
       return DataProblemKind::device_out_of_range;
     }
     const std::uint32_t step =
-        device ? m_steps.any(event.ts_ns) : m_steps.at(m_trace.threads[event.thread].process, event.ts_ns);
+        device ? m_cursor.any(event.ts_ns) : m_cursor.at(m_trace.threads[event.thread].process, event.ts_ns);
     const Nanoseconds limit = step != k_no_event ? m_steps.windows()[step].end - m_steps.windows()[step].start
                                                  : (m_range.valid ? m_range.high - m_range.low : 0);
     if ((step != k_no_event || m_range.valid) && event.dur_ns > limit) {
@@ -188,6 +188,7 @@ class Screen {
   const std::string& m_path;
   const RawTrace& m_trace;
   const StepWindows m_steps;
+  StepCursor m_cursor;  // events come in file order: mostly in time order
   const TraceRange m_range;
   std::vector<std::uint32_t> m_window_events;  // the step windows' own events, ascending
   std::size_t m_next_window = 0;
@@ -395,12 +396,14 @@ double median_of(std::vector<double> values) {
 // CPU-side events (other than the windows themselves) starting in each step window.
 std::vector<double> events_per_step(const RawTrace& trace, const StepWindows& steps) {
   std::vector<double> counts(steps.windows().size());
+  StepCursor cursor(steps);
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
-    if (!is_cpu_side(event.kind) || steps.is_window_event(static_cast<std::uint32_t>(i))) {
+    if (!is_cpu_side(event.kind) ||
+        (steps.may_be_window(event) && steps.is_window_event(static_cast<std::uint32_t>(i)))) {
       continue;
     }
-    const std::uint32_t step = steps.at(trace.threads[event.thread].process, event.ts_ns);
+    const std::uint32_t step = cursor.at(trace.threads[event.thread].process, event.ts_ns);
     if (step != k_no_event) {
       counts[step] += 1.0;
     }
@@ -411,16 +414,20 @@ std::vector<double> events_per_step(const RawTrace& trace, const StepWindows& st
 }  // namespace
 
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps) {
+  const bool any = std::any_of(steps.by_process().begin(), steps.by_process().end(),
+                               [](const std::vector<std::uint32_t>& own) { return own.size() >= 2; });
+  return any ? cut_off_steps(steps, events_per_step(trace, steps)) : std::vector<std::uint32_t>();
+}
+
+std::vector<std::uint32_t> cut_off_steps(const StepWindows& steps, const std::vector<double>& counts) {
   std::vector<std::uint32_t> cut;
-  std::vector<double> counts;
+  std::vector<double> durations, events;
   for (const std::vector<std::uint32_t>& own : steps.by_process()) {
     if (own.size() < 2) {
       continue;
     }
-    if (counts.empty()) {
-      counts = events_per_step(trace, steps);
-    }
-    std::vector<double> durations, events;
+    durations.clear();
+    events.clear();
     for (std::size_t s = 0; s + 1 < own.size(); ++s) {
       durations.push_back(static_cast<double>(steps.windows()[own[s]].end - steps.windows()[own[s]].start));
       events.push_back(counts[own[s]]);

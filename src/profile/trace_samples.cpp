@@ -98,8 +98,8 @@ class SampleBuilder {
   // `trace`'s origins are released before the nesting is made (only the step windows' end bytes are kept);
   // its events and the nesting once the per-step totals are made, before the samples' steps are built.
   SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
-      : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace),
-        m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
+      : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace), m_cursor(m_steps),
+        m_events_in_step(m_steps.windows().size()), m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
         m_window_end_bytes(take_window_end_bytes(trace, m_steps)), m_totals(m_step_count + 1),
         m_ops(m_step_count + 1, count_keys(), trace.events.size()), m_category_seen(trace.categories.size()) {}
 
@@ -166,7 +166,8 @@ class SampleBuilder {
   // on only the totals (by op key) and the interned names are used.
   void release_events() {
     if (!m_steps.empty()) {
-      m_cut = cut_off_steps(m_trace, m_steps);
+      m_cut = cut_off_steps(m_steps, m_events_in_step);
+      std::vector<double>().swap(m_events_in_step);
       for (const StepWindow& window : m_steps.windows()) {
         m_window_names.push_back(m_trace.events[window.event].name_id);
       }
@@ -225,7 +226,13 @@ class SampleBuilder {
   void add_cpu_event(std::uint32_t index, Nanoseconds self) {
     const TraceEvent& event = m_trace.events[index];
     const std::uint32_t process = m_trace.threads[event.thread].process;
-    const std::uint32_t step = m_steps.of_event(index, process, event.ts_ns);
+    std::uint32_t step = m_steps.may_be_window(event) ? m_steps.own_step(index) : k_no_event;
+    if (step == k_no_event) {
+      step = m_cursor.at(process, event.ts_ns);
+      if (step != k_no_event) {
+        m_events_in_step[step] += 1.0;  // for cut_off_steps
+      }
+    }
     const std::uint32_t key = m_keys.key(event);
     m_ops.add_call(slot(step), key, self);
     if (self < 0) {
@@ -245,8 +252,8 @@ class SampleBuilder {
       const TraceEvent& event = events[launch.event];
       samples.has_device_events = true;
       const std::uint32_t step = launch.link != LaunchLink::none
-                                     ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
-                                     : m_steps.any(event.ts_ns);
+                                     ? m_cursor.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
+                                     : m_cursor.any(event.ts_ns);
       StepTotals& target = m_totals[slot(step)];
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
@@ -426,6 +433,8 @@ class SampleBuilder {
   RawTrace& m_trace;
   OpKeys m_keys;
   const StepWindows m_steps;
+  StepCursor m_cursor;                   // the step lookups, each from where its process's previous one ended
+  std::vector<double> m_events_in_step;  // per window: CPU-side events (not windows) starting in it
   const std::size_t m_step_count;
   std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
   CpuNesting m_nesting;
