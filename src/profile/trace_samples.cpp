@@ -336,6 +336,7 @@ class SampleBuilder {
       fill(whole, 0);
       samples.steps.push_back(std::move(whole));
     } else {
+      samples.steps.reserve(m_step_count);  // no moves of the samples made so far as it grows
       for (std::size_t s = 0; s < m_step_count; ++s) {
         const StepWindow& window = m_steps.windows()[s];
         StepSample sample;
