@@ -299,7 +299,8 @@ class TraceSax {
   std::string m_shape_key;
   std::unordered_map<std::string, std::uint32_t> m_thread_index;
   std::unordered_map<std::string, std::uint32_t> m_process_index;
-  std::unordered_map<std::string, std::uint32_t> m_shape_index;
+  std::vector<std::string> m_shape_keys;    // by shapes index - 1: dims '\0' types
+  StringTable m_shape_table{m_shape_keys};  // interns m_shape_keys (ids in order, like RawTrace::shapes)
   // Ids of k_wide_id or more -> their codes (held only while reading: ids written as text, hashed, are wide).
   std::unordered_map<std::uint64_t, IdCode> m_wide_ids;
 };
