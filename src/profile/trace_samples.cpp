@@ -106,8 +106,9 @@ class SampleBuilder {
   TraceSamples build(EventScreen screen) {
     TraceSamples samples = header();
     add_event_extent();
-    m_nesting = nest_cpu_events(m_trace.events, m_trace.threads.size(),
-                                [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); });
+    m_nesting = nest_cpu_events(
+        m_trace.events, m_trace.threads.size(),
+        [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); }, any_device(screen));
     add_device_events(samples);
     record_screened(samples, screen.excluded, Screened::excluded);
     record_screened(samples, m_trace.unusable, Screened::unusable);
@@ -138,6 +139,16 @@ class SampleBuilder {
     }
     std::vector<EventOrigin>().swap(trace.origins);
     return bytes;
+  }
+
+  // True when a device event is to be attributed (kept, screened, unusable or a stand-in): only then are the
+  // nesting's links (parents, the order by thread) used after the self times are made.
+  bool any_device(const EventScreen& screen) const {
+    const auto device = [](const TraceEvent& event) { return event.kind == EventKind::device; };
+    return std::any_of(m_trace.events.begin(), m_trace.events.end(), device) ||
+           std::any_of(screen.excluded.begin(), screen.excluded.end(), device) ||
+           std::any_of(m_trace.unusable.begin(), m_trace.unusable.end(), device) ||
+           std::any_of(screen.missing_device.begin(), screen.missing_device.end(), device);
   }
 
   // The op keys of the runtime calls (TraceSamples::runtime_calls).
