@@ -149,6 +149,37 @@ void count_lost_device_time(const std::string& path, const RawTrace& trace, cons
   }
 }
 
+// Device times by runtime call name id or by op name id.
+using TimesBy = std::unordered_map<std::uint32_t, std::vector<Nanoseconds>>;
+
+// (b): the device times launched per runtime call name, and per op name (by External id), by the linked
+// runtime calls in file order; kept only for the names and ops of the `unlinked` launches, the only ones
+// asked for (a complete trace's cudaLaunchKernel calls no longer copy every kernel's time).
+void launched_times(const RawTrace& trace, const LaunchLinks& links, const std::vector<std::uint32_t>& unlinked,
+                    TimesBy& by_name, TimesBy& by_op) {
+  std::vector<char> need_name(trace.names.size(), 0), need_op(trace.names.size(), 0);
+  bool any_op = false;
+  for (const std::uint32_t i : unlinked) {
+    need_name[trace.events[i].name_id] = 1;
+    if (const std::optional<std::uint32_t> op = links.op_of(trace.events[i])) {
+      need_op[*op] = 1;
+      any_op = true;
+    }
+  }
+  for (const TraceEvent& event : trace.events) {
+    const bool name = event.kind == EventKind::runtime && need_name[event.name_id] != 0;
+    if ((name || (any_op && event.kind == EventKind::runtime)) && links.linked(event)) {
+      if (name) {
+        links.launched_by(event, by_name[event.name_id]);
+      }
+      const std::optional<std::uint32_t> op = any_op ? links.op_of(event) : std::nullopt;
+      if (op && need_op[*op] != 0) {
+        links.launched_by(event, by_op[*op]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void screen_missing_device_events(const std::string& path, const RawTrace& trace, EventScreen& screen) {
@@ -171,16 +202,8 @@ void screen_missing_device_events(const std::string& path, const RawTrace& trace
     return;
   }
   links.prepare_estimates(trace);
-  // (b): the device times launched per runtime call name, and per op name (by External id)
-  std::unordered_map<std::uint32_t, std::vector<Nanoseconds>> by_name, by_op;
-  for (const TraceEvent& event : trace.events) {
-    if (event.kind == EventKind::runtime && links.linked(event)) {
-      links.launched_by(event, by_name[event.name_id]);
-      if (const std::optional<std::uint32_t> op = links.op_of(event)) {
-        links.launched_by(event, by_op[*op]);
-      }
-    }
-  }
+  TimesBy by_name, by_op;
+  launched_times(trace, links, unlinked, by_name, by_op);
   for (const std::uint32_t i : unlinked) {
     const TraceEvent& event = trace.events[i];
     const auto name = by_name.find(event.name_id);
