@@ -13,11 +13,21 @@ peak RSS of the process):
   simdjson       ... simdjson: the DOM parser over the whole file in memory (when built with simdjson)
   nlohmann       ... nlohmann: the old reader's parser, a SAX pass doing nothing
   inspect        neuron-gate inspect FILE
+  inspect-1      neuron-gate inspect FILE --threads 1 (one core: the reader, SHA-256 and screens in a row)
   compare        neuron-gate compare FILE FILE --quiet --no-git (the file against itself)
   digest         neuron-gate digest FILE -o OUT, when the binary has that command
 and prints one Markdown table per file: seconds, CPU seconds, peak RSS, MB/s, wall as a ratio to
-json.load's, and peak RSS as a ratio to the file size. Run it on a quiet machine: each leg is timed once
-(--repeat N: the median of N), and the numbers are only comparable within one run.
+json.load's, and peak RSS as a ratio to the file size; then the targets of issue 42, each a ratio to a pass
+measured in the same run (so they carry over between machines), with "ok" or "MISSED":
+  inspect-1 CPU s / rapidjson parse-only CPU s   <= 1.5 on Kineto traces, <= 3 on legacy traces
+  compare wall / inspect wall                    <= 1.2 (compare reads its two sides at once, one a core)
+  compare CPU s / (2 x inspect-1 CPU s)          <= 1.2: the same where the second core is taken by other
+                                                 jobs (compare's work beyond reading its two sides)
+  inspect peak RSS / file size                   <= 0.15 at 1 GB Kineto, <= 0.5 at 1 GB legacy, <= 1 for ops50k
+Times are CPU seconds (user + system) where one core is measured, so a machine shared with other jobs
+changes them less than wall times. Each leg is timed once (--repeat N: the table shows the median of N,
+the targets use the minimum, since other jobs only ever add time); the numbers are only comparable within
+one run.
 """
 import argparse
 import os
@@ -68,6 +78,7 @@ def legs(build, path, tmp):
         for parser in available:
             out.append((parser, [parse_only, parser] + files))
     out.append(("inspect", [gate, "inspect", path]))
+    out.append(("inspect-1", [gate, "inspect", path, "--threads", "1"]))
     out.append(("compare", [gate, "compare", path, path, "--quiet", "--no-git"]))
     help_text = subprocess.run([gate, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
     if re.search(r"\bdigest\b", help_text):
@@ -110,18 +121,47 @@ def main():
             wall = statistics.median(r[0] for r in runs)
             cpu = statistics.median(r[1] for r in runs)
             rss = statistics.median(r[2] for r in runs)
-            rows.append((leg, wall, cpu, rss))
+            rows.append((leg, wall, cpu, rss, min(r[0] for r in runs), min(r[1] for r in runs)))
             print("  %s %s: %.2f s" % (name, leg, wall), file=sys.stderr, flush=True)
         base = next((r[1] for r in rows if r[0] == "json.load"), None)
         print("\n### %s (%.0f MB%s)\n" % (name, size / 1e6, ", %d files" % len(files_of(path)) if
                                          os.path.isdir(path) else ""))
         print("| leg | wall s | CPU s | peak RSS MB | MB/s | wall ÷ json.load | RSS ÷ size |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for leg, wall, cpu, rss in rows:
+        for leg, wall, cpu, rss, _, _ in rows:
             print("| %s | %.2f | %.2f | %.0f | %.0f | %s | %.2f |" % (
                 leg, wall, cpu, rss / 1e6, size / 1e6 / max(wall, 1e-3),
                 "%.3f" % (wall / base) if base else "–", rss / size))
+        print_targets(name, size, {row[0]: (row[4], row[5], row[3]) for row in rows})
         sys.stdout.flush()
+
+
+def targets_of(name):
+    """(what, leg, of leg or None for the file size, index 0 wall / 1 CPU / 2 RSS, limit, times the
+    of leg counts) for one input."""
+    legacy = name.startswith("legacy-") or name.startswith("ops50k")
+    out = [("inspect --threads 1 CPU / parse-only CPU", "inspect-1", "rapidjson", 1, 3.0 if legacy else 1.5, 1),
+           ("compare wall / inspect wall", "compare", "inspect", 0, 1.2, 1),
+           ("compare CPU / (2 x inspect --threads 1 CPU)", "compare", "inspect-1", 1, 1.2, 2)]
+    rss_limit = {"kineto-1G": 0.15, "legacy-1G": 0.5, "ops50k": 1.0}
+    for prefix, limit in rss_limit.items():
+        if name.startswith(prefix):
+            out.append(("inspect peak RSS / file size", "inspect", None, 2, limit, 1))
+    return out
+
+
+def print_targets(name, size, legs):
+    """The issue-42 targets of one input, each a ratio to a pass of the same run."""
+    lines = []
+    for what, leg, of, index, limit, times in targets_of(name):
+        if leg not in legs or (of is not None and of not in legs):
+            continue
+        below = legs[of][index] if of is not None else size
+        ratio = legs[leg][index] / max(times * below, 1e-3)
+        lines.append("| %s | %.2f | <= %.2f | %s |" % (what, ratio, limit, "ok" if ratio <= limit else "MISSED"))
+    if lines:
+        print("\n| target (%s) | ratio | limit | |\n|---|---:|---:|---|" % name)
+        print("\n".join(lines))
 
 
 def machine():

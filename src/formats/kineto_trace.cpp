@@ -6,6 +6,7 @@
 #include "input/byte_source.hpp"
 #include "input/chunk_reader.hpp"
 #include "util/error.hpp"
+#include "util/huge_pages.hpp"
 #include "util/sha256.hpp"
 
 #include <nlohmann/json.hpp>
@@ -79,6 +80,10 @@ std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) 
   try {
     trace.events.reserve(static_cast<std::size_t>(source.size_hint() / 40));
     trace.origins.reserve(static_cast<std::size_t>(source.size_hint() / 40));
+    trace.flows.reserve(static_cast<std::size_t>(source.size_hint() / 40));  // the same bound, for flow points
+    advise_huge_pages(trace.events);
+    advise_huge_pages(trace.origins);
+    advise_huge_pages(trace.flows);
   } catch (const std::exception&) {
     // the address space refused a reservation that large: grow as usual
   }

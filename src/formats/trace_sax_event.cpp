@@ -243,14 +243,12 @@ std::uint32_t TraceSax::shapes_index() {
   if (m_has_types) {
     m_shape_key.append(m_types);
   }
-  const auto found = m_shape_index.find(m_shape_key);
-  if (found != m_shape_index.end()) {
-    return found->second;
+  const std::size_t known = m_shape_keys.size();
+  const std::uint32_t id = m_shape_table.intern(m_shape_key);  // shapes[0] is "none": index = id + 1
+  if (m_shape_keys.size() != known) {
+    m_trace.shapes.push_back({m_has_dims ? m_dims : std::string(), m_has_types ? m_types : std::string()});
   }
-  const auto index = static_cast<std::uint32_t>(m_trace.shapes.size());
-  m_trace.shapes.push_back({m_has_dims ? m_dims : std::string(), m_has_types ? m_types : std::string()});
-  m_shape_index.emplace(m_shape_key, index);
-  return index;
+  return id + 1;
 }
 
 void TraceSax::end_event() {

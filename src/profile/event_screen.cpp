@@ -67,22 +67,6 @@ DataProblemKind kind_of(std::uint8_t code) {
   return static_cast<DataProblemKind>(code - 2);
 }
 
-// The hash of an event's identity for the duplicate screen: name, thread, ts, dur and args (its args hash).
-std::uint64_t identity_hash(const TraceEvent& event, const EventOrigin& origin) {
-  std::uint64_t h = origin.args_hash;
-  for (const std::uint64_t part : {static_cast<std::uint64_t>(event.ts_ns), static_cast<std::uint64_t>(event.dur_ns),
-                                   (static_cast<std::uint64_t>(event.name_id) << 32) | event.thread}) {
-    h ^= part + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  }
-  // A final avalanche (MurmurHash3's fmix64), so that the high half kept by a candidate depends on every bit.
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb93fe53a87d3ULL;
-  h ^= h >> 33;
-  return h;
-}
-
 // True when events a and b are exact repeats: same name, thread, ts, dur and args.
 bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
   const TraceEvent& x = trace.events[a];
@@ -91,32 +75,55 @@ bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
          trace.origins[a].args_hash == trace.origins[b].args_hash;
 }
 
-// An event that may repeat an earlier one, as a compact record to sort: the high half of its identity hash
-// above its index (8 bytes, no node per event; the exact comparison in a run of equal halves decides).
-using DuplicateCandidate = std::uint64_t;
-
-DuplicateCandidate candidate(std::uint64_t identity, std::uint32_t event) {
-  return (identity & 0xFFFFFFFF00000000ULL) | event;
-}
-
-// Marks (in `codes`, by event index) every candidate whose identity equals an earlier candidate's in file
-// order as a duplicate: the candidates sorted (by hash half, then index), each run of equal halves compared
-// exactly.
-void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& candidates,
-                     std::vector<std::uint8_t>& codes) {
-  std::sort(candidates.begin(), candidates.end());
-  std::vector<std::uint32_t> distinct;  // the first event of each identity in the current run of hashes
-  for (std::size_t j = 0; j < candidates.size(); ++j) {
-    if (j == 0 || (candidates[j] >> 32) != (candidates[j - 1] >> 32)) {
-      distinct.clear();
+// Marks (in `codes`, by event index) every candidate (k_candidate) whose identity equals an earlier
+// candidate's in file order as a duplicate. Repeats share thread, ts and dur, so the candidates are grouped
+// by thread (a counting sort keeping file order: 4 bytes a candidate), each thread's put in (ts, dur
+// descending, file order) order, which most traces already are in (checked before sorting), and only runs
+// of equal ts and dur are compared exactly (name, args). No hash, no sort of all the candidates.
+void mark_duplicates(const RawTrace& trace, std::size_t candidate_count, std::vector<std::uint8_t>& codes) {
+  std::vector<std::uint32_t> begin(trace.threads.size() + 1, 0);
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    begin[trace.events[i].thread + 1] += codes[i] == k_candidate ? 1u : 0u;
+  }
+  for (std::size_t t = 0; t < trace.threads.size(); ++t) {
+    begin[t + 1] += begin[t];
+  }
+  std::vector<std::uint32_t> order(candidate_count);
+  {
+    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+      if (codes[i] == k_candidate) {
+        order[next[trace.events[i].thread]++] = i;
+      }
     }
-    const auto event = static_cast<std::uint32_t>(candidates[j] & 0xFFFFFFFFu);
-    const bool repeat = std::any_of(distinct.begin(), distinct.end(),
-                                    [&](std::uint32_t first) { return same_identity(trace, first, event); });
-    if (repeat) {
-      codes[event] = code_of(DataProblemKind::duplicate);
-    } else {
-      distinct.push_back(event);
+  }
+  const auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const TraceEvent &x = trace.events[a], &y = trace.events[b];
+    return x.ts_ns != y.ts_ns ? x.ts_ns < y.ts_ns : x.dur_ns != y.dur_ns ? x.dur_ns > y.dur_ns : a < b;
+  };
+  std::vector<std::uint32_t> distinct;  // the first event of each identity in the current run
+  for (std::size_t t = 0; t < trace.threads.size(); ++t) {
+    const auto first = order.begin() + begin[t], last = order.begin() + begin[t + 1];
+    if (!std::is_sorted(first, last, before)) {
+      std::sort(first, last, before);
+    }
+    for (auto run = first; run != last;) {
+      const TraceEvent& head = trace.events[*run];
+      auto run_end = run + 1;
+      while (run_end != last && trace.events[*run_end].ts_ns == head.ts_ns &&
+             trace.events[*run_end].dur_ns == head.dur_ns) {
+        ++run_end;
+      }
+      distinct.clear();
+      for (; run != run_end; ++run) {
+        const std::uint32_t event = *run;
+        if (std::any_of(distinct.begin(), distinct.end(),
+                        [&](std::uint32_t earlier) { return same_identity(trace, earlier, event); })) {
+          codes[event] = code_of(DataProblemKind::duplicate);
+        } else {
+          distinct.push_back(event);
+        }
+      }
     }
   }
 }
@@ -126,7 +133,7 @@ void mark_duplicates(const RawTrace& trace, std::vector<DuplicateCandidate>& can
 class Screen {
  public:
   Screen(const std::string& path, const RawTrace& trace)
-      : m_path(path), m_trace(trace), m_steps(trace), m_range(trace_range(trace)) {
+      : m_path(path), m_trace(trace), m_steps(trace), m_cursor(m_steps), m_range(trace_range(trace)) {
     for (const StepWindow& window : m_steps.windows()) {
       m_window_events.push_back(window.event);
     }
@@ -146,7 +153,7 @@ class Screen {
       return DataProblemKind::device_out_of_range;
     }
     const std::uint32_t step =
-        device ? m_steps.any(event.ts_ns) : m_steps.at(m_trace.threads[event.thread].process, event.ts_ns);
+        device ? m_cursor.any(event.ts_ns) : m_cursor.at(m_trace.threads[event.thread].process, event.ts_ns);
     const Nanoseconds limit = step != k_no_event ? m_steps.windows()[step].end - m_steps.windows()[step].start
                                                  : (m_range.valid ? m_range.high - m_range.low : 0);
     if ((step != k_no_event || m_range.valid) && event.dur_ns > limit) {
@@ -188,6 +195,7 @@ class Screen {
   const std::string& m_path;
   const RawTrace& m_trace;
   const StepWindows m_steps;
+  StepCursor m_cursor;  // events come in file order: mostly in time order
   const TraceRange m_range;
   std::vector<std::uint32_t> m_window_events;  // the step windows' own events, ascending
   std::size_t m_next_window = 0;
@@ -345,15 +353,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
         ++candidate_count;
       }
     }
-    std::vector<DuplicateCandidate> candidates;
-    candidates.reserve(candidate_count);  // exactly: no doubling while the events and origins are held
-    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-      if (codes[i] == k_candidate) {
-        candidates.push_back(candidate(identity_hash(trace.events[i], trace.origins[i]), i));
-      }
-    }
-    mark_duplicates(trace, candidates, codes);
-    std::vector<DuplicateCandidate>().swap(candidates);
+    mark_duplicates(trace, candidate_count, codes);
     const std::unordered_map<std::uint32_t, Nanoseconds> placeholder_time = placeholder_estimates(trace, codes);
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
       if (excluded(codes[i])) {
@@ -395,12 +395,14 @@ double median_of(std::vector<double> values) {
 // CPU-side events (other than the windows themselves) starting in each step window.
 std::vector<double> events_per_step(const RawTrace& trace, const StepWindows& steps) {
   std::vector<double> counts(steps.windows().size());
+  StepCursor cursor(steps);
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
-    if (!is_cpu_side(event.kind) || steps.is_window_event(static_cast<std::uint32_t>(i))) {
+    if (!is_cpu_side(event.kind) ||
+        (steps.may_be_window(event) && steps.is_window_event(static_cast<std::uint32_t>(i)))) {
       continue;
     }
-    const std::uint32_t step = steps.at(trace.threads[event.thread].process, event.ts_ns);
+    const std::uint32_t step = cursor.at(trace.threads[event.thread].process, event.ts_ns);
     if (step != k_no_event) {
       counts[step] += 1.0;
     }
@@ -411,16 +413,20 @@ std::vector<double> events_per_step(const RawTrace& trace, const StepWindows& st
 }  // namespace
 
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps) {
+  const bool any = std::any_of(steps.by_process().begin(), steps.by_process().end(),
+                               [](const std::vector<std::uint32_t>& own) { return own.size() >= 2; });
+  return any ? cut_off_steps(steps, events_per_step(trace, steps)) : std::vector<std::uint32_t>();
+}
+
+std::vector<std::uint32_t> cut_off_steps(const StepWindows& steps, const std::vector<double>& counts) {
   std::vector<std::uint32_t> cut;
-  std::vector<double> counts;
+  std::vector<double> durations, events;
   for (const std::vector<std::uint32_t>& own : steps.by_process()) {
     if (own.size() < 2) {
       continue;
     }
-    if (counts.empty()) {
-      counts = events_per_step(trace, steps);
-    }
-    std::vector<double> durations, events;
+    durations.clear();
+    events.clear();
     for (std::size_t s = 0; s + 1 < own.size(); ++s) {
       durations.push_back(static_cast<double>(steps.windows()[own[s]].end - steps.windows()[own[s]].start));
       events.push_back(counts[own[s]]);

@@ -66,4 +66,8 @@ inline constexpr double k_cut_off_step_share = 0.25;
 // ends with a 0.049 ms step holding no op after a 9.3 ms one).
 std::vector<std::uint32_t> cut_off_steps(const RawTrace& trace, const StepWindows& steps);
 
+// The same from `counts`, by window: the CPU-side events (not windows) starting in each window of its
+// process, as the sample builder counts them while summing (no second walk of the events).
+std::vector<std::uint32_t> cut_off_steps(const StepWindows& steps, const std::vector<double>& counts);
+
 }  // namespace neuron_gate

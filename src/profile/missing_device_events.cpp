@@ -63,13 +63,11 @@ class LaunchLinks {
   explicit LaunchLinks(const RawTrace& trace) : m_dangling(launches_with_dangling_flows(trace)) {
     for (const TraceEvent& event : trace.events) {
       if (event.kind == EventKind::device) {
-        m_all_device.push_back(event.dur_ns);
+        m_any_device = true;
         m_device_category = m_device_category != 0 ? m_device_category : event.category;
         if (event.has_correlation) {
           m_device.emplace_back(event.correlation, event.dur_ns);
         }
-      } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
-        m_op_of_external_id.emplace_back(event.external_id, event.name_id);
       }
     }
     for (const TraceEvent& event : trace.unusable) {
@@ -79,10 +77,22 @@ class LaunchLinks {
     }
     std::sort(m_device.begin(), m_device.end());
     std::sort(m_unusable.begin(), m_unusable.end());
+  }
+
+  // What the estimates of missing device time need (op_of, median_device): made only when a launch lacks
+  // its device events.
+  void prepare_estimates(const RawTrace& trace) {
+    for (const TraceEvent& event : trace.events) {
+      if (event.kind == EventKind::device) {
+        m_all_device.push_back(event.dur_ns);
+      } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
+        m_op_of_external_id.emplace_back(event.external_id, event.name_id);
+      }
+    }
     std::sort(m_op_of_external_id.begin(), m_op_of_external_id.end());
   }
 
-  bool any_device() const { return !m_all_device.empty() || !m_unusable.empty(); }
+  bool any_device() const { return m_any_device || !m_unusable.empty(); }
   std::uint16_t device_category() const { return m_device_category; }
   bool has_dangling_flow(std::uint32_t i) const { return std::binary_search(m_dangling.begin(), m_dangling.end(), i); }
 
@@ -123,6 +133,7 @@ class LaunchLinks {
   std::vector<Nanoseconds> m_all_device;                 // dur of every usable device event
   std::vector<std::pair<IdCode, std::uint32_t>> m_op_of_external_id;  // (External id, cpu_op name)
   std::uint16_t m_device_category = 0;
+  bool m_any_device = false;
 };
 
 // No device event at all: the runtime calls that would have launched some are counted as device_time_lost.
@@ -138,29 +149,63 @@ void count_lost_device_time(const std::string& path, const RawTrace& trace, cons
   }
 }
 
-}  // namespace
+// Device times by runtime call name id or by op name id.
+using TimesBy = std::unordered_map<std::uint32_t, std::vector<Nanoseconds>>;
 
-void screen_missing_device_events(const std::string& path, const RawTrace& trace, EventScreen& screen) {
-  const LaunchLinks links(trace);
-  if (!links.any_device()) {
-    count_lost_device_time(path, trace, links, screen);
-    return;
+// (b): the device times launched per runtime call name, and per op name (by External id), by the linked
+// runtime calls in file order; kept only for the names and ops of the `unlinked` launches, the only ones
+// asked for (a complete trace's cudaLaunchKernel calls no longer copy every kernel's time).
+void launched_times(const RawTrace& trace, const LaunchLinks& links, const std::vector<std::uint32_t>& unlinked,
+                    TimesBy& by_name, TimesBy& by_op) {
+  std::vector<char> need_name(trace.names.size(), 0), need_op(trace.names.size(), 0);
+  bool any_op = false;
+  for (const std::uint32_t i : unlinked) {
+    need_name[trace.events[i].name_id] = 1;
+    if (const std::optional<std::uint32_t> op = links.op_of(trace.events[i])) {
+      need_op[*op] = 1;
+      any_op = true;
+    }
   }
-  // (b): the device times launched per runtime call name, and per op name (by External id)
-  std::unordered_map<std::uint32_t, std::vector<Nanoseconds>> by_name, by_op;
   for (const TraceEvent& event : trace.events) {
-    if (event.kind == EventKind::runtime && links.linked(event)) {
-      links.launched_by(event, by_name[event.name_id]);
-      if (const std::optional<std::uint32_t> op = links.op_of(event)) {
+    const bool name = event.kind == EventKind::runtime && need_name[event.name_id] != 0;
+    if ((name || (any_op && event.kind == EventKind::runtime)) && links.linked(event)) {
+      if (name) {
+        links.launched_by(event, by_name[event.name_id]);
+      }
+      const std::optional<std::uint32_t> op = any_op ? links.op_of(event) : std::nullopt;
+      if (op && need_op[*op] != 0) {
         links.launched_by(event, by_op[*op]);
       }
     }
   }
+}
+
+}  // namespace
+
+void screen_missing_device_events(const std::string& path, const RawTrace& trace, EventScreen& screen) {
+  LaunchLinks links(trace);
+  if (!links.any_device()) {
+    count_lost_device_time(path, trace, links, screen);
+    return;
+  }
+  // The runtime calls no device event is linked to that may have launched one: in a complete trace none, and
+  // then nothing below is needed.
+  std::vector<std::uint32_t> unlinked;
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
-    if (event.kind != EventKind::runtime || links.linked(event)) {
-      continue;
+    if (event.kind == EventKind::runtime && (event.has_correlation || links.has_dangling_flow(i)) &&
+        !links.linked(event)) {
+      unlinked.push_back(i);
     }
+  }
+  if (unlinked.empty()) {
+    return;
+  }
+  links.prepare_estimates(trace);
+  TimesBy by_name, by_op;
+  launched_times(trace, links, unlinked, by_name, by_op);
+  for (const std::uint32_t i : unlinked) {
+    const TraceEvent& event = trace.events[i];
     const auto name = by_name.find(event.name_id);
     const bool launches = (event.has_correlation && name != by_name.end()) || links.has_dangling_flow(i);
     if (!launches) {

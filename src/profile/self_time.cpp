@@ -5,9 +5,11 @@
 namespace neuron_gate {
 
 CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count,
-                           const SelfTimeVisitor& on_self_time) {
+                           const SelfTimeVisitor& on_self_time, bool keep_links) {
   CpuNesting nesting;
-  nesting.parent.assign(events.size(), k_no_event);
+  if (keep_links) {
+    nesting.parent.assign(events.size(), k_no_event);
+  }
 
   // Group the CPU-side events by thread, keeping file order (a counting sort: no key copies, so
   // the only extra memory is the 4-byte index per event).
@@ -67,7 +69,9 @@ CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t threa
           on_self_time(stack.back().event, stack.back().self_ns);  // no child can follow
           stack.pop_back();
         } else {
-          nesting.parent[index] = stack.back().event;
+          if (keep_links) {
+            nesting.parent[index] = stack.back().event;
+          }
           stack.back().self_ns -= event.dur_ns;
           break;
         }
@@ -78,7 +82,7 @@ CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t threa
       on_self_time(stack.back().event, stack.back().self_ns);
     }
   }
-  return nesting;
+  return keep_links ? nesting : CpuNesting();
 }
 
 std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting, std::uint32_t event) {

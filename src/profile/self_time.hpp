@@ -32,9 +32,11 @@ using SelfTimeVisitor = std::function<void(std::uint32_t event, Nanoseconds self
 // file order on ties, walked with a stack whose top is popped while the event starts at or after its
 // end or ends after it; otherwise the event is a child of the top. Self = dur - children's dur,
 // negative values kept, each handed to `on_self_time` (only the open events' self times are held: no
-// 8 bytes per event). `thread_count` is the number of distinct thread indices in `events`.
+// 8 bytes per event). `thread_count` is the number of distinct thread indices in `events`. Without
+// `keep_links` (no device event to attribute: nothing asks for an event's parent or the op at an instant)
+// only the self times are made and the result is empty: no parent per event, the order freed.
 CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count,
-                           const SelfTimeVisitor& on_self_time);
+                           const SelfTimeVisitor& on_self_time, bool keep_links = true);
 
 // The innermost event of kind cpu_op among `event` and its ancestors, or k_no_event.
 std::uint32_t innermost_cpu_op(std::span<const TraceEvent> events, const CpuNesting& nesting, std::uint32_t event);

@@ -98,16 +98,17 @@ class SampleBuilder {
   // `trace`'s origins are released before the nesting is made (only the step windows' end bytes are kept);
   // its events and the nesting once the per-step totals are made, before the samples' steps are built.
   SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
-      : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace),
-        m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
+      : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace), m_cursor(m_steps),
+        m_events_in_step(m_steps.windows().size()), m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
         m_window_end_bytes(take_window_end_bytes(trace, m_steps)), m_totals(m_step_count + 1),
         m_ops(m_step_count + 1, count_keys(), trace.events.size()), m_category_seen(trace.categories.size()) {}
 
   TraceSamples build(EventScreen screen) {
     TraceSamples samples = header();
     add_event_extent();
-    m_nesting = nest_cpu_events(m_trace.events, m_trace.threads.size(),
-                                [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); });
+    m_nesting = nest_cpu_events(
+        m_trace.events, m_trace.threads.size(),
+        [this](std::uint32_t event, Nanoseconds self_ns) { add_cpu_event(event, self_ns); }, any_device(screen));
     add_device_events(samples);
     record_screened(samples, screen.excluded, Screened::excluded);
     record_screened(samples, m_trace.unusable, Screened::unusable);
@@ -140,6 +141,16 @@ class SampleBuilder {
     return bytes;
   }
 
+  // True when a device event is to be attributed (kept, screened, unusable or a stand-in): only then are the
+  // nesting's links (parents, the order by thread) used after the self times are made.
+  bool any_device(const EventScreen& screen) const {
+    const auto device = [](const TraceEvent& event) { return event.kind == EventKind::device; };
+    return std::any_of(m_trace.events.begin(), m_trace.events.end(), device) ||
+           std::any_of(screen.excluded.begin(), screen.excluded.end(), device) ||
+           std::any_of(m_trace.unusable.begin(), m_trace.unusable.end(), device) ||
+           std::any_of(screen.missing_device.begin(), screen.missing_device.end(), device);
+  }
+
   // The op keys of the runtime calls (TraceSamples::runtime_calls).
   void add_runtime_calls(TraceSamples& samples) {
     std::vector<bool> seen(m_trace.names.size(), false);
@@ -166,7 +177,8 @@ class SampleBuilder {
   // on only the totals (by op key) and the interned names are used.
   void release_events() {
     if (!m_steps.empty()) {
-      m_cut = cut_off_steps(m_trace, m_steps);
+      m_cut = cut_off_steps(m_steps, m_events_in_step);
+      std::vector<double>().swap(m_events_in_step);
       for (const StepWindow& window : m_steps.windows()) {
         m_window_names.push_back(m_trace.events[window.event].name_id);
       }
@@ -225,7 +237,13 @@ class SampleBuilder {
   void add_cpu_event(std::uint32_t index, Nanoseconds self) {
     const TraceEvent& event = m_trace.events[index];
     const std::uint32_t process = m_trace.threads[event.thread].process;
-    const std::uint32_t step = m_steps.of_event(index, process, event.ts_ns);
+    std::uint32_t step = m_steps.may_be_window(event) ? m_steps.own_step(index) : k_no_event;
+    if (step == k_no_event) {
+      step = m_cursor.at(process, event.ts_ns);
+      if (step != k_no_event) {
+        m_events_in_step[step] += 1.0;  // for cut_off_steps
+      }
+    }
     const std::uint32_t key = m_keys.key(event);
     m_ops.add_call(slot(step), key, self);
     if (self < 0) {
@@ -245,8 +263,8 @@ class SampleBuilder {
       const TraceEvent& event = events[launch.event];
       samples.has_device_events = true;
       const std::uint32_t step = launch.link != LaunchLink::none
-                                     ? m_steps.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
-                                     : m_steps.any(event.ts_ns);
+                                     ? m_cursor.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
+                                     : m_cursor.any(event.ts_ns);
       StepTotals& target = m_totals[slot(step)];
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
@@ -329,6 +347,7 @@ class SampleBuilder {
       fill(whole, 0);
       samples.steps.push_back(std::move(whole));
     } else {
+      samples.steps.reserve(m_step_count);  // no moves of the samples made so far as it grows
       for (std::size_t s = 0; s < m_step_count; ++s) {
         const StepWindow& window = m_steps.windows()[s];
         StepSample sample;
@@ -426,6 +445,8 @@ class SampleBuilder {
   RawTrace& m_trace;
   OpKeys m_keys;
   const StepWindows m_steps;
+  StepCursor m_cursor;                   // the step lookups, each from where its process's previous one ended
+  std::vector<double> m_events_in_step;  // per window: CPU-side events (not windows) starting in it
   const std::size_t m_step_count;
   std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
   CpuNesting m_nesting;
