@@ -127,7 +127,8 @@ TEST_CASE("manifest: intra_op_threads, grad_mode, timing.bursts and timing.gate 
       {R"({"schema": "neuron-gate.manifest/1", "timing": {"gate": ""}})", "\"timing.gate\" must name"},
       {R"({"schema": "neuron-gate.manifest/1", "timing": {"burst": 3}})", "did you mean \"bursts\""},
   };
-  for (const auto& [text, expected] : bad) {
+  for (const auto& one : bad) {
+    const std::string text = one.first, expected = one.second;
     CAPTURE(text);
     try {
       ng::parse_manifest(text, "head/neuron-gate.json");
@@ -165,7 +166,7 @@ TEST_CASE("a digest keeps \"gates\": false — compare on digests judges thread_
   const fs::path dir = scratch("capture-fields-digest");
   const std::string base = side(dir / "base", e2e(10.0, 8.0, "thread_cpu_time"), manifest(1, "enabled"));
   const std::string head = side(dir / "head", e2e(10.0, 10.4, "thread_cpu_time"), manifest(1, "enabled"));
-  for (const std::string& name : {"base", "head"}) {
+  for (const std::string name : {"base", "head"}) {
     const CliResult r = run({"digest", (dir / name).string(), "-o", (dir / (name + ".ngdigest")).string(), "--no-git"});
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);

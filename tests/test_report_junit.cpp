@@ -205,7 +205,7 @@ TEST_CASE("JUnit: a waived regression is skipped and under --strict (INCONCLUSIV
     Report r = sample_report();
     r.metrics[0].verdict = Verdict::equivalent;
     r.outcome = Outcome::no_decision;  // --strict: NO DECISION fails, and with it the case of the metric it names
-    r.decision.no_decision = NoDecision{NoDecisionCause::too_few_samples, 2, 6, {}};  // peak_memory, INSUFFICIENT
+    r.decision.no_decision = NoDecision{NoDecisionCause::too_few_samples, 2, 6, {}, {}};  // peak_memory, INSUFFICIENT
     r.decision.exit_code = 4;
     const std::string xml = render_junit(r);
     CHECK(suite_counts(xml).at("failures") == 1);

@@ -69,11 +69,11 @@ NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t 
   if (!across_runs(m)) {
     const bool e2e = m.metric_class == MetricClass::end_to_end;
     return NoDecision{
-        NoDecisionCause::one_process, index, e2e ? k_min_runs_for_e2e_run_unit : k_processes_to_establish, {}};
+        NoDecisionCause::one_process, index, e2e ? k_min_runs_for_e2e_run_unit : k_processes_to_establish, {}, {}};
   }
   const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
   const NoDecisionCause cause = lack ? NoDecisionCause::too_few_samples : NoDecisionCause::undecided_regression;
-  return NoDecision{cause, index, samples_to_decide(m, cause), {}};
+  return NoDecision{cause, index, samples_to_decide(m, cause), {}, {}};
 }
 
 // NO DECISION (docs/decision-rule.md): a gating metric with incomplete data (head's alone first: the caller
@@ -88,9 +88,9 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
       // issue 13 item 2: never a pass; head's data alone beyond the limit fail closed (issue 36 item 6)
       const bool base_incomplete = m.base_screened && m.base_excluded_share > m.max_excluded_share;
       if (!base_incomplete) {
-        return NoDecision{NoDecisionCause::head_data_incomplete, i, 0, {}};
+        return NoDecision{NoDecisionCause::head_data_incomplete, i, 0, {}, {}};
       }
-      incomplete = incomplete.value_or(NoDecision{NoDecisionCause::data_incomplete, i, 0, {}});
+      incomplete = incomplete.value_or(NoDecision{NoDecisionCause::data_incomplete, i, 0, {}, {}});
     }
   }
   if (incomplete) {
@@ -130,7 +130,7 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
   }
   if (!any_decided && lacking) {
     const NoDecisionCause cause = NoDecisionCause::too_few_samples;
-    return NoDecision{cause, *lacking, samples_to_decide(metrics[*lacking], cause), {}};
+    return NoDecision{cause, *lacking, samples_to_decide(metrics[*lacking], cause), {}, {}};
   }
   return std::nullopt;
 }

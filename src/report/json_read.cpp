@@ -345,7 +345,7 @@ Report report_from_json(const Reader& r, const json& doc, const std::string& top
   const bool differing = conditions_from_json(r, r.array(doc, "conditions", top), top, report.conditions);
   // NOT COMPARABLE for differing conditions, else for head's data (report.hpp conditions_differ).
   if (report.outcome == Outcome::no_decision || (report.outcome == Outcome::not_comparable && !differing)) {
-    report.decision.no_decision = NoDecision{NoDecisionCause::head_data_incomplete, 0, 0, ""};
+    report.decision.no_decision = NoDecision{NoDecisionCause::head_data_incomplete, 0, 0, "", {}};
   }
 
   const json& summary = r.at(doc, "summary", top);
