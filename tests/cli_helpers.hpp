@@ -61,6 +61,16 @@ inline std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
+// The conditions row of a JSON report with this name, or null.
+inline nlohmann::json condition(const nlohmann::json& report, const std::string& name) {
+  for (const nlohmann::json& row : report["conditions"]) {
+    if (row["name"] == name) {
+      return row;
+    }
+  }
+  return nullptr;
+}
+
 // The metric of a JSON report with this class and name, or null.
 inline nlohmann::json find_metric(const nlohmann::json& report, const std::string& metric_class,
                                   const std::string& name) {

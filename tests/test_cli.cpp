@@ -297,16 +297,6 @@ std::vector<fs::path> make_neuron_side(const fs::path& side, const std::vector<R
   return captures;
 }
 
-// The conditions row of a JSON report with this name, or null.
-json condition(const json& report, const std::string& name) {
-  for (const json& row : report["conditions"]) {
-    if (row["name"] == name) {
-      return row;
-    }
-  }
-  return nullptr;
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

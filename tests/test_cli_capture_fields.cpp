@@ -81,15 +81,6 @@ Compared compare(const std::string& base, const std::string& head, std::vector<s
   return c;
 }
 
-json condition(const json& report, const std::string& name) {
-  for (const json& row : report["conditions"]) {
-    if (row["name"] == name) {
-      return row;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 TEST_CASE("e2e.json: \"gates\" false marks a metric that explains, absent it gates, anything else is an error") {

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import unittest
 
@@ -109,18 +108,7 @@ class TimingTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.scratch, "changes", "neuron-gate.json")))
 
 
-MODEL = textwrap.dedent('''
-    import torch
-
-    def setup(rows=4, mode="fast"):
-        torch.set_num_threads(1)
-        return {"x": torch.ones(rows, 8), "mode": mode}
-
-    def step(x, mode):
-        return x * 2
-''')
-
-FAST = ["--wait", "0", "--warmup", "0", "--active", "1", "--repeat", "1", "--timing-warmup", "1", "--repetitions", "3"]
+from test_cli import FAST, MODEL  # noqa: E402  (the same tiny model and fast schedule)
 
 
 class VariantArgumentsTest(unittest.TestCase):
