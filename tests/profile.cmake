@@ -1,4 +1,4 @@
-set(NEURON_GATE_TESTS_PROFILE test_profile.cpp)
+set(NEURON_GATE_TESTS_PROFILE test_profile.cpp test_profile_op_totals.cpp)
 include(profile_trace.cmake)
 include(profile_tables.cmake)
 include(profile_neuron.cmake)

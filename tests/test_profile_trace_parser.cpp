@@ -1,6 +1,7 @@
 // Tests for the trace reader's two parsers (formats/trace_rapidjson.hpp): RapidJSON's streaming SAX pass
 // reads strings across chunk boundaries whole, and every case where it hands the file to nlohmann's parser
 // (deep nesting, numbers beyond a double, ill-formed UTF-8) gives nlohmann's result or message.
+#include "formats/kineto_trace.hpp"
 #include "formats/trace_sax.hpp"
 #include "input/byte_source.hpp"
 #include "input/span_hash.hpp"
@@ -10,7 +11,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 using namespace neuron_gate;
 
@@ -221,4 +224,27 @@ TEST_CASE("interned names keep first-seen ids whatever order they recur in") {
     REQUIRE(ids[i] < strings.size());
     CHECK(strings[ids[i]] == names[i]);
   }
+}
+
+TEST_CASE("end bytes past 4 GiB come back whole, also after events are removed") {
+  // The low 32 bits live in each event; end_byte_wraps says where the high bits step up (no trace that
+  // large is made here: the events are written by hand).
+  RawTrace trace;
+  const std::uint64_t gib4 = std::uint64_t{1} << 32;
+  const std::uint64_t ends[] = {100, gib4 - 1, gib4 + 7, 2 * gib4 + 5, 3 * gib4 + 9, 3 * gib4 + 10};
+  for (const std::uint64_t end : ends) {
+    TraceEvent event;
+    event.end_byte_low = static_cast<std::uint32_t>(end);
+    trace.events.push_back(event);
+  }
+  trace.end_byte_wraps = {2, 3, 4};
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    CHECK(end_byte(trace, i) == ends[i]);
+  }
+  remove_events(trace, [](std::uint32_t i) { return i == 1 || i == 2 || i == 4; });
+  REQUIRE(trace.events.size() == 3);
+  CHECK(end_byte(trace, 0) == 100);
+  CHECK(end_byte(trace, 1) == 2 * gib4 + 5);
+  CHECK(end_byte(trace, 2) == 3 * gib4 + 10);
+  CHECK(trace.end_byte_wraps == std::vector<std::uint32_t>{1, 1, 2});
 }

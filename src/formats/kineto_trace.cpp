@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <string>
@@ -19,7 +20,7 @@
 
 namespace neuron_gate {
 
-static_assert(sizeof(TraceEvent) <= 40, "trace events must stay compact");
+static_assert(sizeof(TraceEvent) <= 48, "trace events must stay compact");
 
 namespace {
 
@@ -74,15 +75,13 @@ namespace {
 // whether any event had a category; nullopt when the fast pass stopped (trace_rapidjson.hpp says when).
 // nlohmann's pass throws its InputError instead.
 std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) {
-  // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes), and
-  // their origins: untouched reserved pages cost no memory, and the vectors never reallocate (no copy, no
-  // 2x peak; the origins' doubling held 1.5x their size at the end of a gigabyte trace).
+  // Reserve room for the most events the data could hold (an "X" event takes at least ~40 bytes):
+  // untouched reserved pages cost no memory, and the vector never reallocates (no copy, no 2x peak; its
+  // doubling held 1.5x its size at the end of a gigabyte trace).
   try {
     trace.events.reserve(static_cast<std::size_t>(source.size_hint() / 40));
-    trace.origins.reserve(static_cast<std::size_t>(source.size_hint() / 40));
     trace.flows.reserve(static_cast<std::size_t>(source.size_hint() / 40));  // the same bound, for flow points
     advise_huge_pages(trace.events);
-    advise_huge_pages(trace.origins);
     advise_huge_pages(trace.flows);
   } catch (const std::exception&) {
     // the address space refused a reservation that large: grow as usual
@@ -103,6 +102,12 @@ std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) 
 }
 
 }  // namespace
+
+std::uint64_t end_byte(const RawTrace& trace, std::uint32_t event) {
+  const auto wraps = std::upper_bound(trace.end_byte_wraps.begin(), trace.end_byte_wraps.end(), event);
+  const auto high = static_cast<std::uint64_t>(wraps - trace.end_byte_wraps.begin());
+  return high << 32 | trace.events[event].end_byte_low;
+}
 
 RawTrace read_kineto_trace(ByteSource& source) {
   RawTrace trace;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace neuron_gate {
@@ -36,25 +37,24 @@ bool is_cpu_side(EventKind kind);
 using IdCode = std::uint32_t;
 inline constexpr IdCode k_wide_id = IdCode{1} << 31;
 
-// One ph "X" event with a usable duration: 40 bytes, no strings.
+// One ph "X" event with a usable duration: 48 bytes, no strings, the only record an event has (what the
+// screens need of where it was read and of its args is folded in).
 struct TraceEvent {
-  Nanoseconds ts_ns = 0;        // start as written (trace-relative or absolute µs -> ns)
-  Nanoseconds dur_ns = 0;       // >= 0: unfinished and negative durations are never stored
-  IdCode correlation = 0;       // args.correlation (valid when has_correlation), coded: compared only
-  IdCode external_id = 0;       // args."External id" / "external id", coded; 0 = absent or not linked
-  std::uint32_t name_id = 0;    // index into RawTrace::names
-  std::uint32_t thread = 0;     // index into RawTrace::threads
-  std::uint32_t shapes_id = 0;  // index into RawTrace::shapes; 0 = no Input Dims / Input type
-  std::uint16_t category = 0;   // index into RawTrace::categories; 0 = no "cat"
+  Nanoseconds ts_ns = 0;           // start as written (trace-relative or absolute µs -> ns)
+  Nanoseconds dur_ns = 0;          // >= 0: unfinished and negative durations are never stored
+  IdCode correlation = 0;          // args.correlation (valid when has_correlation), coded: compared only
+  IdCode external_id = 0;          // args."External id" / "external id", coded; 0 = absent or not linked
+  std::uint32_t name_id = 0;       // index into RawTrace::names
+  std::uint32_t thread = 0;        // index into RawTrace::threads
+  std::uint32_t shapes_id = 0;     // index into RawTrace::shapes; 0 = no Input Dims / Input type
+  std::uint32_t args_hash = 0;     // a 32-bit hash of the raw bytes of its args object as written (equality
+                                   // only: the duplicate screen compares it among events of equal name, thread,
+                                   // ts and dur)
+  std::uint32_t end_byte_low = 0;  // low 32 bits of the (decompressed) byte offset just after its closing
+                                   // brace; the whole offset is end_byte() (RawTrace::end_byte_wraps)
+  std::uint16_t category = 0;      // index into RawTrace::categories; 0 = no "cat"
   EventKind kind = EventKind::ignored;
   bool has_correlation = false;
-};
-
-// Where an event was read and what its args held, parallel to RawTrace::events (kept apart so that
-// TraceEvent stays 40 bytes): for examples with a byte offset and for the duplicate screen.
-struct EventOrigin {
-  std::uint64_t end_byte = 0;   // (decompressed) byte offset just after the event's closing brace
-  std::uint64_t args_hash = 0;  // a 64-bit hash of the raw bytes of its args object as written (equality only)
 };
 
 // One end of a flow arrow (ph "s" or "f"): ac2g (Kineto CPU -> device), async_npu (torch_npu), ...
@@ -95,8 +95,10 @@ inline constexpr Nanoseconds k_unusable_time_out_of_range = -5;  // time_out_of_
 
 struct RawTrace {
   TraceFormat format = TraceFormat::kineto;
-  std::vector<TraceEvent> events;    // in file order
-  std::vector<EventOrigin> origins;  // one per event, same order
+  std::vector<TraceEvent> events;  // in file order
+  // End bytes only grow along `events`: entry k is the index of the first event whose end byte is at least
+  // (k + 1) x 2^32 (empty below 4 GiB), so end_byte() rebuilds an offset from its low 32 bits.
+  std::vector<std::uint32_t> end_byte_wraps;
   // Events with dur -1 (unfinished), another negative dur, or a name but no usable ts or dur (malformed),
   // not in `events`: name, category, thread, shapes, correlation, External id and kind kept (dur_ns one of
   // the k_unusable_* markers, not a time) so the event screen can name their op and estimate their time.
@@ -119,6 +121,27 @@ struct RawTrace {
   std::map<std::string, MalformedOp> malformed_by_op;  // name -> malformed events that had a name, and
                                                        // the events of that name read (set at the end)
 };
+
+// The (decompressed) byte offset just after the closing brace of trace.events[event]: for examples.
+std::uint64_t end_byte(const RawTrace& trace, std::uint32_t event);
+
+// Removes every event i of trace.events for which dropped(i) is true, keeping file order and end_byte().
+template <class Dropped>
+void remove_events(RawTrace& trace, Dropped dropped) {
+  std::vector<std::uint32_t> wraps;
+  std::size_t kept = 0;
+  for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+    if (!dropped(i)) {
+      const std::uint64_t high = end_byte(trace, i) >> 32;
+      while (wraps.size() < high) {
+        wraps.push_back(static_cast<std::uint32_t>(kept));
+      }
+      trace.events[kept++] = trace.events[i];
+    }
+  }
+  trace.events.resize(kept);
+  trace.end_byte_wraps = std::move(wraps);
+}
 
 // Reads the whole stream. The content must start (after an optional UTF-8 BOM and white space) with
 // '{' (Kineto: {"traceEvents": [...]}) or '[' (legacy array). Throws InputError(path, problem, byte

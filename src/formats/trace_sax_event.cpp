@@ -332,8 +332,13 @@ void TraceSax::add_complete_event() {
     throw InputError(m_path, "too many distinct event categories (more than 65535)");
   }
   event.category = static_cast<std::uint16_t>(category);
+  event.args_hash = static_cast<std::uint32_t>(m_args_hash ^ (m_args_hash >> 32));
+  const std::uint64_t end = m_reader.offset();
+  event.end_byte_low = static_cast<std::uint32_t>(end);
+  while (m_trace.end_byte_wraps.size() < (end >> 32)) {
+    m_trace.end_byte_wraps.push_back(static_cast<std::uint32_t>(m_trace.events.size()));
+  }
   m_trace.events.push_back(event);
-  m_trace.origins.push_back({m_reader.offset(), m_args_hash});
 }
 
 }  // namespace neuron_gate::trace_reader

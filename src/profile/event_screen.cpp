@@ -72,7 +72,7 @@ bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
   const TraceEvent& x = trace.events[a];
   const TraceEvent& y = trace.events[b];
   return x.ts_ns == y.ts_ns && x.dur_ns == y.dur_ns && x.name_id == y.name_id && x.thread == y.thread &&
-         trace.origins[a].args_hash == trace.origins[b].args_hash;
+         x.args_hash == y.args_hash;
 }
 
 // Marks (in `codes`, by event index) every candidate (k_candidate) whose identity equals an earlier
@@ -173,7 +173,7 @@ class Screen {
   void exclude(std::uint32_t i, DataProblemKind kind, Nanoseconds time, EventScreen& screen) const {
     const TraceEvent& event = m_trace.events[i];
     DataProblem& problem =
-        count_data_problem(screen.problems, kind, m_path, m_trace.origins[i].end_byte, event_example(m_trace, event));
+        count_data_problem(screen.problems, kind, m_path, end_byte(m_trace, i), event_example(m_trace, event));
     if (event.kind == EventKind::device) {
       problem.excluded_device_ns += time;
       screen.time.excluded_device_ns += time;
@@ -240,7 +240,7 @@ void count_device_patterns(const std::string& path, const RawTrace& trace, Event
   for (std::size_t k = 1; k < correlations.size(); ++k) {
     if (correlations[k].first == correlations[k - 1].first) {  // a later event (file order) with the same id
       const std::uint32_t i = correlations[k].second;
-      count_data_problem(screen.problems, DataProblemKind::shared_correlation, path, trace.origins[i].end_byte,
+      count_data_problem(screen.problems, DataProblemKind::shared_correlation, path, end_byte(trace, i),
                          event_example(trace, trace.events[i]));
     }
   }
@@ -258,7 +258,7 @@ void count_device_patterns(const std::string& path, const RawTrace& trace, Event
       end = std::numeric_limits<Nanoseconds>::min();
     }
     if (event.ts_ns < end) {
-      count_data_problem(screen.problems, DataProblemKind::overlapping_device_events, path, trace.origins[i].end_byte,
+      count_data_problem(screen.problems, DataProblemKind::overlapping_device_events, path, end_byte(trace, i),
                          event_example(trace, event));
     }
     end = std::max(end, event.ts_ns + event.dur_ns);
@@ -369,16 +369,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
   screen_missing_device_events(path, trace, screen);
   estimate_unusable_time(trace, screen);
   if (any_excluded) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-      if (!excluded(codes[i])) {
-        trace.events[kept] = trace.events[i];
-        trace.origins[kept] = trace.origins[i];
-        ++kept;
-      }
-    }
-    trace.events.resize(kept);
-    trace.origins.resize(kept);
+    remove_events(trace, [&codes](std::uint32_t i) { return excluded(codes[i]); });
   }
   count_device_patterns(path, trace, screen);
   return screen;

@@ -28,14 +28,14 @@ struct EventScreen {
 };
 
 // Screens the events of `trace` (named `path` in examples) and removes the excluded ones from
-// trace.events and trace.origins. Classes, first match wins:
+// trace.events. Classes, first match wins:
 //   device_out_of_range  a device event starting at ts 0 (in a trace whose CPU events do not start at 0)
 //                        or outside the trace's time range: [first, last] instant of its CPU-side events
 //                        and "Trace" spans, widened by k_range_slack of its length (at least 1 ms) each side
 //   longer_than_step     an event (not a ProfilerStep) whose dur exceeds the step window holding its start
 //                        (CPU-side: its process's step; device: any process's step), or outside steps the
 //                        trace's widened time range
-//   duplicate            dur > 0 and the same name, thread, ts, dur and args bytes (EventOrigin::args_hash) as an
+//   duplicate            dur > 0 and the same name, thread, ts, dur and args bytes (TraceEvent::args_hash) as an
 //                        earlier event: the repeats
 //   unfinished, negative_duration, and named events without a usable ts or dur (bad_timestamp, bad_duration,
 //                        time_out_of_range): found while reading, never in trace.events (RawTrace::unusable);

@@ -142,7 +142,7 @@ void count_lost_device_time(const std::string& path, const RawTrace& trace, cons
   for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
     if (event.kind == EventKind::runtime && (event.has_correlation || links.has_dangling_flow(i))) {
-      count_data_problem(screen.problems, DataProblemKind::device_time_lost, path, trace.origins[i].end_byte,
+      count_data_problem(screen.problems, DataProblemKind::device_time_lost, path, end_byte(trace, i),
                          event_example(trace, event));
       screen.time.device_time_lost = true;
     }
@@ -217,7 +217,7 @@ void screen_missing_device_events(const std::string& path, const RawTrace& trace
                                  : name != by_name.end() && !name->second.empty() ? median_duration(name->second)
                                                                                   : links.median_device();
     DataProblem& problem = count_data_problem(screen.problems, DataProblemKind::device_events_missing, path,
-                                              trace.origins[i].end_byte, event_example(trace, event));
+                                              end_byte(trace, i), event_example(trace, event));
     problem.excluded_device_ns += estimate;
     screen.time.excluded_device_ns += estimate;
     TraceEvent stand_in = event;

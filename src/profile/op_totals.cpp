@@ -1,69 +1,93 @@
 #include "profile/op_totals.hpp"
 
 #include <algorithm>
+#include <new>
 
 namespace neuron_gate {
 
-OpTotals::OpTotals(std::size_t slots, std::size_t keys, std::size_t events)
-    : m_dense(slots * keys <= std::max<std::size_t>(2 * events, 1 << 16)), m_keys(keys),
-      m_dense_slots(m_dense ? slots : 0), m_hashed_slots(m_dense ? 0 : slots) {}
+template <class T>
+OpTotals::ZeroedArray<T> OpTotals::zeroed(std::size_t count) {
+  void* memory = std::calloc(std::max<std::size_t>(count, 1), sizeof(T));
+  if (memory == nullptr) {
+    throw std::bad_alloc();
+  }
+  return ZeroedArray<T>(static_cast<T*>(memory));
+}
 
-OpTotals::DenseSlot& OpTotals::dense_entry(std::size_t slot, std::uint32_t key) {
-  DenseSlot& values = m_dense_slots[slot];
-  if (values.calls.size() <= key) {
-    const std::size_t size = std::max<std::size_t>(m_keys, std::size_t{key} + 1);
-    values.calls.resize(size, k_absent);
-    values.self_ns.resize(size, 0);
-    if (!values.device_ns.empty()) {
-      values.device_ns.resize(size, 0);
-    }
+OpTotals::OpTotals(std::size_t slots, std::size_t keys, std::size_t events)
+    : m_dense(slots * keys <= std::max<std::size_t>(2 * events, 1 << 16)), m_slots(slots), m_keys(keys),
+      m_hashed_slots() {
+  if (m_dense) {
+    m_self_ns = zeroed<Nanoseconds>(slots * keys);
+    m_calls = zeroed<std::uint32_t>(slots * keys);
+    m_slot_ops.assign(slots, 0);
+  } else {
+    m_hashed_slots.resize(slots);
   }
-  if (values.calls[key] == k_absent) {
-    values.calls[key] = 0;
+}
+
+void OpTotals::present(std::size_t at) {
+  if (m_calls[at] == 0) {
+    m_calls[at] = 1;
+    ++m_slot_ops[at / m_keys];
   }
-  return values;
+}
+
+OpValues* OpTotals::hashed(std::size_t slot, std::uint32_t key) {
+  if (m_dense && key < m_keys) {
+    return nullptr;
+  }
+  if (m_hashed_slots.empty()) {
+    m_hashed_slots.resize(m_slots);
+  }
+  return &m_hashed_slots[slot][key];
 }
 
 void OpTotals::add_call(std::size_t slot, std::uint32_t key, Nanoseconds self_ns) {
-  if (!m_dense) {
-    OpValues& values = m_hashed_slots[slot][key];
+  if (OpValues* entry = hashed(slot, key)) {
+    OpValues& values = *entry;
     values.self_cpu_ns += self_ns;
     ++values.calls;
     return;
   }
-  DenseSlot& values = dense_entry(slot, key);
-  values.self_ns[key] += self_ns;
-  ++values.calls[key];
+  const std::size_t at = index(slot, key);
+  present(at);
+  m_self_ns[at] += self_ns;
+  ++m_calls[at];
 }
 
 void OpTotals::add_device(std::size_t slot, std::uint32_t key, Nanoseconds device_ns) {
-  if (!m_dense) {
-    m_hashed_slots[slot][key].device_ns += device_ns;
+  if (OpValues* entry = hashed(slot, key)) {
+    entry->device_ns += device_ns;
     return;
   }
-  DenseSlot& values = dense_entry(slot, key);
-  if (values.device_ns.empty()) {
-    values.device_ns.resize(values.calls.size(), 0);
+  if (!m_device_ns) {
+    m_device_ns = zeroed<Nanoseconds>(m_slots * m_keys);
   }
-  values.device_ns[key] += device_ns;
+  const std::size_t at = index(slot, key);
+  present(at);
+  m_device_ns[at] += device_ns;
 }
 
 std::vector<OpSample> OpTotals::take(std::size_t slot) {
   std::vector<OpSample> ops;
   if (m_dense) {
-    DenseSlot& values = m_dense_slots[slot];
-    ops.reserve(static_cast<std::size_t>(std::count_if(values.calls.begin(), values.calls.end(),
-                                                       [](std::uint32_t calls) { return calls != k_absent; })));
-    for (std::size_t key = 0; key < values.calls.size(); ++key) {
-      if (values.calls[key] != k_absent) {
-        const Nanoseconds device = values.device_ns.empty() ? 0 : values.device_ns[key];
-        const OpValues totals{values.self_ns[key], device, values.calls[key]};
-        ops.push_back(OpSample{static_cast<std::uint32_t>(key), totals});
+    ops.reserve(m_slot_ops[slot]);
+    for (std::uint32_t key = 0; key < m_keys; ++key) {
+      const std::size_t at = index(slot, key);
+      if (m_calls[at] != 0) {
+        const Nanoseconds device = m_device_ns ? m_device_ns[at] : 0;
+        ops.push_back(OpSample{key, OpValues{m_self_ns[at], device, m_calls[at] - 1}});
       }
     }
-    values = DenseSlot();
-  } else {
-    ops.reserve(m_hashed_slots[slot].size());
+    if (++m_taken == m_slots) {
+      m_self_ns.reset();
+      m_calls.reset();
+      m_device_ns.reset();
+    }
+  }
+  if (!m_hashed_slots.empty()) {  // a hashed trace, or keys met beyond those counted up front
+    ops.reserve(ops.size() + m_hashed_slots[slot].size());
     for (const auto& [key, values] : m_hashed_slots[slot]) {
       ops.push_back(OpSample{key, values});
     }

@@ -7,45 +7,58 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 namespace neuron_gate {
 
-// Dense when slots x keys is at most twice the number of events (or 65,536): per slot a self-time array
-// (8 bytes a key) and a call-count array (4 bytes), and a device-time array (8 bytes) only once device time
-// is attributed in that slot, so a CPU-only trace costs 12 bytes a key a slot, no hashing, never more than
-// its event records (40 bytes each). Else a hash map per slot (~60 bytes an entry: a trace of many steps each
-// holding few of many keys).
+// Dense when slots x keys is at most twice the number of events (or 65,536): one self-time array (8 bytes
+// a slot and key) and one call-count array (4 bytes) for the whole trace, allocated zeroed and touched only
+// where an op is met, and a device-time array (8 bytes) only once device time is attributed; so a CPU-only
+// trace costs at most 12 bytes a key a slot, one allocation each, never more than its event records. Else a
+// hash map per slot (~60 bytes an entry: a trace of many steps each holding few of many keys).
 class OpTotals {
  public:
   // `slots` step slots, `keys` op keys; `events` (the trace's event count) chooses dense or hashed.
+  // Throws std::bad_alloc when the dense arrays cannot be allocated.
   OpTotals(std::size_t slots, std::size_t keys, std::size_t events);
 
-  // One CPU-side event of op `key` in `slot`: one call and its self time in ns (may be < 0).
+  // One CPU-side event of op `key` (< keys) in `slot`: one call and its self time in ns (may be < 0).
   void add_call(std::size_t slot, std::uint32_t key, Nanoseconds self_ns);
 
   // Device time in ns attributed to op `key` in `slot` (the op is then present, with its calls so far).
   void add_device(std::size_t slot, std::uint32_t key, Nanoseconds device_ns);
 
-  // The ops present in `slot`, sorted by key index; the slot's memory is freed.
+  // The ops present in `slot`, sorted by key index; a hashed slot's memory is freed (dense arrays are
+  // freed once every slot has been taken).
   std::vector<OpSample> take(std::size_t slot);
 
  private:
-  static constexpr std::uint32_t k_absent = 0xFFFFFFFF;  // calls of a key with no entry (events < 2^32 - 1)
-
-  struct DenseSlot {
-    std::vector<Nanoseconds> self_ns;    // by key; empty until the slot's first op
-    std::vector<std::uint32_t> calls;    // by key; k_absent: no entry
-    std::vector<Nanoseconds> device_ns;  // by key; empty until the slot's first device time
+  struct Free {
+    void operator()(void* memory) const { std::free(memory); }
   };
+  template <class T>
+  using ZeroedArray = std::unique_ptr<T[], Free>;  // from calloc: untouched pages stay unmapped
 
-  DenseSlot& dense_entry(std::size_t slot, std::uint32_t key);
+  template <class T>
+  static ZeroedArray<T> zeroed(std::size_t count);
+
+  std::size_t index(std::size_t slot, std::uint32_t key) const { return slot * m_keys + key; }
+  // The hashed entry of (slot, key), made on first use; nullptr when it lives in the dense arrays.
+  OpValues* hashed(std::size_t slot, std::uint32_t key);
+  void present(std::size_t at);
 
   bool m_dense;
+  std::size_t m_slots;
   std::size_t m_keys;
-  std::vector<DenseSlot> m_dense_slots;
-  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;
+  std::size_t m_taken = 0;
+  ZeroedArray<Nanoseconds> m_self_ns;     // [slot * keys + key]
+  ZeroedArray<std::uint32_t> m_calls;     // calls + 1; 0: the op is absent from the slot
+  ZeroedArray<Nanoseconds> m_device_ns;   // null until the first device time
+  std::vector<std::uint32_t> m_slot_ops;  // ops present by slot (sizes the taken vector)
+  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;  // by slot; dense: keys >= m_keys
 };
 
 }  // namespace neuron_gate

@@ -25,7 +25,8 @@ struct CpuNesting {
 };
 
 // Called once per CPU-side event with its self time in ns: dur - sum of its direct children's dur (may be
-// < 0), as soon as its last child is nested (thread by thread, in nesting order, not file order).
+// < 0), as soon as its last child is nested (in nesting order within a thread; see nest_cpu_events for
+// the order across threads).
 using SelfTimeVisitor = std::function<void(std::uint32_t event, Nanoseconds self_ns)>;
 
 // Nests the CPU-side events of each thread (a thread is one (pid, tid)): sorted by (start, -end) with
@@ -34,7 +35,9 @@ using SelfTimeVisitor = std::function<void(std::uint32_t event, Nanoseconds self
 // negative values kept, each handed to `on_self_time` (only the open events' self times are held: no
 // 8 bytes per event). `thread_count` is the number of distinct thread indices in `events`. Without
 // `keep_links` (no device event to attribute: nothing asks for an event's parent or the op at an instant)
-// only the self times are made and the result is empty: no parent per event, the order freed.
+// only the self times are made and the result is empty: no parent per event, the order freed, or never
+// made when every thread's events already come in that order in the file (then the self times are handed
+// over in file order, threads interleaved).
 CpuNesting nest_cpu_events(std::span<const TraceEvent> events, std::size_t thread_count,
                            const SelfTimeVisitor& on_self_time, bool keep_links = true);
 

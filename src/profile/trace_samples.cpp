@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -95,8 +96,8 @@ struct StepTotals {
 // Makes the samples of one screened trace: nests CPU events, attributes device events, sums per step.
 class SampleBuilder {
  public:
-  // `trace`'s origins are released before the nesting is made (only the step windows' end bytes are kept);
-  // its events and the nesting once the per-step totals are made, before the samples' steps are built.
+  // `trace`'s events and the nesting are released once the per-step totals are made, before the samples'
+  // steps are built (the step windows' end bytes are kept for examples).
   SampleBuilder(const std::string& path, RawTrace& trace, const TraceReadOptions& options)
       : m_path(path), m_trace(trace), m_keys(trace, options.by_shape), m_steps(trace), m_cursor(m_steps),
         m_events_in_step(m_steps.windows().size()), m_step_count(m_steps.empty() ? 1 : m_steps.windows().size()),
@@ -130,14 +131,12 @@ class SampleBuilder {
   }
 
  private:
-  // The end byte of each step window's event (for examples), then every origin freed: after the screen
-  // (event_screen.hpp) nothing else reads them.
-  static std::vector<std::uint64_t> take_window_end_bytes(RawTrace& trace, const StepWindows& steps) {
+  // The end byte of each step window's event (for examples).
+  static std::vector<std::uint64_t> take_window_end_bytes(const RawTrace& trace, const StepWindows& steps) {
     std::vector<std::uint64_t> bytes;
     for (const StepWindow& window : steps.windows()) {
-      bytes.push_back(trace.origins[window.event].end_byte);
+      bytes.push_back(end_byte(trace, window.event));
     }
-    std::vector<EventOrigin>().swap(trace.origins);
     return bytes;
   }
 
@@ -176,15 +175,15 @@ class SampleBuilder {
   // What add_steps needs of the step windows' own events, then the events and the nesting freed: from here
   // on only the totals (by op key) and the interned names are used.
   void release_events() {
-    if (!m_steps.empty()) {
-      m_cut = cut_off_steps(m_steps, m_events_in_step);
-      std::vector<double>().swap(m_events_in_step);
-      for (const StepWindow& window : m_steps.windows()) {
-        m_window_names.push_back(m_trace.events[window.event].name_id);
-      }
+    for (const StepWindow& window : m_steps.windows()) {
+      m_window_names.push_back(m_trace.events[window.event].name_id);
     }
     std::vector<TraceEvent>().swap(m_trace.events);
     m_nesting = CpuNesting();
+    if (!m_steps.empty()) {
+      m_cut = cut_off_steps(m_steps, m_events_in_step);  // after the events are freed: it sorts copies
+      std::vector<double>().swap(m_events_in_step);
+    }
   }
 
   static std::vector<StepSample*> all_steps_of(TraceSamples& samples) {
@@ -265,7 +264,11 @@ class SampleBuilder {
       const std::uint32_t step = launch.link != LaunchLink::none
                                      ? m_cursor.at(m_trace.threads[launch.launch_thread].process, launch.launch_ts_ns)
                                      : m_cursor.any(event.ts_ns);
-      StepTotals& target = m_totals[slot(step)];
+      std::unique_ptr<StepTotals>& totals = m_totals[slot(step)];
+      if (!totals) {
+        totals = std::make_unique<StepTotals>();
+      }
+      StepTotals& target = *totals;
       target.kernels[event.name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
         m_ops.add_device(slot(step), m_keys.key(events[launch.op]), event.dur_ns);
@@ -325,8 +328,9 @@ class SampleBuilder {
   // A slot's totals into its sample (ops by op key index until set_op_keys) and freed.
   void fill(StepSample& sample, std::size_t slot) {
     sample.ops = m_ops.take(slot);
-    const StepTotals step_totals = std::move(m_totals[slot]);
-    m_totals[slot] = StepTotals();
+    const std::unique_ptr<StepTotals> taken = std::move(m_totals[slot]);
+    static const StepTotals k_none;
+    const StepTotals& step_totals = taken ? *taken : k_none;
     for (const auto& [name, ns] : step_totals.kernels) {
       sample.device_kernels[m_trace.names[name]] += ns;
     }
@@ -450,7 +454,7 @@ class SampleBuilder {
   const std::size_t m_step_count;
   std::vector<std::uint64_t> m_window_end_bytes;  // per step window: its event's end byte (for examples)
   CpuNesting m_nesting;
-  std::vector<StepTotals> m_totals;
+  std::vector<std::unique_ptr<StepTotals>> m_totals;  // by slot; made at its first device event
   OpTotals m_ops;
   std::vector<char> m_category_seen;
   std::unordered_map<std::uint32_t, Nanoseconds> m_most_negative;  // op key -> most negative self time
