@@ -188,11 +188,37 @@ void ops_section(const SideSamples& side, std::ostream& out) {
       names.insert(step.trace->op_keys[op.op]);
     }
   }
+  // Names, each trace's op_keys and each step's ops (by key index) are all sorted: one cursor into each
+  // trace's keys and one into each step's ops move forward only (no search per op and step).
+  std::vector<const TraceSamples*> traces;
+  std::vector<std::size_t> trace_of_step;
+  for (const SampleStep& step : steps) {
+    const auto known = std::find(traces.begin(), traces.end(), step.trace);
+    trace_of_step.push_back(static_cast<std::size_t>(known - traces.begin()));
+    if (known == traces.end()) {
+      traces.push_back(step.trace);
+    }
+  }
+  std::vector<std::size_t> key_at(traces.size(), 0), op_at(steps.size(), 0);
   for (const std::string_view name : names) {
     std::vector<double> self_cpu, device, calls;
     std::size_t present = 0;
-    for (const SampleStep& step : steps) {
-      const OpValues* found = find_op(*step.trace, *step.step, name);
+    for (std::size_t t = 0; t < traces.size(); ++t) {
+      const std::vector<std::string>& keys = traces[t]->op_keys;
+      while (key_at[t] < keys.size() && keys[key_at[t]] < name) {
+        ++key_at[t];
+      }
+    }
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      const std::size_t t = trace_of_step[s];
+      const std::vector<OpSample>& ops = steps[s].step->ops;
+      const OpValues* found = nullptr;
+      if (key_at[t] < traces[t]->op_keys.size() && traces[t]->op_keys[key_at[t]] == name) {
+        while (op_at[s] < ops.size() && ops[op_at[s]].op < key_at[t]) {
+          ++op_at[s];
+        }
+        found = op_at[s] < ops.size() && ops[op_at[s]].op == key_at[t] ? &ops[op_at[s]].values : nullptr;
+      }
       const OpValues values = found == nullptr ? OpValues{} : *found;
       present += found == nullptr ? std::size_t{0} : std::size_t{1};
       self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
