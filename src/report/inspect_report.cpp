@@ -10,8 +10,8 @@
 #include "stats/descriptive.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
-#include <set>
 #include <sstream>
 
 namespace neuron_gate {
@@ -172,6 +172,32 @@ void device_share_line(const std::vector<SampleStep>& steps, std::ostream& out) 
   out << "\n";
 }
 
+// The distinct keys of the ops some step ran, sorted (views of the traces' op_keys): each trace's keys are
+// sorted, so its keys in use are marked by index and the traces' lists merged (no tree of every op a step ran).
+std::vector<std::string_view> op_names(const std::vector<SampleStep>& steps) {
+  std::map<const TraceSamples*, std::vector<bool>> used;
+  for (const SampleStep& step : steps) {
+    std::vector<bool>& marks = used[step.trace];
+    marks.resize(step.trace->op_keys.size(), false);
+    for (const OpSample& op : step.step->ops) {
+      marks[op.op] = true;
+    }
+  }
+  std::vector<std::string_view> names, trace_names, merged;
+  for (const auto& [trace, marks] : used) {
+    trace_names.clear();
+    for (std::size_t key = 0; key < marks.size(); ++key) {
+      if (marks[key]) {
+        trace_names.emplace_back(trace->op_keys[key]);
+      }
+    }
+    merged.clear();
+    std::set_union(names.begin(), names.end(), trace_names.begin(), trace_names.end(), std::back_inserter(merged));
+    names.swap(merged);
+  }
+  return names;
+}
+
 void ops_section(const SideSamples& side, std::ostream& out) {
   const std::vector<SampleStep> steps = sample_steps(side, 0);
   device_share_line(steps, out);
@@ -182,12 +208,7 @@ void ops_section(const SideSamples& side, std::ostream& out) {
                           side.screened.kept_device_ns > 0;
   out << (any_device ? "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n"
                      : "| op | self CPU | calls | steps with the op |\n|---|--:|--:|--:|\n");
-  std::set<std::string_view> names;  // views of the traces' op keys
-  for (const SampleStep& step : steps) {
-    for (const OpSample& op : step.step->ops) {
-      names.insert(step.trace->op_keys[op.op]);
-    }
-  }
+  const std::vector<std::string_view> names = op_names(steps);
   // Names, each trace's op_keys and each step's ops (by key index) are all sorted: one cursor into each
   // trace's keys and one into each step's ops move forward only (no search per op and step).
   std::vector<const TraceSamples*> traces;
@@ -253,13 +274,7 @@ void summary_section(const SideSamples& side, const Fingerprint& fingerprint, st
   out << (by_kind.empty() ? "" : " (" + by_kind + ")") << ", " << ignored << " ignored"
       << (side.inventory.files.empty() ? "" : " — each listed under Files, at the end") << "\n";
   const std::vector<SampleStep> steps = sample_steps(side, 0);
-  std::set<std::string_view> ops;
-  for (const SampleStep& step : steps) {
-    for (const OpSample& op : step.step->ops) {
-      ops.insert(step.trace->op_keys[op.op]);
-    }
-  }
-  out << "- Traces: " << side.traces.size() << ", " << steps.size() << " sample steps, " << ops.size()
+  out << "- Traces: " << side.traces.size() << ", " << steps.size() << " sample steps, " << op_names(steps).size()
       << " distinct ops in them\n";
   out << "- End-to-end metrics: ";
   if (side.end_to_end.empty()) {
