@@ -85,6 +85,7 @@ void OpStream::read_side(Cursors& side, OpSeries& series) {
   series.device_us.clear();
   series.calls.clear();
   series.any_device = series.present = false;
+  series.steps_present = 0;
   const std::vector<SampleStep>& steps = *side.steps;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const std::vector<OpSample>& ops = steps[i].step->ops;
@@ -107,6 +108,7 @@ void OpStream::read_side(Cursors& side, OpSeries& series) {
     series.device_us[i] = to_us(values.device_ns);
     series.calls[i] = static_cast<double>(values.calls);
     series.any_device = series.any_device || values.device_ns != 0;
+    ++series.steps_present;
     ++at;
   }
 }

@@ -23,8 +23,9 @@ struct OpSeries {
   std::vector<double> self_cpu_us;
   std::vector<double> device_us;
   std::vector<double> calls;
-  bool any_device = false;  // some step gave it device time (device_ns != 0)
-  bool present = false;     // some sample step of the side ran it
+  bool any_device = false;        // some step gave it device time (device_ns != 0)
+  bool present = false;           // some sample step of the side ran it
+  std::size_t steps_present = 0;  // the sample steps that ran it
 };
 
 // The sample steps of one group on each side (e.g. base rank 1 and head rank 1); they must outlive the stream.

@@ -1,6 +1,7 @@
 #include "report/inspect_report.hpp"
 
 #include "compare/metric_comparison.hpp"
+#include "compare/op_stream.hpp"
 #include "compare/side_view.hpp"
 #include "profile/device_capture.hpp"
 #include "profile/op_keys.hpp"
@@ -172,30 +173,21 @@ void device_share_line(const std::vector<SampleStep>& steps, std::ostream& out) 
   out << "\n";
 }
 
-// The distinct keys of the ops some step ran, sorted (views of the traces' op_keys): each trace's keys are
-// sorted, so its keys in use are marked by index and the traces' lists merged (no tree of every op a step ran).
-std::vector<std::string_view> op_names(const std::vector<SampleStep>& steps) {
-  std::map<const TraceSamples*, std::vector<bool>> used;
-  for (const SampleStep& step : steps) {
-    std::vector<bool>& marks = used[step.trace];
-    marks.resize(step.trace->op_keys.size(), false);
-    for (const OpSample& op : step.step->ops) {
-      marks[op.op] = true;
+// Calls visit(name, series) for each op some of `steps` ran, in key order, with its values per step (0 where
+// a step did not run it): compare's OpStream, keeping every op (no rules).
+template <class Visit>
+void for_each_op(const std::vector<SampleStep>& steps, Visit visit) {
+  const std::vector<SampleStep> none;
+  RuleSet keep_all;
+  keep_all.ignore.clear();
+  OpStream stream({StepGroup{&steps, &none}}, keep_all);
+  OpSeries series, unused;
+  while (stream.next()) {
+    stream.series(0, series, unused);
+    if (series.present) {
+      visit(stream.name(), series);
     }
   }
-  std::vector<std::string_view> names, trace_names, merged;
-  for (const auto& [trace, marks] : used) {
-    trace_names.clear();
-    for (std::size_t key = 0; key < marks.size(); ++key) {
-      if (marks[key]) {
-        trace_names.emplace_back(trace->op_keys[key]);
-      }
-    }
-    merged.clear();
-    std::set_union(names.begin(), names.end(), trace_names.begin(), trace_names.end(), std::back_inserter(merged));
-    names.swap(merged);
-  }
-  return names;
 }
 
 void ops_section(const SideSamples& side, std::ostream& out) {
@@ -208,48 +200,11 @@ void ops_section(const SideSamples& side, std::ostream& out) {
                           side.screened.kept_device_ns > 0;
   out << (any_device ? "| op | self CPU | device | calls | steps with the op |\n|---|--:|--:|--:|--:|\n"
                      : "| op | self CPU | calls | steps with the op |\n|---|--:|--:|--:|\n");
-  const std::vector<std::string_view> names = op_names(steps);
-  // Names, each trace's op_keys and each step's ops (by key index) are all sorted: one cursor into each
-  // trace's keys and one into each step's ops move forward only (no search per op and step).
-  std::vector<const TraceSamples*> traces;
-  std::vector<std::size_t> trace_of_step;
-  for (const SampleStep& step : steps) {
-    const auto known = std::find(traces.begin(), traces.end(), step.trace);
-    trace_of_step.push_back(static_cast<std::size_t>(known - traces.begin()));
-    if (known == traces.end()) {
-      traces.push_back(step.trace);
-    }
-  }
-  std::vector<std::size_t> key_at(traces.size(), 0), op_at(steps.size(), 0);
-  for (const std::string_view name : names) {
-    std::vector<double> self_cpu, device, calls;
-    std::size_t present = 0;
-    for (std::size_t t = 0; t < traces.size(); ++t) {
-      const std::vector<std::string>& keys = traces[t]->op_keys;
-      while (key_at[t] < keys.size() && keys[key_at[t]] < name) {
-        ++key_at[t];
-      }
-    }
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-      const std::size_t t = trace_of_step[s];
-      const std::vector<OpSample>& ops = steps[s].step->ops;
-      const OpValues* found = nullptr;
-      if (key_at[t] < traces[t]->op_keys.size() && traces[t]->op_keys[key_at[t]] == name) {
-        while (op_at[s] < ops.size() && ops[op_at[s]].op < key_at[t]) {
-          ++op_at[s];
-        }
-        found = op_at[s] < ops.size() && ops[op_at[s]].op == key_at[t] ? &ops[op_at[s]].values : nullptr;
-      }
-      const OpValues values = found == nullptr ? OpValues{} : *found;
-      present += found == nullptr ? std::size_t{0} : std::size_t{1};
-      self_cpu.push_back(static_cast<double>(values.self_cpu_ns) / 1000.0);
-      device.push_back(static_cast<double>(values.device_ns) / 1000.0);
-      calls.push_back(static_cast<double>(values.calls));
-    }
-    out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(self_cpu)) << " | "
-        << (any_device ? format_duration_us(median(device)) + " | " : std::string())
-        << format_significant(median(calls), 3) << " | " << present << " |\n";
-  }
+  for_each_op(steps, [&](std::string_view name, const OpSeries& op) {
+    out << "| " << markdown_code(std::string(name), true) << " | " << format_duration_us(median(op.self_cpu_us))
+        << " | " << (any_device ? format_duration_us(median(op.device_us)) + " | " : std::string())
+        << format_significant(median(op.calls), 3) << " | " << op.steps_present << " |\n";
+  });
 }
 
 // What was understood, in a few lines, before any detail (issue 41 item 4): files read by kind and
@@ -274,7 +229,9 @@ void summary_section(const SideSamples& side, const Fingerprint& fingerprint, st
   out << (by_kind.empty() ? "" : " (" + by_kind + ")") << ", " << ignored << " ignored"
       << (side.inventory.files.empty() ? "" : " — each listed under Files, at the end") << "\n";
   const std::vector<SampleStep> steps = sample_steps(side, 0);
-  out << "- Traces: " << side.traces.size() << ", " << steps.size() << " sample steps, " << op_names(steps).size()
+  std::size_t ops = 0;
+  for_each_op(steps, [&ops](std::string_view, const OpSeries&) { ++ops; });
+  out << "- Traces: " << side.traces.size() << ", " << steps.size() << " sample steps, " << ops
       << " distinct ops in them\n";
   out << "- End-to-end metrics: ";
   if (side.end_to_end.empty()) {
