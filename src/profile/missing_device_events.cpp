@@ -15,6 +15,7 @@ namespace {
 // finish of the same id and category.
 std::vector<std::uint32_t> launches_with_dangling_flows(const RawTrace& trace) {
   std::vector<std::tuple<std::uint64_t, std::uint16_t, bool, std::uint32_t>> points;  // id, category, is_start, flow
+  points.reserve(trace.flows.size());
   for (std::uint32_t f = 0; f < trace.flows.size(); ++f) {
     points.emplace_back(trace.flows[f].id, trace.flows[f].category, trace.flows[f].is_start, f);
   }
@@ -61,6 +62,10 @@ Nanoseconds median_duration(std::vector<Nanoseconds> values) {
 class LaunchLinks {
  public:
   explicit LaunchLinks(const RawTrace& trace) : m_dangling(launches_with_dangling_flows(trace)) {
+    m_device.reserve(
+        static_cast<std::size_t>(std::count_if(trace.events.begin(), trace.events.end(), [](const TraceEvent& event) {
+          return event.kind == EventKind::device && event.has_correlation;
+        })));
     for (const TraceEvent& event : trace.events) {
       if (event.kind == EventKind::device) {
         m_any_device = true;

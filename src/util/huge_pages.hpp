@@ -14,17 +14,26 @@
 
 namespace neuron_gate {
 
-// Advises huge pages for the whole 2 MiB pages inside `vector`'s capacity; a hint, never an error.
+// Advises huge pages for the whole 2 MiB pages inside `vector`'s capacity, and faults in the 4 KiB pages
+// before the first of them (filled first, up to 2 MiB) with one call instead of one fault each; for a
+// capacity holding no whole huge page, nothing. A hint, never an error (MADV_POPULATE_WRITE: Linux 5.14).
 template <typename T>
 void advise_huge_pages(const std::vector<T>& vector) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t k_huge = std::uintptr_t{2} << 20;
+  constexpr std::uintptr_t k_page = std::uintptr_t{4} << 10;
   const auto begin = reinterpret_cast<std::uintptr_t>(vector.data());
   const std::uintptr_t end = begin + vector.capacity() * sizeof(T);
   const std::uintptr_t first = (begin + k_huge - 1) & ~(k_huge - 1);
   const std::uintptr_t last = end & ~(k_huge - 1);
   if (vector.data() != nullptr && last > first) {
     madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#if defined(MADV_POPULATE_WRITE)
+    const std::uintptr_t head = begin & ~(k_page - 1);
+    if (first > head) {
+      madvise(reinterpret_cast<void*>(head), first - head, MADV_POPULATE_WRITE);
+    }
+#endif
   }
 #else
   (void)vector;
