@@ -232,3 +232,35 @@ TEST_CASE("worth a look: never from steps of fewer than 3 processes a side") {
   CHECK(three.metrics[0].worth_a_look);
 }
 TEST_SUITE_END();
+
+// Monotone in evidence (docs/decision-rule.md): a self CPU op whose growth is smaller than its replacement
+// group's shrinkage does not gate when REGRESSED; the same op without significance (INCONCLUSIVE, estimate
+// beyond the threshold) made the gate NO DECISION, greener for the stronger evidence. Both pass now.
+TEST_CASE("the replacement-group exception covers an undecided neighbour as it covers a REGRESSED one") {
+  const auto op = [](double p_worse, double low) {
+    ng::MetricMeasurement m = e2e("aten::neighbour", 40, 1.2, low, 1.3, p_worse, 6);
+    m.metric_class = ng::MetricClass::self_cpu;
+    m.scope = ng::MetricScope::op;
+    m.unit = "us";
+    return m;
+  };
+  ng::MetricMeasurement group = e2e("replaced ops", 40, 0.5, 0.45, 0.55, 1.0 - 1e-9, 6);
+  group.metric_class = ng::MetricClass::self_cpu;
+  group.scope = ng::MetricScope::replacement_group;
+  group.unit = "us";
+  group.p_better = 1e-9;
+  const ng::Judgement significant = judge_all({op(1e-9, 1.1), group});
+  CHECK(significant.metrics[0].verdict == ng::Verdict::regressed);
+  CHECK(significant.metrics[0].offset_by_replacement);
+  CHECK_FALSE(significant.metrics[0].gating);
+  CHECK(significant.decision.outcome == ng::Outcome::pass);
+  const ng::Judgement insignificant = judge_all({op(0.2, 0.98), group});
+  CHECK(insignificant.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(insignificant.metrics[0].offset_by_replacement);
+  CHECK_FALSE(insignificant.metrics[0].gating);
+  CHECK(insignificant.decision.outcome == ng::Outcome::pass);
+  // Growing by more than the group shrank, both gate: REGRESSION and NO DECISION.
+  group.shift = -1.0;
+  CHECK(judge_all({op(1e-9, 1.1), group}).decision.outcome == ng::Outcome::regression);
+  CHECK(judge_all({op(0.2, 0.98), group}).decision.outcome == ng::Outcome::no_decision);
+}

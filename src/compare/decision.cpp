@@ -189,8 +189,10 @@ void escalate_to_per_op(Judgement& result) {
   }
 }
 
-// The replacement-group exception (docs/decision-rule.md): a REGRESSED self CPU op whose growth per step is
-// smaller than its replacement group's shrinkage (same class, point and rank) does not gate.
+// The replacement-group exception (docs/decision-rule.md): a self CPU op REGRESSED or undecided whose growth
+// per step is smaller than its replacement group's shrinkage (same class, point and rank) does not gate. The
+// undecided one too (monotone in evidence): else the same growth without significance made NO DECISION
+// where the REGRESSED one passed.
 void offset_by_replacement(std::vector<MetricComparison>& metrics) {
   std::vector<const MetricComparison*> groups;  // a few: one per class, point and rank at most
   for (const MetricComparison& m : metrics) {
@@ -200,8 +202,8 @@ void offset_by_replacement(std::vector<MetricComparison>& metrics) {
     }
   }
   for (MetricComparison& m : metrics) {
-    if (groups.empty() || m.verdict != Verdict::regressed || m.metric_class != MetricClass::self_cpu ||
-        m.scope != MetricScope::op || !m.shift || *m.shift <= 0) {
+    if (groups.empty() || (m.verdict != Verdict::regressed && !undecided(m.verdict)) ||
+        m.metric_class != MetricClass::self_cpu || m.scope != MetricScope::op || !m.shift || *m.shift <= 0) {
       continue;
     }
     for (const MetricComparison* group : groups) {

@@ -102,8 +102,9 @@ struct MetricJudgement {
   // Per op, gate "auto", with end-to-end metrics present: gates as well when a gating end-to-end metric is
   // undecided (docs/decision-rule.md "Who gates"); decide() sets `gating` from it.
   bool gates_under_undecided_end_to_end = false;
-  // Self CPU op REGRESSED by less than the opposite change of its class's replacement group (same point and
-  // rank): shown REGRESSED, never gating (time moved out of the group's ops lands partly here).
+  // Self CPU op REGRESSED or undecided, grown by less than the opposite change of its class's replacement group
+  // (same point and rank): shown with its verdict, never gating (time moved out of the group's ops lands partly
+  // here).
   bool offset_by_replacement = false;
   // Per op: base's or head's median per step >= rules.material_share x base's reference (median step time for
   // self CPU, base's device time per step for device time; same rank), chosen before any test. Always
