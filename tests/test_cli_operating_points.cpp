@@ -158,7 +158,8 @@ TEST_CASE("device work launched without device time at one operating point is NO
   }
   const CliResult result = run({"compare", (root / "base").string(), (root / "head").string(), "--no-git"});
   CHECK(result.exit_code == 0);
-  CHECK(result.out.rfind("## ⚠️ NO DECISION at `lost`", 0) == 0);
+  // The CPU point is a copy of itself, whose `all ops` CI still straddles the threshold: no decision there either.
+  CHECK(result.out.rfind("## ⚠️ NO DECISION at `4x512-float32`, `lost`", 0) == 0);
   CHECK(result.out.find("## ⚠️ NO DECISION · device time missing on base and head: device work was launched") !=
         std::string::npos);
   CHECK(result.out.find("✅ PASS at") == std::string::npos);

@@ -85,8 +85,7 @@ TEST_CASE("inputs: without shapes on both sides or manifest inputs the row match
   // Issue 38 item 7: traces without shapes hid a dtype change under "6 of 6 conditions match".
   const ng::Fingerprint with_shapes = shapes({{"aten::pow", {"[[4, 512], []]"}}});
   for (const auto& [base, head] :
-       {std::pair{ng::Fingerprint{}, ng::Fingerprint{}}, std::pair{with_shapes, ng::Fingerprint{}},
-        std::pair{ng::Fingerprint{}, with_shapes}}) {
+       {std::pair{ng::Fingerprint{}, ng::Fingerprint{}}, std::pair{ng::Fingerprint{}, with_shapes}}) {
     const ng::ConditionsDiff diff = ng::diff_conditions(base, head, {});
     const ng::ConditionRow* row = find_row(diff, "inputs");
     REQUIRE(row != nullptr);
@@ -97,13 +96,56 @@ TEST_CASE("inputs: without shapes on both sides or manifest inputs the row match
     CHECK(diff.comparable());
   }
   CHECK(find_row(ng::diff_conditions(with_shapes, with_shapes, {}), "inputs")->verified);
-  // A manifest field on one side only is shown as matching, and not verified either.
+  // A manifest field head alone records is shown as matching, and not verified either.
   ng::Fingerprint one_sided = with_shapes;
   one_sided.values["manifest.seed"] = "7";
-  const ng::ConditionsDiff diff = ng::diff_conditions(one_sided, with_shapes, {});
+  const ng::ConditionsDiff diff = ng::diff_conditions(with_shapes, one_sided, {});
   REQUIRE(find_row(diff, "manifest.seed") != nullptr);
   CHECK(find_row(diff, "manifest.seed")->matches);
   CHECK_FALSE(find_row(diff, "manifest.seed")->verified);
+  CHECK(diff.comparable());
+}
+
+// Evidence the pull request controls fails closed: a head captured at batch 8 without record_shapes and
+// with its neuron-gate.json removed passed (exit 0, latency -74.5%) against a base at batch 32, although
+// the same head code at batch 32 measured +34.8% (REGRESSION): 43 manifest rows and the inputs row were
+// "not verified" and did not block.
+TEST_CASE("what base records and head lacks blocks: manifest fields and input shapes") {
+  const ng::Fingerprint with_shapes = shapes({{"aten::pow", {"[[4, 512], []]"}}});
+  const ng::ConditionsDiff no_shapes = ng::diff_conditions(with_shapes, ng::Fingerprint{}, {});
+  const ng::ConditionRow* inputs = find_row(no_shapes, "inputs");
+  REQUIRE(inputs != nullptr);
+  CHECK_FALSE(inputs->matches);
+  CHECK(inputs->base == "shapes of 1 op");
+  CHECK(inputs->head == "none recorded");
+  CHECK(inputs->note.rfind("base recorded input shapes and head recorded none", 0) == 0);
+  CHECK_FALSE(no_shapes.comparable());
+  CHECK(ng::diff_conditions(with_shapes, ng::Fingerprint{}, {"inputs"}).comparable());
+
+  ng::Fingerprint base = with_shapes, head = with_shapes;
+  base.has_manifest = head.has_manifest = true;
+  base.values["manifest.intra_op_threads"] = "1";
+  base.values["manifest.operating_point"] = "bs32";
+  head.values["manifest.operating_point"] = "bs32";
+  const ng::ConditionsDiff field = ng::diff_conditions(base, head, {});
+  const ng::ConditionRow* threads = find_row(field, "manifest.intra_op_threads");
+  REQUIRE(threads != nullptr);
+  CHECK_FALSE(threads->matches);
+  CHECK(threads->head == "not recorded");
+  CHECK(threads->note.rfind("base's run manifest records this field and head's does not", 0) == 0);
+  CHECK_FALSE(field.comparable());
+  CHECK(ng::diff_conditions(base, head, {"manifest.intra_op_threads"}).comparable());
+
+  ng::Fingerprint no_manifest = with_shapes;  // head's neuron-gate.json removed
+  const ng::ConditionsDiff gone = ng::diff_conditions(base, no_manifest, {});
+  CHECK_FALSE(find_row(gone, "manifest.operating_point")->matches);
+  CHECK(find_row(gone, "manifest.operating_point")->note.rfind("head has no run manifest", 0) == 0);
+  CHECK_FALSE(gone.comparable());
+  CHECK(ng::diff_conditions(base, no_manifest, {"manifest"}).comparable());
+  // The workload's name stays informational on one side too.
+  base.values["manifest.workload"] = "step.py:step";
+  head.values["manifest.intra_op_threads"] = "1";
+  CHECK(ng::diff_conditions(base, head, {}).comparable());
 }
 
 TEST_SUITE_END();

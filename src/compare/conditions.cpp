@@ -264,7 +264,7 @@ namespace {
 void check_allowed_names(const std::vector<std::string>& allowed) {
   for (const std::string& name : allowed) {
     const bool known = std::find(condition_names().begin(), condition_names().end(), name) != condition_names().end() ||
-                       name.rfind("manifest.", 0) == 0;
+                       name == "manifest" || name.rfind("manifest.", 0) == 0;  // "manifest": every manifest field
     if (!known) {
       std::string message = "unknown condition \"" + name + "\"";
       if (auto suggestion = closest_word(name, condition_names())) {
@@ -288,11 +288,18 @@ std::vector<std::string> row_names(const Fingerprint& base, const Fingerprint& h
   return names;
 }
 
-// A value recorded on one side only: manifest fields, world_size and devices (e.g. deviceProperties
-// written by one Kineto version only) and a single known rank are shown, not verified.
-void accept_one_sided(ConditionRow& row) {
+// A value recorded on one side only: a manifest field head alone records (base's capture may predate it),
+// world_size and devices (e.g. deviceProperties written by one Kineto version only) and a single known rank
+// are shown, not verified. A manifest field base records and head lacks is not: head is the pull request's
+// evidence, and a head without its manifest (or with fields taken out) would otherwise pass unverified at
+// another operating point, thread count or grad mode (docs/decision-rule.md, fail closed).
+void accept_one_sided(ConditionRow& row, bool head_lacks) {
   const std::string& name = row.name;
-  if (name.rfind("manifest.", 0) == 0 || name == "world_size" || name == "devices") {
+  const bool manifest = name.rfind("manifest.", 0) == 0;
+  if (manifest && head_lacks && name != k_informational_field) {
+    return;  // stays a difference; difference_note says why
+  }
+  if (manifest || name == "world_size" || name == "devices") {
     row.matches = true;
     row.verified = false;
     row.note = "recorded on one side only: not verified";
@@ -306,6 +313,16 @@ void accept_one_sided(ConditionRow& row) {
 
 // Why a differing condition matters and what to do, for the row's note ("" where nothing is to add).
 std::string difference_note(const std::string& name, const Fingerprint& base, const Fingerprint& head) {
+  if (name.rfind("manifest.", 0) == 0 && !head.has_manifest) {
+    return "head has no run manifest (neuron-gate.json) while base's records this field: head's evidence must "
+           "state how it was captured; capture head with the same helper and settings, or accept the difference "
+           "with --allow-mismatch manifest";
+  }
+  if (name.rfind("manifest.", 0) == 0 && head.values.count(name) == 0) {
+    return "base's run manifest records this field and head's does not: head's evidence must state it too; "
+           "capture head with the same helper and settings, or accept the difference with --allow-mismatch " +
+           name;
+  }
   if (name.rfind("manifest.", 0) == 0) {
     return "the run manifests (neuron-gate.json) say the runs were made differently: profile both sides the "
            "same way, or accept the difference with --allow-mismatch " +
@@ -364,7 +381,7 @@ std::optional<ConditionRow> value_row(const std::string& name, const Fingerprint
                     ? neuron_core_selection_consistent(row.base) && neuron_core_selection_consistent(row.head)
                     : row.base == row.head;
   if (b == base.values.end() || h == head.values.end()) {
-    accept_one_sided(row);
+    accept_one_sided(row, h == head.values.end());
   }
   if (name == "neff_hashes" && !row.matches) {
     row.matches = true;  // a code change may recompile: stated, not refused (issue 37 item 3)

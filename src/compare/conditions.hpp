@@ -60,7 +60,7 @@ struct ConditionsDiff {
 };
 
 // Compares two fingerprints row by row. A condition known on one side only is a row that does not
-// match (except manifest fields: a field present on one side only is shown, as unverified, and does
+// match (except manifest fields: a field present in head only is shown, as unverified, and does
 // not block; "manifest.workload", a name, is shown and never blocks). "inputs" means the model's
 // inputs differ: when both sides' manifests list `inputs`, those rows decide and the inputs row only
 // says so; else, for an op on both sides and one number of arguments, lists of base missing in head

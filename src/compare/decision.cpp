@@ -63,6 +63,33 @@ std::optional<double> undecided_regression(const MetricComparison& m) {
   return worse && *worse >= undecided_bound(m) ? std::optional<double>(std::log(*worse)) : std::nullopt;
 }
 
+// An undecided gating metric whose estimate is within its bound but whose 90% CI reaches beyond it: a
+// regression beyond the threshold is not excluded, so it never passes (docs/decision-rule.md). Per op, the
+// CI's worse end of the shift must reach the floor, and an insignificant quantum-sized op's more than one
+// quantum, as undecided_regression() asks of the estimate; an insignificant change within one timer quantum
+// (within_resolution) reaches beyond only by the quantum its CI is widened by. Its log worse CI end (> 0);
+// nullopt otherwise.
+std::optional<double> regression_not_excluded(const MetricComparison& m) {
+  if (!m.gating || !undecided(m.verdict)) {
+    return std::nullopt;
+  }
+  const auto low = worse_ratio(m, m.ratio_low), high = worse_ratio(m, m.ratio_high);
+  if (!low || !high || std::max(*low, *high) <= undecided_bound(m) * (1.0 + k_bound_tolerance)) {
+    return std::nullopt;
+  }
+  if (per_op(m)) {
+    const double reach_us = m.shift_high.value_or(0.0);  // per-op time: lower is better
+    if (reach_us < m.floor_us) {
+      return std::nullopt;
+    }
+    if (!m.significant_worse &&
+        (m.why == VerdictReason::within_resolution || (quantum_sized(m) && reach_us <= *m.resolution))) {
+      return std::nullopt;  // the CI reaches beyond by the quantum it is widened by, not by evidence
+    }
+  }
+  return std::log(std::max(*low, *high));
+}
+
 // The NO DECISION for the worst undecided regression `m`: runs per side when its samples do not span enough
 // processes, else samples per side.
 NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t index) {
@@ -78,8 +105,9 @@ NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t 
 
 // NO DECISION (docs/decision-rule.md): a gating metric with incomplete data (head's alone first: the caller
 // makes that NOT COMPARABLE); else the worst undecided
-// gating metric whose estimate is worse than its bound (undecided_regression); else, when no gating
-// metric decided, the one lacking samples that changed most.
+// gating metric whose estimate is worse than its bound (undecided_regression); else the undecided gating
+// metric whose CI reaches furthest beyond its bound (regression_not_excluded), after the one lacking samples
+// that changed most when no gating metric decided (what would decide is then more samples).
 std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
   std::optional<NoDecision> incomplete;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
@@ -96,8 +124,8 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
   if (incomplete) {
     return incomplete;
   }
-  std::optional<std::size_t> worst, lacking;
-  std::optional<double> worst_change;
+  std::optional<std::size_t> worst, lacking, reaching;
+  std::optional<double> worst_change, widest_reach;
   double worst_size = 0;
   bool any_decided = false;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
@@ -117,6 +145,10 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
         worst_size = size;
       }
     }
+    if (const auto reach = regression_not_excluded(m); reach && (!reaching || *reach > *widest_reach)) {
+      reaching = i;
+      widest_reach = reach;
+    }
     // Of the metrics lacking samples, the headline names the one that changed most for the worse (an
     // improvement only when nothing got worse).
     const bool lack = m.verdict == Verdict::insufficient || m.why == VerdictReason::single_run;
@@ -131,6 +163,9 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
   if (!any_decided && lacking) {
     const NoDecisionCause cause = NoDecisionCause::too_few_samples;
     return NoDecision{cause, *lacking, samples_to_decide(metrics[*lacking], cause), {}, {}};
+  }
+  if (reaching) {
+    return NoDecision{NoDecisionCause::regression_not_excluded, *reaching, 0, {}, {}};
   }
   return std::nullopt;
 }
@@ -154,8 +189,10 @@ void escalate_to_per_op(Judgement& result) {
   }
 }
 
-// The replacement-group exception (docs/decision-rule.md): a REGRESSED self CPU op whose growth per step is
-// smaller than its replacement group's shrinkage (same class, point and rank) does not gate.
+// The replacement-group exception (docs/decision-rule.md): a self CPU op REGRESSED or undecided whose growth
+// per step is smaller than its replacement group's shrinkage (same class, point and rank) does not gate. The
+// undecided one too (monotone in evidence): else the same growth without significance made NO DECISION
+// where the REGRESSED one passed.
 void offset_by_replacement(std::vector<MetricComparison>& metrics) {
   std::vector<const MetricComparison*> groups;  // a few: one per class, point and rank at most
   for (const MetricComparison& m : metrics) {
@@ -165,8 +202,8 @@ void offset_by_replacement(std::vector<MetricComparison>& metrics) {
     }
   }
   for (MetricComparison& m : metrics) {
-    if (groups.empty() || m.verdict != Verdict::regressed || m.metric_class != MetricClass::self_cpu ||
-        m.scope != MetricScope::op || !m.shift || *m.shift <= 0) {
+    if (groups.empty() || (m.verdict != Verdict::regressed && !undecided(m.verdict)) ||
+        m.metric_class != MetricClass::self_cpu || m.scope != MetricScope::op || !m.shift || *m.shift <= 0) {
       continue;
     }
     for (const MetricComparison* group : groups) {

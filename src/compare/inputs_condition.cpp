@@ -124,6 +124,16 @@ ConditionRow inputs_row(const Fingerprint& base, const Fingerprint& head) {
     return row;
   }
   const InputComparison inputs = compare_inputs(base, head);
+  if (inputs.ops_compared == 0 && !base.input_shapes.empty() && head.input_shapes.empty()) {
+    // Base recorded shapes and head none: head's evidence (the pull request's) fails closed, else a head
+    // profiled without record_shapes at another batch size would pass unverified (docs/decision-rule.md).
+    row.base = "shapes of " + plural(base.input_shapes.size(), "op");
+    row.head = "none recorded";
+    row.matches = false;
+    row.note = "base recorded input shapes and head recorded none, so a change of the model's inputs would go "
+               "unseen: profile head with record_shapes=True as base was, or accept it with --allow-mismatch inputs";
+    return row;
+  }
   if (inputs.ops_compared == 0) {
     row.base = row.head = "unknown";
     row.verified = false;

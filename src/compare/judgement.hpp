@@ -102,8 +102,9 @@ struct MetricJudgement {
   // Per op, gate "auto", with end-to-end metrics present: gates as well when a gating end-to-end metric is
   // undecided (docs/decision-rule.md "Who gates"); decide() sets `gating` from it.
   bool gates_under_undecided_end_to_end = false;
-  // Self CPU op REGRESSED by less than the opposite change of its class's replacement group (same point and
-  // rank): shown REGRESSED, never gating (time moved out of the group's ops lands partly here).
+  // Self CPU op REGRESSED or undecided, grown by less than the opposite change of its class's replacement group
+  // (same point and rank): shown with its verdict, never gating (time moved out of the group's ops lands partly
+  // here).
   bool offset_by_replacement = false;
   // Per op: base's or head's median per step >= rules.material_share x base's reference (median step time for
   // self CPU, base's device time per step for device time; same rank), chosen before any test. Always
@@ -212,19 +213,21 @@ struct DecideOptions {
 
 // Why NO DECISION, and the metric a headline names.
 enum class NoDecisionCause {
-  too_few_samples,       // no gating metric decided; at least one is INSUFFICIENT (or a single run)
-  undecided_regression,  // an undecided gating metric (samples from >= k_processes_to_establish processes a
-                         // side) whose estimate is worse than its threshold
-  one_process,           // an undecided gating metric whose samples come from fewer processes a side, with an
-                         // estimate worse than (1 + threshold)(1 + between-run allowance); samples_needed is
-                         // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
-  data_incomplete,       // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
-                         // time (VerdictReason::data_incomplete); samples_needed is 0
-  head_data_incomplete,  // as data_incomplete, but only head's data are beyond the limit: evidence the PR controls
-                         // fails closed, so the outcome is NOT COMPARABLE (exit 3, "re-profile head")
-  device_time_missing,   // a side's device time is unknown (launches without device events, or device activity
-                         // captured but no device time in the profiles) and no device metric is left to judge
-                         // (DecideOptions::device_time_missing); `metric` is unused
+  too_few_samples,          // no gating metric decided; at least one is INSUFFICIENT (or a single run)
+  undecided_regression,     // an undecided gating metric (samples from >= k_processes_to_establish processes a
+                            // side) whose estimate is worse than its threshold
+  regression_not_excluded,  // an undecided gating metric whose estimate is within its bound but whose 90% CI
+                            // reaches beyond it (the CI straddles the threshold): never a pass; samples_needed 0
+  one_process,              // an undecided gating metric whose samples come from fewer processes a side, with an
+                            // estimate worse than (1 + threshold)(1 + between-run allowance); samples_needed is
+                            // then runs per side (k_processes_to_establish; k_min_runs_for_e2e_run_unit end to end)
+  data_incomplete,          // a gating metric is INCONCLUSIVE because screened events carry too much of a side's
+                            // time (VerdictReason::data_incomplete); samples_needed is 0
+  head_data_incomplete,     // as data_incomplete, but only head's data are beyond the limit: evidence the PR controls
+                            // fails closed, so the outcome is NOT COMPARABLE (exit 3, "re-profile head")
+  device_time_missing,      // a side's device time is unknown (launches without device events, or device activity
+                            // captured but no device time in the profiles) and no device metric is left to judge
+                            // (DecideOptions::device_time_missing); `metric` is unused
 };
 
 // Relative tolerance of every comparison of a CI end against a bound (noise, threshold): an end must clear

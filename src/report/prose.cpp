@@ -322,6 +322,17 @@ std::string no_decision_text(const Judgement& judgement) {
            "% between-run allowance), and not established across runs; " + "capture at least " +
            std::to_string(nd.samples_needed) + " runs per side (separate processes)";
   }
+  if (nd.cause == NoDecisionCause::regression_not_excluded) {
+    const bool widened = !across_runs(m) && m.run_allowance > 0;
+    const double bound = widened ? (1.0 + m.threshold) * (1.0 + m.run_allowance) - 1.0 : m.threshold;
+    return text + ": the 90% CI reaches beyond the " + format_percent(bound) +
+           (widened ? " that samples of " + std::to_string(m.base_processes) + " / " +
+                          std::to_string(m.head_processes) + " processes can pass"
+                    : std::string(" threshold")) +
+           ", so a regression of that size is not excluded (" + verdict_reason_text(m) +
+           "); narrow it with more runs per side (separate processes; has " + std::to_string(m.base_processes) + " / " +
+           std::to_string(m.head_processes) + ") or a quieter machine";
+  }
   if (nd.cause == NoDecisionCause::undecided_regression) {
     text += ": worse than the " + format_percent(m.threshold) + " threshold but not established (" +
             verdict_reason_text(m) + ")";

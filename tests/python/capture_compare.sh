@@ -5,6 +5,8 @@
 #   a head doing 3x the work per step (1 run a side)        -> regression      (exit 1, latency ~3x)
 #   base against the same code at another input shape        -> not comparable  (exit 3, from the manifest)
 #   base against the same code on 2 intra-op threads          -> not comparable  (exit 3, intra_op_threads)
+#   base against the other shape with head's manifest removed -> not comparable  (exit 3: head's evidence
+#                                                                fails closed; it passed unverified before)
 # Usage: capture_compare.sh NEURON_GATE_BINARY VENV_PYTHON WORK_DIR
 set -euo pipefail
 binary=$1
@@ -78,6 +80,8 @@ expect 0 compare-same "$binary" compare profiles/same/base profiles/same/head --
 expect 1 compare-slow "$binary" compare profiles/slow/base profiles/slow/head --no-git --json slow.json
 expect 3 compare-shape "$binary" compare profiles/slow/base profiles/shape/head --no-git --json shape.json
 expect 3 compare-threads "$binary" compare profiles/slow/base profiles/threads/head --no-git --json threads.json
+rm -rf profiles/no-manifest && cp -r profiles/shape/head profiles/no-manifest && rm profiles/no-manifest/neuron-gate.json
+expect 3 compare-no-manifest "$binary" compare profiles/slow/base profiles/no-manifest --no-git --json no-manifest.json
 
 # What the reports say, beyond the exit codes.
 "$python" - <<'PY'
@@ -128,4 +132,9 @@ print("shape: outcome %s, differing %s" % (shape["outcome"], sorted(differing)))
 differing = {c["name"]: (c["base"], c["head"]) for c in threads["conditions"] if not c["matches"]}
 assert differing == {"manifest.intra_op_threads": ("1", "2")}, differing
 print("threads: outcome %s, differing %s" % (threads["outcome"], sorted(differing)))
+
+differing = {c["name"]: (c["base"], c["head"]) for c in load("no-manifest.json")["conditions"] if not c["matches"]}
+assert differing["manifest.operating_point"] == ("rows32", "not recorded"), differing
+assert differing["manifest.intra_op_threads"] == ("1", "not recorded"), differing
+print("no-manifest: differing %d rows, all base's manifest fields" % len(differing))
 PY
