@@ -86,15 +86,24 @@ if [ -n "${NG_ARGS:-}" ]; then
   rm -f "$split"
 fi
 base_args=()
-if [[ "$NG_BASE" == git:*:@merge-base ]]; then
+if [[ "$NG_BASE" == git:* ]]; then
   # The baseline from the base's first parents only: a digest the PR stored for its own commits (custom
-  # refs are writable by every collaborator) must never be its baseline (docs/user-guide.md).
+  # refs are writable by every collaborator) must never be its baseline (docs/user-guide.md). PATH is
+  # read as neuron-gate reads it (input/git_source.cpp parse_git_spec: after the first ':' past "git:",
+  # leading "./" and trailing "/" dropped), so no spelling of @merge-base goes without the base commit;
+  # and the base commit is passed for every git: base (compare ignores it unless PATH is @merge-base).
+  base_path="${NG_BASE#git:}"
+  base_path="${base_path#*:}"
+  while [[ "$base_path" == ./* ]]; do base_path="${base_path#./}"; done
+  while [[ "$base_path" == */ ]]; do base_path="${base_path%/}"; done
   base_commit="${NG_BASE_COMMIT:-}"
-  [ -n "$base_commit" ] ||
+  [ -n "$base_commit" ] || [ "$base_path" != "@merge-base" ] ||
     config_error "a stored baseline (base $NG_BASE) needs input base-commit (the pull request's base commit, set by default on pull_request events)"
-  [[ "$base_commit" =~ ^[0-9A-Za-z._/-]+$ && "$base_commit" != -* ]] ||
-    config_error "input base-commit must be a commit or ref, not '$base_commit'"
-  base_args=(--base-commit "$base_commit")
+  if [ -n "$base_commit" ]; then
+    [[ "$base_commit" =~ ^[0-9A-Za-z._/-]+$ && "$base_commit" != -* ]] ||
+      config_error "input base-commit must be a commit or ref, not '$base_commit'"
+    base_args=(--base-commit "$base_commit")
+  fi
 fi
 rules=()
 if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then

@@ -380,6 +380,21 @@ WORKSPACE="$ws" run_action sb3 "$root/action.yml" "$tmp/event_pr_base.json" \
   --input comment=never --input fail-on=regression --input rules-ref= --input base-commit=
 check "a stored baseline without a base commit: a configuration error (exit 2)" equals "$(rc sb3)$(out sb3 verdict)" 2error
 check "which says why" contains "$tmp/sb3/stdout" "needs input base-commit"
+# Every spelling neuron-gate reads as @merge-base (a trailing "/", a leading "./"): the base commit is
+# required and passed, so the digest the PR stored for its own head (Areg) is never its baseline.
+for spelling in "@merge-base/" "./@merge-base"; do
+  case_name="sb-$(printf '%s' "$spelling" | tr -c 'a-z' '_')"
+  WORKSPACE="$ws" run_action "$case_name" "$root/action.yml" "$tmp/event_pr_base.json" \
+    --input "base=git:refs/neuron-gate/baselines/ex:$spelling" --input "head=$root/$examples/Areg" \
+    --input comment=never --input fail-on=regression --input rules-ref=
+  check "stored baseline spelled :$spelling vs Areg: the base commit's digest, regression (exit 1)" equals \
+    "$(rc "$case_name")$(out "$case_name" verdict)" 1regression
+  WORKSPACE="$ws" run_action "$case_name-nobase" "$root/action.yml" "$tmp/event_pr_base.json" \
+    --input "base=git:refs/neuron-gate/baselines/ex:$spelling" --input "head=$root/$examples/Areg" \
+    --input comment=never --input fail-on=regression --input rules-ref= --input base-commit=
+  check "stored baseline spelled :$spelling without a base commit: a configuration error (exit 2)" equals \
+    "$(rc "$case_name-nobase")$(out "$case_name-nobase" verdict)" 2error
+done
 
 echo "# the release binary: the one the action's committed release-pin names, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
