@@ -85,6 +85,15 @@ if [ -n "${NG_ARGS:-}" ]; then
   mapfile -d '' -t extra < "$split"
   rm -f "$split"
 fi
+if [ -n "${NG_RULES_REF:-}" ]; then
+  # Under rules-ref the rules are the trusted commit's (input rules, below): a rules file in args would be
+  # the checkout's, the pull request's own edit, and --rules-from would name a source that was not used.
+  for arg in "${extra[@]}"; do
+    case "$arg" in --rules | --rules=* | --rules-from | --rules-from=*)
+      config_error "input args must not hold ${arg%%=*} while rules-ref is set ($NG_RULES_REF): give the rules file as input rules, which is read at rules-ref" ;;
+    esac
+  done
+fi
 base_args=()
 if [[ "$NG_BASE" == git:* ]]; then
   # The baseline from the base's first parents only: a digest the PR stored for its own commits (custom

@@ -350,6 +350,17 @@ git -C "$ws" -c user.name=t -c user.email=t@t commit -qm "new rules file"
 rules_gate rr3 "$tmp/event_pr_base.json" --input rules=ci/gate-rules.json
 check "a rules file the base does not have: the compiled-in rules, regression" equals "$(rc rr3)$(out rr3 verdict)" 1regression
 check "with a warning" contains "$tmp/rr3/stdout" "::warning title=neuron-gate rules::ci/gate-rules.json does not exist at $base_commit"
+# The loosened file named in args instead of input rules: refused while rules-ref is set, in either form.
+for rules_arg in "--rules ci/gate-rules.json" "--rules=ci/gate-rules.json" "--rules-from 'the base commit'"; do
+  WORKSPACE="$ws" run_action rr-args "$root/action.yml" "$tmp/event_pr_base.json" --input "base=$root/$examples/A" \
+    --input "head=$root/$examples/Areg" --input comment=never --input fail-on=never --input "args=$rules_arg"
+  check "args '$rules_arg' under rules-ref: a configuration error (exit 2), not the checkout's rules" equals \
+    "$(rc rr-args)$(out rr-args verdict)$(grep -c 'must not hold --rules' "$tmp/rr-args/stdout")" 2error1
+done
+WORKSPACE="$ws" run_action rr-args2 "$root/action.yml" "$tmp/event_pr_base.json" --input "base=$root/$examples/A" \
+  --input "head=$root/$examples/Areg" --input comment=never --input fail-on=regression \
+  --input "args=--rules ci/gate-rules.json" --input rules-ref=
+check "args --rules with rules-ref empty (a trusted event): used as given" equals "$(rc rr-args2)$(out rr-args2 verdict)" 0pass
 rules_gate rr4 "$tmp/event_pr_base.json" --input "rules-ref=--upload-pack=evil"
 check "a rules-ref that is not a ref is a configuration error (exit 2)" equals "$(rc rr4)" 2
 
