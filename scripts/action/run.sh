@@ -36,13 +36,28 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
-# A configuration error: one ::error (the message escaped as workflow commands require: %, CR and LF, so an
-# input cannot start a command of its own), the outputs set to verdict error / exit code 2, exit 2.
+# $1 as workflow command data: %, CR and LF escaped as the runner requires, so a value in a message (an
+# input, a path) cannot end the command's line and start a command of its own.
+workflow_data() {
+  local data="${1//'%'/%25}"
+  data="${data//$'\r'/%0D}"
+  printf '%s' "${data//$'\n'/%0A}"
+}
+# Prints stdin (text holding inputs or another program's messages) to stdout with workflow commands off
+# (::stop-commands:: with a token made after the text was written), so no line of it is run as a command
+# (::error::, ::add-mask::, ::stop-commands:: of its own). Every line a script prints that is not its own
+# workflow command or neuron-gate's annotations file goes through here.
+log_data() {
+  local token
+  token="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  echo "::stop-commands::neuron-gate-$token"
+  cat
+  echo "::neuron-gate-$token::"
+}
+# A configuration error: one ::error (the message through workflow_data), the outputs set to verdict error /
+# exit code 2, exit 2.
 config_error() {
-  local message="${1//'%'/%25}"
-  message="${message//$'\r'/%0D}"
-  message="${message//$'\n'/%0A}"
-  echo "::error title=neuron-gate action::$message"
+  echo "::error title=neuron-gate action::$(workflow_data "$1")"
   local outputs=$'verdict=error\nexit-code=2\nregressions=0\nreport-markdown=\nreport-json=\nreport-html=\nreport-dir='
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
@@ -72,10 +87,14 @@ key_args=()
 command -v python3 >/dev/null 2>&1 || config_error "python3 is needed by the action's scripts"
 
 dir="${NG_REPORT_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/neuron-gate-report}"
+# The folder's path goes to $GITHUB_OUTPUT as name=value lines: a CR or LF in it would add outputs.
+[[ "$dir" != *[$'\r\n']* ]] || config_error "the report folder '$dir' has a line break in its path"
 mkdir -p "$dir" || config_error "cannot create the report folder '$dir'"
 dir="$(cd "$dir" && pwd)"
-# Only our own files: the folder may be one the user named.
-rm -f "$dir/report.md" "$dir/report.json" "$dir/annotations.txt" "$dir/comment.json" "$dir/neuron-gate.stderr"
+# Only our own files: the folder may be one the user named, or hold files of the pull request's checkout, so
+# each report output names a file this run wrote or nothing.
+rm -f "$dir/report.md" "$dir/report.json" "$dir/report.html" "$dir/annotations.txt" "$dir/comment.json" \
+  "$dir/neuron-gate.stderr"
 rm -rf "$dir/rules-at-ref"
 
 extra=()
@@ -134,11 +153,11 @@ if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then
       config_error "cannot read $NG_RULES at $commit"
     rules=(--rules "$dir/rules-at-ref/$(basename "$NG_RULES")" --rules-from "$NG_RULES at commit $commit")
     if [ -f "$NG_RULES" ] && ! cmp -s "$NG_RULES" "$dir/rules-at-ref/$(basename "$NG_RULES")"; then
-      echo "::notice title=neuron-gate rules::$NG_RULES differs from its version at $commit (rules-ref); that version is used, so a change to the rules takes effect once merged"
+      echo "::notice title=neuron-gate rules::$(workflow_data "$NG_RULES") differs from its version at $commit (rules-ref); that version is used, so a change to the rules takes effect once merged"
     fi
   else
     rules=(--rules-from "built-in rules: $NG_RULES does not exist at commit $commit")
-    echo "::warning title=neuron-gate rules::$NG_RULES does not exist at $commit (rules-ref); the compiled-in rules are used"
+    echo "::warning title=neuron-gate rules::$(workflow_data "$NG_RULES") does not exist at $commit (rules-ref); the compiled-in rules are used"
   fi
 elif [ -n "${NG_RULES:-}" ]; then
   rules=(--rules "$NG_RULES")
@@ -147,10 +166,12 @@ fi
 command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${base_args[@]}" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
               --json "$dir/report.json" --markdown "$dir/report.md" --html "$dir/report.html"
               --annotations "$dir/annotations.txt")
-echo "neuron-gate: ${command_line[*]}"
+# The command line holds the inputs, and neuron-gate's messages the names of files and ops (escaped by
+# neuron-gate, but a command-line parser's message quotes an argument as it is): data, never commands.
+printf 'neuron-gate: %s\n' "${command_line[*]}" | log_data
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
 code=$?
-cat "$dir/neuron-gate.stderr" >&2
+log_data < "$dir/neuron-gate.stderr" >&2
 
 if [ ! -s "$dir/report.md" ]; then
   json fallback-markdown "$dir/neuron-gate.stderr" "$code" "$dir/report.md"

@@ -590,6 +590,42 @@ check "and no Python traceback" equals "$(grep -c Traceback "$tmp/cfg1/stderr" "
 gate cfg2 "$pr_event" "$examples/A" "$examples/A2" "$(printf 'never\n::warning::injected')" never
 check "a configuration error cannot start a workflow command of its own (%0A)" equals \
   "$(grep -c '^::warning::injected' "$tmp/cfg2/stdout")$(rc cfg2)" "02"
+# Lines that a runner would run as workflow commands: those starting with "::" outside a ::stop-commands::
+# block of the same stream (stdout and stderr are read apart, so a block never spans both).
+live_commands() { # live_commands FILE
+  python3 - "$1" <<'PY'
+import sys
+token = None
+for line in open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n"):
+    if token is not None:
+        if line == f"::{token}::":
+            token = None
+    elif line.startswith("::stop-commands::"):
+        token = line[len("::stop-commands::"):]
+    elif line.startswith("::"):
+        print(line)
+PY
+}
+# An input with a line break (args a workflow builds from PR text): neuron-gate's command-line parser quotes
+# it unescaped on stderr and the action echoes its command line; neither line may run as a command.
+gate inj1 "$pr_event" "$examples/A" "$examples/A2" never never --input "$(printf 'args=--strict "x\n::add-mask::y\n::error::pwned"')"
+check "args with a line break: exit 2, the text is in the log" equals \
+  "$(rc inj1)$(out inj1 exit-code)$(cat "$tmp/inj1/stdout" "$tmp/inj1/stderr" | grep -c '^::error::pwned')" 022
+check "but no line of it is a live workflow command (stop-commands)" equals \
+  "$(live_commands "$tmp/inj1/stdout" | grep -c -e '^::error::pwned' -e '^::add-mask::')$(live_commands "$tmp/inj1/stderr" | grep -c -e '^::error::pwned' -e '^::add-mask::')" 00
+check "the action's own annotation stays live" equals "$(live_commands "$tmp/inj1/stdout" | grep -c '^::error title=neuron-gate%3A exit code 2')" 1
+gate inj2 "$pr_event" "$examples/A" "$examples/A2" never never --input "rules=$(printf 'x\n::error::pwned')" --input rules-ref=
+check "a rules path with a line break: no live command of its own" equals \
+  "$(live_commands "$tmp/inj2/stdout" | grep -c '^::error::pwned')$(live_commands "$tmp/inj2/stderr" | grep -c '^::error::pwned')" 00
+# The report folder's path goes to $GITHUB_OUTPUT as name=value lines.
+gate inj3 "$pr_event" "$examples/A" "$examples/A2" never never --input "report-dir=$(printf '%s\nverdict=pass' "$tmp/inj3-dir")"
+check "a report folder with a line break: a configuration error, no output of its own" equals \
+  "$(rc inj3)$(out inj3 verdict)$(grep -c '^verdict=pass' "$tmp/inj3/output")" 2error0
+# A report folder holding a report.html that this run did not write (the PR's checkout): not an output.
+mkdir -p "$tmp/stale-dir" && echo '<script>stale</script>' > "$tmp/stale-dir/report.html"
+gate stale1 "$pr_event" "$examples/A" "$examples/missing" never never --input "report-dir=$tmp/stale-dir"
+check "an input error with a stale report.html in report-dir: output report-html empty, the file gone" equals \
+  "$(rc stale1)$(out stale1 exit-code)/$(out stale1 report-html)/$([ -e "$tmp/stale-dir/report.html" ] && echo kept)" 02//
 
 echo "# operating points (docs/user-guide.md \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
