@@ -36,13 +36,28 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
-# A configuration error: one ::error (the message escaped as workflow commands require: %, CR and LF, so an
-# input cannot start a command of its own), the outputs set to verdict error / exit code 2, exit 2.
+# $1 as workflow command data: %, CR and LF escaped as the runner requires, so a value in a message (an
+# input, a path) cannot end the command's line and start a command of its own.
+workflow_data() {
+  local data="${1//'%'/%25}"
+  data="${data//$'\r'/%0D}"
+  printf '%s' "${data//$'\n'/%0A}"
+}
+# Prints stdin (text holding inputs or another program's messages) to stdout with workflow commands off
+# (::stop-commands:: with a token made after the text was written), so no line of it is run as a command
+# (::error::, ::add-mask::, ::stop-commands:: of its own). Every line a script prints that is not its own
+# workflow command or neuron-gate's annotations file goes through here.
+log_data() {
+  local token
+  token="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  echo "::stop-commands::neuron-gate-$token"
+  cat
+  echo "::neuron-gate-$token::"
+}
+# A configuration error: one ::error (the message through workflow_data), the outputs set to verdict error /
+# exit code 2, exit 2.
 config_error() {
-  local message="${1//'%'/%25}"
-  message="${message//$'\r'/%0D}"
-  message="${message//$'\n'/%0A}"
-  echo "::error title=neuron-gate action::$message"
+  echo "::error title=neuron-gate action::$(workflow_data "$1")"
   local outputs=$'verdict=error\nexit-code=2\nregressions=0\nreport-markdown=\nreport-json=\nreport-html=\nreport-dir='
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
@@ -72,10 +87,14 @@ key_args=()
 command -v python3 >/dev/null 2>&1 || config_error "python3 is needed by the action's scripts"
 
 dir="${NG_REPORT_DIR:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/neuron-gate-report}"
+# The folder's path goes to $GITHUB_OUTPUT as name=value lines: a CR or LF in it would add outputs.
+[[ "$dir" != *[$'\r\n']* ]] || config_error "the report folder '$dir' has a line break in its path"
 mkdir -p "$dir" || config_error "cannot create the report folder '$dir'"
 dir="$(cd "$dir" && pwd)"
-# Only our own files: the folder may be one the user named.
-rm -f "$dir/report.md" "$dir/report.json" "$dir/annotations.txt" "$dir/comment.json" "$dir/neuron-gate.stderr"
+# Only our own files: the folder may be one the user named, or hold files of the pull request's checkout, so
+# each report output names a file this run wrote or nothing.
+rm -f "$dir/report.md" "$dir/report.json" "$dir/report.html" "$dir/annotations.txt" "$dir/comment.json" \
+  "$dir/neuron-gate.stderr"
 rm -rf "$dir/rules-at-ref"
 
 extra=()
@@ -85,16 +104,34 @@ if [ -n "${NG_ARGS:-}" ]; then
   mapfile -d '' -t extra < "$split"
   rm -f "$split"
 fi
+if [ -n "${NG_RULES_REF:-}" ]; then
+  # Under rules-ref the rules are the trusted commit's (input rules, below): a rules file in args would be
+  # the checkout's, the pull request's own edit, and --rules-from would name a source that was not used.
+  for arg in "${extra[@]}"; do
+    case "$arg" in --rules | --rules=* | --rules-from | --rules-from=*)
+      config_error "input args must not hold ${arg%%=*} while rules-ref is set ($NG_RULES_REF): give the rules file as input rules, which is read at rules-ref" ;;
+    esac
+  done
+fi
 base_args=()
-if [[ "$NG_BASE" == git:*:@merge-base ]]; then
+if [[ "$NG_BASE" == git:* ]]; then
   # The baseline from the base's first parents only: a digest the PR stored for its own commits (custom
-  # refs are writable by every collaborator) must never be its baseline (docs/user-guide.md).
+  # refs are writable by every collaborator) must never be its baseline (docs/user-guide.md). PATH is
+  # read as neuron-gate reads it (input/git_source.cpp parse_git_spec: after the first ':' past "git:",
+  # leading "./" and trailing "/" dropped), so no spelling of @merge-base goes without the base commit;
+  # and the base commit is passed for every git: base (compare ignores it unless PATH is @merge-base).
+  base_path="${NG_BASE#git:}"
+  base_path="${base_path#*:}"
+  while [[ "$base_path" == ./* ]]; do base_path="${base_path#./}"; done
+  while [[ "$base_path" == */ ]]; do base_path="${base_path%/}"; done
   base_commit="${NG_BASE_COMMIT:-}"
-  [ -n "$base_commit" ] ||
+  [ -n "$base_commit" ] || [ "$base_path" != "@merge-base" ] ||
     config_error "a stored baseline (base $NG_BASE) needs input base-commit (the pull request's base commit, set by default on pull_request events)"
-  [[ "$base_commit" =~ ^[0-9A-Za-z._/-]+$ && "$base_commit" != -* ]] ||
-    config_error "input base-commit must be a commit or ref, not '$base_commit'"
-  base_args=(--base-commit "$base_commit")
+  if [ -n "$base_commit" ]; then
+    [[ "$base_commit" =~ ^[0-9A-Za-z._/-]+$ && "$base_commit" != -* ]] ||
+      config_error "input base-commit must be a commit or ref, not '$base_commit'"
+    base_args=(--base-commit "$base_commit")
+  fi
 fi
 rules=()
 if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then
@@ -116,11 +153,11 @@ if [ -n "${NG_RULES:-}" ] && [ -n "${NG_RULES_REF:-}" ]; then
       config_error "cannot read $NG_RULES at $commit"
     rules=(--rules "$dir/rules-at-ref/$(basename "$NG_RULES")" --rules-from "$NG_RULES at commit $commit")
     if [ -f "$NG_RULES" ] && ! cmp -s "$NG_RULES" "$dir/rules-at-ref/$(basename "$NG_RULES")"; then
-      echo "::notice title=neuron-gate rules::$NG_RULES differs from its version at $commit (rules-ref); that version is used, so a change to the rules takes effect once merged"
+      echo "::notice title=neuron-gate rules::$(workflow_data "$NG_RULES") differs from its version at $commit (rules-ref); that version is used, so a change to the rules takes effect once merged"
     fi
   else
     rules=(--rules-from "built-in rules: $NG_RULES does not exist at commit $commit")
-    echo "::warning title=neuron-gate rules::$NG_RULES does not exist at $commit (rules-ref); the compiled-in rules are used"
+    echo "::warning title=neuron-gate rules::$(workflow_data "$NG_RULES") does not exist at $commit (rules-ref); the compiled-in rules are used"
   fi
 elif [ -n "${NG_RULES:-}" ]; then
   rules=(--rules "$NG_RULES")
@@ -129,10 +166,12 @@ fi
 command_line=("$NG_BINARY" compare "$NG_BASE" "$NG_HEAD" "${base_args[@]}" "${rules[@]}" "${extra[@]}" "${key_args[@]}"
               --json "$dir/report.json" --markdown "$dir/report.md" --html "$dir/report.html"
               --annotations "$dir/annotations.txt")
-echo "neuron-gate: ${command_line[*]}"
+# The command line holds the inputs, and neuron-gate's messages the names of files and ops (escaped by
+# neuron-gate, but a command-line parser's message quotes an argument as it is): data, never commands.
+printf 'neuron-gate: %s\n' "${command_line[*]}" | log_data
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
 code=$?
-cat "$dir/neuron-gate.stderr" >&2
+log_data < "$dir/neuron-gate.stderr" >&2
 
 if [ ! -s "$dir/report.md" ]; then
   json fallback-markdown "$dir/neuron-gate.stderr" "$code" "$dir/report.md"

@@ -350,6 +350,17 @@ git -C "$ws" -c user.name=t -c user.email=t@t commit -qm "new rules file"
 rules_gate rr3 "$tmp/event_pr_base.json" --input rules=ci/gate-rules.json
 check "a rules file the base does not have: the compiled-in rules, regression" equals "$(rc rr3)$(out rr3 verdict)" 1regression
 check "with a warning" contains "$tmp/rr3/stdout" "::warning title=neuron-gate rules::ci/gate-rules.json does not exist at $base_commit"
+# The loosened file named in args instead of input rules: refused while rules-ref is set, in either form.
+for rules_arg in "--rules ci/gate-rules.json" "--rules=ci/gate-rules.json" "--rules-from 'the base commit'"; do
+  WORKSPACE="$ws" run_action rr-args "$root/action.yml" "$tmp/event_pr_base.json" --input "base=$root/$examples/A" \
+    --input "head=$root/$examples/Areg" --input comment=never --input fail-on=never --input "args=$rules_arg"
+  check "args '$rules_arg' under rules-ref: a configuration error (exit 2), not the checkout's rules" equals \
+    "$(rc rr-args)$(out rr-args verdict)$(grep -c 'must not hold --rules' "$tmp/rr-args/stdout")" 2error1
+done
+WORKSPACE="$ws" run_action rr-args2 "$root/action.yml" "$tmp/event_pr_base.json" --input "base=$root/$examples/A" \
+  --input "head=$root/$examples/Areg" --input comment=never --input fail-on=regression \
+  --input "args=--rules ci/gate-rules.json" --input rules-ref=
+check "args --rules with rules-ref empty (a trusted event): used as given" equals "$(rc rr-args2)$(out rr-args2 verdict)" 0pass
 rules_gate rr4 "$tmp/event_pr_base.json" --input "rules-ref=--upload-pack=evil"
 check "a rules-ref that is not a ref is a configuration error (exit 2)" equals "$(rc rr4)" 2
 
@@ -380,6 +391,21 @@ WORKSPACE="$ws" run_action sb3 "$root/action.yml" "$tmp/event_pr_base.json" \
   --input comment=never --input fail-on=regression --input rules-ref= --input base-commit=
 check "a stored baseline without a base commit: a configuration error (exit 2)" equals "$(rc sb3)$(out sb3 verdict)" 2error
 check "which says why" contains "$tmp/sb3/stdout" "needs input base-commit"
+# Every spelling neuron-gate reads as @merge-base (a trailing "/", a leading "./"): the base commit is
+# required and passed, so the digest the PR stored for its own head (Areg) is never its baseline.
+for spelling in "@merge-base/" "./@merge-base"; do
+  case_name="sb-$(printf '%s' "$spelling" | tr -c 'a-z' '_')"
+  WORKSPACE="$ws" run_action "$case_name" "$root/action.yml" "$tmp/event_pr_base.json" \
+    --input "base=git:refs/neuron-gate/baselines/ex:$spelling" --input "head=$root/$examples/Areg" \
+    --input comment=never --input fail-on=regression --input rules-ref=
+  check "stored baseline spelled :$spelling vs Areg: the base commit's digest, regression (exit 1)" equals \
+    "$(rc "$case_name")$(out "$case_name" verdict)" 1regression
+  WORKSPACE="$ws" run_action "$case_name-nobase" "$root/action.yml" "$tmp/event_pr_base.json" \
+    --input "base=git:refs/neuron-gate/baselines/ex:$spelling" --input "head=$root/$examples/Areg" \
+    --input comment=never --input fail-on=regression --input rules-ref= --input base-commit=
+  check "stored baseline spelled :$spelling without a base commit: a configuration error (exit 2)" equals \
+    "$(rc "$case_name-nobase")$(out "$case_name-nobase" verdict)" 2error
+done
 
 echo "# the release binary: the one the action's committed release-pin names, checksum verified (stub release on 127.0.0.1)"
 arch="$(uname -m)"
@@ -564,6 +590,42 @@ check "and no Python traceback" equals "$(grep -c Traceback "$tmp/cfg1/stderr" "
 gate cfg2 "$pr_event" "$examples/A" "$examples/A2" "$(printf 'never\n::warning::injected')" never
 check "a configuration error cannot start a workflow command of its own (%0A)" equals \
   "$(grep -c '^::warning::injected' "$tmp/cfg2/stdout")$(rc cfg2)" "02"
+# Lines that a runner would run as workflow commands: those starting with "::" outside a ::stop-commands::
+# block of the same stream (stdout and stderr are read apart, so a block never spans both).
+live_commands() { # live_commands FILE
+  python3 - "$1" <<'PY'
+import sys
+token = None
+for line in open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n"):
+    if token is not None:
+        if line == f"::{token}::":
+            token = None
+    elif line.startswith("::stop-commands::"):
+        token = line[len("::stop-commands::"):]
+    elif line.startswith("::"):
+        print(line)
+PY
+}
+# An input with a line break (args a workflow builds from PR text): neuron-gate's command-line parser quotes
+# it unescaped on stderr and the action echoes its command line; neither line may run as a command.
+gate inj1 "$pr_event" "$examples/A" "$examples/A2" never never --input "$(printf 'args=--strict "x\n::add-mask::y\n::error::pwned"')"
+check "args with a line break: exit 2, the text is in the log" equals \
+  "$(rc inj1)$(out inj1 exit-code)$(cat "$tmp/inj1/stdout" "$tmp/inj1/stderr" | grep -c '^::error::pwned')" 022
+check "but no line of it is a live workflow command (stop-commands)" equals \
+  "$(live_commands "$tmp/inj1/stdout" | grep -c -e '^::error::pwned' -e '^::add-mask::')$(live_commands "$tmp/inj1/stderr" | grep -c -e '^::error::pwned' -e '^::add-mask::')" 00
+check "the action's own annotation stays live" equals "$(live_commands "$tmp/inj1/stdout" | grep -c '^::error title=neuron-gate%3A exit code 2')" 1
+gate inj2 "$pr_event" "$examples/A" "$examples/A2" never never --input "rules=$(printf 'x\n::error::pwned')" --input rules-ref=
+check "a rules path with a line break: no live command of its own" equals \
+  "$(live_commands "$tmp/inj2/stdout" | grep -c '^::error::pwned')$(live_commands "$tmp/inj2/stderr" | grep -c '^::error::pwned')" 00
+# The report folder's path goes to $GITHUB_OUTPUT as name=value lines.
+gate inj3 "$pr_event" "$examples/A" "$examples/A2" never never --input "report-dir=$(printf '%s\nverdict=pass' "$tmp/inj3-dir")"
+check "a report folder with a line break: a configuration error, no output of its own" equals \
+  "$(rc inj3)$(out inj3 verdict)$(grep -c '^verdict=pass' "$tmp/inj3/output")" 2error0
+# A report folder holding a report.html that this run did not write (the PR's checkout): not an output.
+mkdir -p "$tmp/stale-dir" && echo '<script>stale</script>' > "$tmp/stale-dir/report.html"
+gate stale1 "$pr_event" "$examples/A" "$examples/missing" never never --input "report-dir=$tmp/stale-dir"
+check "an input error with a stale report.html in report-dir: output report-html empty, the file gone" equals \
+  "$(rc stale1)$(out stale1 exit-code)/$(out stale1 report-html)/$([ -e "$tmp/stale-dir/report.html" ] && echo kept)" 02//
 
 echo "# operating points (docs/user-guide.md \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
