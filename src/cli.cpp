@@ -3,6 +3,7 @@
 #include "build_info.hpp"
 #include "commands/commands.hpp"
 #include "compare/rule_set.hpp"
+#include "report/escape.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 #include "util/parallel.hpp"
@@ -404,8 +405,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     app.parse(args);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error, out, err);
-    return code == 0 ? 0 : 2;
+    if (error.get_exit_code() == 0) {  // --help, --version
+      return app.exit(error, out, err) == 0 ? 0 : 2;
+    }
+    // CLI11 quotes arguments as given: sanitized like every other message (no control character, no line a
+    // data string starts, so no workflow command in a CI log).
+    err << escape_terminal(error.what()) << "\nRun with --help for more information.\n";
+    return 2;
   }
 
   set_worker_threads(threads);

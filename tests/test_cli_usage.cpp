@@ -107,6 +107,21 @@ TEST_CASE("a bad --unit is a usage error before any file is read") {
   CHECK(has(missing.err, "nonexistent"));
 }
 
+TEST_CASE("a usage error quoting an argument cannot start a line or a workflow command") {
+  // CLI11 quotes the argument as given; a PR-controlled `args` could hold "\n::error::..." (issue 42's
+  // Action review).
+  const CliResult r = run({"compare", "a", "b", "--threads", "x\n::add-mask::y\n::error::pwned\x1b[31m"});
+  CHECK(r.exit_code == 2);
+  CHECK(has(r.err, "--threads"));
+  CHECK(has(r.err, "Run with --help for more information.\n"));
+  CHECK_FALSE(has(r.err, "\n::"));
+  CHECK_FALSE(has(r.err, "\x1b"));
+  CHECK(r.err.rfind("::", 0) != 0);
+  // An ordinary usage error reads as CLI11 wrote it.
+  CHECK(run({"compare", "a", "b", "--threads", "x"}).err ==
+        "--threads: Value x not in range 1 to 256\nRun with --help for more information.\n");
+}
+
 TEST_CASE("a limit variable that is not a positive whole number is a usage error, not the default in silence") {
   for (const char* value : {"abc", "0", "-1", " 3", "1e6"}) {
     CAPTURE(value);
