@@ -3,7 +3,6 @@
 #include "build_info.hpp"
 #include "commands/commands.hpp"
 #include "compare/rule_set.hpp"
-#include "report/escape.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 #include "util/parallel.hpp"
@@ -364,6 +363,17 @@ int report_error(std::ostream& err) {
   return 2;
 }
 
+// --help and --version (exit 0) as CLI11 writes them; a usage error (exit 2) sanitized like every other
+// message: CLI11 quotes arguments as given (no control character, no line a data string starts, so no
+// workflow command in a CI log).
+int parse_failure(const CLI::App& app, const CLI::ParseError& error, std::ostream& out, std::ostream& err) {
+  if (error.get_exit_code() == 0) {
+    return app.exit(error, out, err) == 0 ? 0 : 2;
+  }
+  err << terminal_text(error.what()) << "\nRun with --help for more information.\n";
+  return 2;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -405,13 +415,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     app.parse(args);
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) {  // --help, --version
-      return app.exit(error, out, err) == 0 ? 0 : 2;
-    }
-    // CLI11 quotes arguments as given: sanitized like every other message (no control character, no line a
-    // data string starts, so no workflow command in a CI log).
-    err << escape_terminal(error.what()) << "\nRun with --help for more information.\n";
-    return 2;
+    return parse_failure(app, error, out, err);
   }
 
   set_worker_threads(threads);
