@@ -81,7 +81,7 @@ std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) 
   try {
     trace.events.reserve(static_cast<std::size_t>(source.size_hint() / 40));
     trace.flows.reserve(static_cast<std::size_t>(source.size_hint() / 40));  // the same bound, for flow points
-    advise_huge_pages(trace.events);
+    advise_huge_pages(trace.events, true);  // a trace's first events (flows may never come)
     advise_huge_pages(trace.flows);
   } catch (const std::exception&) {
     // the address space refused a reservation that large: grow as usual

@@ -14,11 +14,12 @@
 
 namespace neuron_gate {
 
-// Advises huge pages for the whole 2 MiB pages inside `vector`'s capacity, and faults in the 4 KiB pages
-// before the first of them (filled first, up to 2 MiB) with one call instead of one fault each; for a
-// capacity holding no whole huge page, nothing. A hint, never an error (MADV_POPULATE_WRITE: Linux 5.14).
+// Advises huge pages for the whole 2 MiB pages inside `vector`'s capacity; with `fault_in_head`, also faults
+// in the 4 KiB pages before the first of them (filled first, up to 2 MiB) with one call instead of one fault
+// each, for an array sure to fill them (the head then costs memory at once). For a capacity holding no whole
+// huge page, nothing. A hint, never an error (MADV_POPULATE_WRITE: Linux 5.14).
 template <typename T>
-void advise_huge_pages(const std::vector<T>& vector) {
+void advise_huge_pages(const std::vector<T>& vector, bool fault_in_head = false) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t k_huge = std::uintptr_t{2} << 20;
   constexpr std::uintptr_t k_page = std::uintptr_t{4} << 10;
@@ -30,13 +31,14 @@ void advise_huge_pages(const std::vector<T>& vector) {
     madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 #if defined(MADV_POPULATE_WRITE)
     const std::uintptr_t head = begin & ~(k_page - 1);
-    if (first > head) {
+    if (fault_in_head && first > head) {
       madvise(reinterpret_cast<void*>(head), first - head, MADV_POPULATE_WRITE);
     }
 #endif
   }
 #else
   (void)vector;
+  (void)fault_in_head;
 #endif
 }
 
