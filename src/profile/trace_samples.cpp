@@ -24,9 +24,9 @@ class OpKeys {
  public:
   OpKeys(const RawTrace& trace, bool by_shape) : m_trace(trace), m_by_shape(by_shape) {
     m_name_row.resize(trace.names.size());
-    std::unordered_map<std::string, std::uint32_t> rows;
+    std::unordered_map<std::string_view, std::uint32_t> rows;
     for (std::size_t i = 0; i < trace.names.size(); ++i) {
-      const std::string& name = is_step_name(trace.names[i]) ? k_steps_row : trace.names[i];
+      const std::string_view name = is_step_name(trace.names[i]) ? k_steps_row : std::string_view(trace.names[i]);
       const auto [found, inserted] = rows.emplace(name, static_cast<std::uint32_t>(m_row_names.size()));
       if (inserted) {
         m_row_names.push_back(name);
@@ -44,6 +44,11 @@ class OpKeys {
     if (last != k_no_key && m_key_parts[last].second == shapes) {
       return last;
     }
+    if (!m_by_shape) {  // one key a row: `last` is the row's key once made (no map of every key)
+      m_key_parts.push_back({row, 0});
+      last = static_cast<std::uint32_t>(m_key_parts.size() - 1);
+      return last;
+    }
     const std::uint64_t packed = (static_cast<std::uint64_t>(row) << 32) | shapes;
     const auto [found, inserted] = m_keys.emplace(packed, static_cast<std::uint32_t>(m_key_parts.size()));
     if (inserted) {
@@ -54,12 +59,12 @@ class OpKeys {
   }
 
   // The row name of an event ("ProfilerStep*" for ProfilerStep#N).
-  const std::string& row_name(std::uint32_t name_id) const { return m_row_names[m_name_row[name_id]]; }
+  std::string_view row_name(std::uint32_t name_id) const { return m_row_names[m_name_row[name_id]]; }
 
   // "name", or with by_shape and recorded shapes "name <Input Dims> <Input type>" (see trace_samples.hpp).
   std::string text(std::uint32_t key) const {
     const auto [row, shapes] = m_key_parts[key];
-    std::string text = m_row_names[row];
+    std::string text(m_row_names[row]);
     if (shapes != 0) {
       const ShapeText& shape = m_trace.shapes[shapes];
       text += ' ';
@@ -75,13 +80,13 @@ class OpKeys {
   std::size_t size() const { return m_key_parts.size(); }
 
  private:
-  inline static const std::string k_steps_row = "ProfilerStep*";
+  static constexpr std::string_view k_steps_row = "ProfilerStep*";
   const RawTrace& m_trace;
   bool m_by_shape;
   std::vector<std::uint32_t> m_name_row;
-  std::vector<std::string> m_row_names;
+  std::vector<std::string_view> m_row_names;  // views of m_trace.names (which outlive the keys) or k_steps_row
   static constexpr std::uint32_t k_no_key = 0xffffffff;
-  std::unordered_map<std::uint64_t, std::uint32_t> m_keys;
+  std::unordered_map<std::uint64_t, std::uint32_t> m_keys;           // (row, shapes id) -> key; by_shape only
   std::vector<std::uint32_t> m_row_last_key;                         // by row: the key its last event had
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_key_parts;  // (row, shapes id)
 };
@@ -435,7 +440,7 @@ class SampleBuilder {
     for (const std::uint64_t pair : m_row_shapes) {
       const auto name_id = static_cast<std::uint32_t>(pair >> 32);
       const auto shapes_id = static_cast<std::uint32_t>(pair & 0xFFFFFFFFu);
-      samples.input_shapes[m_keys.row_name(name_id)].insert(m_trace.shapes[shapes_id].dims);
+      samples.input_shapes[std::string(m_keys.row_name(name_id))].insert(m_trace.shapes[shapes_id].dims);
     }
     for (const auto& [key, self] : m_most_negative) {
       const auto [found, inserted] = samples.problems.negative_self_time.emplace(m_keys.text(key), self);
