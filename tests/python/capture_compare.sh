@@ -117,7 +117,9 @@ print("same: outcome %s, latency ratio %.3f (%s)" % (same["outcome"], latency["r
 
 latency = metric(slow, "latency")
 assert latency["verdict"] == "REGRESSED" and latency["gating"], latency
-assert 2.0 < latency["ratio"] < 6.0, latency  # 3x the work, in separate processes on a shared machine
+# 3x the maths per step; the per-call overhead does not triple, and a shared machine moves it: 1.94 was seen
+# in a fresh clone's CI run, ~2.5-3 on a quiet machine.
+assert 1.5 < latency["ratio"] < 6.0, latency
 throughput = metric(slow, "throughput")
 assert throughput["unit"] == "samples/s" and throughput["verdict"] == "REGRESSED", throughput
 print("slow: outcome %s, latency ratio %.3f, throughput ratio %.3f" % (slow["outcome"], latency["ratio"],
