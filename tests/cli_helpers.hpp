@@ -2,6 +2,7 @@
 // Helpers for tests that run the command line in process.
 
 #include "cli.hpp"
+#include "test_files.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -51,16 +52,6 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
-// A fresh scratch folder under the system temp folder. The process id is in its name: ctest -j runs
-// each test case as a process of its own, and cases that share a name must not remove each other's files.
-inline std::filesystem::path scratch(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("neuron-gate-test-" + std::to_string(::getpid()) + "-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 // The conditions row of a JSON report with this name, or null.
 inline nlohmann::json condition(const nlohmann::json& report, const std::string& name) {
   for (const nlohmann::json& row : report["conditions"]) {
@@ -80,6 +71,24 @@ inline nlohmann::json find_metric(const nlohmann::json& report, const std::strin
     }
   }
   return nullptr;
+}
+
+// A comparison run in process and the JSON report it wrote (null when it wrote none).
+struct Compared {
+  CliResult result;
+  nlohmann::json report;
+};
+
+// `neuron-gate compare BASE HEAD --no-git --json FILE EXTRA...`, FILE in a scratch folder.
+inline Compared compare_json(const std::string& base, const std::string& head, std::vector<std::string> extra = {}) {
+  const std::string json_path = (scratch("compare-json") / "report.json").string();
+  std::vector<std::string> args{"compare", base, head, "--no-git", "--json", json_path};
+  args.insert(args.end(), extra.begin(), extra.end());
+  Compared compared{run(args), nullptr};
+  if (std::filesystem::exists(json_path)) {
+    compared.report = nlohmann::json::parse(read_text(json_path));
+  }
+  return compared;
 }
 
 }  // namespace neuron_gate::testing

@@ -4,6 +4,8 @@
 
 #include "profile/op_keys.hpp"
 
+#include <doctest/doctest.h>
+
 #include <map>
 #include <string>
 
@@ -29,6 +31,13 @@ inline KeyedStep keyed(const TraceSamples& trace, const StepSample& step) {
                    step.device_kernels,
                    step.unattributed_device_ns,
                    step.unattributed_by_category};
+}
+
+// The values of op `key` in `step`; fails the test when the step has no such op.
+inline OpValues op(const KeyedStep& step, const std::string& key) {
+  const auto found = step.ops.find(key);
+  REQUIRE_MESSAGE(found != step.ops.end(), "no op '" << key << "' in " << step.name);
+  return found->second;
 }
 
 }  // namespace neuron_gate

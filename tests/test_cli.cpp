@@ -17,30 +17,8 @@ using nlohmann::json;
 
 TEST_SUITE_BEGIN("cli::compare");
 
-namespace {
-
-struct Compared {
-  CliResult result;
-  json report;
-};
-
-Compared compare(const std::string& base, const std::string& head, std::vector<std::string> extra = {}) {
-  const auto dir = scratch("compare");
-  const std::string json_path = (dir / "report.json").string();
-  std::vector<std::string> args{"compare", base, head, "--json", json_path, "--no-git"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  Compared compared;
-  compared.result = run(args);
-  if (std::filesystem::exists(json_path)) {
-    compared.report = json::parse(read_text(json_path));
-  }
-  return compared;
-}
-
-}  // namespace
-
 TEST_CASE("A vs A2 (same code, independent runs) passes") {
-  const Compared c = compare(example("A"), example("A2"));
+  const Compared c = compare_json(example("A"), example("A2"));
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 0);
   CHECK(c.report["outcome"] == "PASS");
@@ -53,7 +31,7 @@ TEST_CASE("A vs A2 (same code, independent runs) passes") {
 }
 
 TEST_CASE("A vs Areg (a second pow+mean per step) regresses and names aten::pow and aten::mean") {
-  const Compared c = compare(example("A"), example("Areg"));
+  const Compared c = compare_json(example("A"), example("Areg"));
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 1);
   const json latency = find_metric(c.report, "end_to_end", "latency");
@@ -71,7 +49,7 @@ TEST_CASE("A vs Areg (a second pow+mean per step) regresses and names aten::pow 
 }
 
 TEST_CASE("A vs A_sched (two steps per trace) is not comparable and names the schedule") {
-  const Compared c = compare(example("A"), example("A_sched"));
+  const Compared c = compare_json(example("A"), example("A_sched"));
   CHECK(c.result.exit_code == 3);
   CHECK(c.report["outcome"] == "NOT COMPARABLE");
   bool schedule_differs = false;
@@ -88,13 +66,13 @@ TEST_CASE("A vs A_sched (two steps per trace) is not comparable and names the sc
 }
 
 TEST_CASE("--allow-mismatch schedule accepts the different schedule") {
-  const Compared c = compare(example("A"), example("A_sched"), {"--allow-mismatch", "schedule"});
+  const Compared c = compare_json(example("A"), example("A_sched"), {"--allow-mismatch", "schedule"});
   CHECK(c.result.exit_code != 3);
   CHECK(c.result.exit_code != 2);
 }
 
 TEST_CASE("A vs B (layer_norm instead of separate ops) regresses ~1.47x and reports the replacement") {
-  const Compared c = compare(example("A"), example("B"));
+  const Compared c = compare_json(example("A"), example("B"));
   CHECK(c.result.exit_code == 1);
   const json latency = find_metric(c.report, "end_to_end", "latency");
   CHECK(latency["verdict"] == "REGRESSED");
@@ -123,7 +101,7 @@ TEST_CASE("A vs B (layer_norm instead of separate ops) regresses ~1.47x and repo
 }
 
 TEST_CASE("A vs C (scripted, latency within ±1%) passes and still reports the per-op changes") {
-  const Compared c = compare(example("A"), example("C"));
+  const Compared c = compare_json(example("A"), example("C"));
   CHECK(c.result.exit_code == 0);
   const json latency = find_metric(c.report, "end_to_end", "latency");
   CHECK(latency["verdict"] == "EQUIVALENT");
@@ -138,7 +116,7 @@ TEST_CASE("A vs C (scripted, latency within ±1%) passes and still reports the p
 }
 
 TEST_CASE("K1 -> K2 (ResNet50 captured twice, no end-to-end file) passes and says what it could not decide") {
-  const Compared c = compare(data("corpus/K1"), data("corpus/K2"));
+  const Compared c = compare_json(data("corpus/K1"), data("corpus/K2"));
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 0);
   REQUIRE(c.report.is_object());
@@ -162,7 +140,7 @@ TEST_CASE("every file in bad-inputs gets the outcome expected.json states") {
     const json& outcome = item.value();
     CAPTURE(file);
     const std::string path = data("bad-inputs/" + file);
-    const Compared c = compare(path, path);
+    const Compared c = compare_json(path, path);
     CHECK(c.result.exit_code == outcome["exit"].get<int>());
     const std::string said = c.result.out + c.result.err;
     const json says = outcome.value("says", json::array());
@@ -309,7 +287,7 @@ TEST_CASE("TorchNeuron layout: two identical captures are comparable and pass") 
   const fs::path head_capture = make_neuron_side(dir / "head", {{5151}}).front();
   // Issue 37 item 3: device activity was captured (the manifest's neuron_config, NTFF files) but the
   // trace.json holds CPU events only, as TorchNeuron writes it: the device's time is unknown, never a pass.
-  const Compared unknown = compare((dir / "base").string(), (dir / "head").string());
+  const Compared unknown = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(unknown.result.out);
   CHECK(unknown.result.exit_code == 0);
   CHECK(unknown.report["outcome"] == "NO DECISION");
@@ -320,7 +298,7 @@ TEST_CASE("TorchNeuron layout: two identical captures are comparable and pass") 
   for (const fs::path& capture : {base_capture, head_capture}) {
     write_text(capture / "summary.json", R"({"total_time": 0.0123, "total_active_time": 0.0111})");
   }
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 0);
@@ -369,7 +347,7 @@ TEST_CASE("TorchNeuron layout: every sign of captured device activity without de
         fs::remove(capture / "profile_nc_0_session_0.ntff");
       }
     }
-    const Compared c = compare((dir / "base").string(), (dir / "head").string());
+    const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
     CAPTURE(one.sign);
     CAPTURE(c.result.out);
     CHECK(c.result.exit_code == 0);
@@ -391,7 +369,7 @@ TEST_CASE("TorchNeuron layout: NeuronCores selected but not traced are a conditi
   for (const char* side : {"base", "head"}) {
     add_device_summary(make_neuron_side(dir / side, {{4242}}, manifest_json("torch.compile", "1")).front());
   }
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 3);  // the manifest selects NeuronCore 1, the NTFF is core 0's
   const json row = condition(c.report, "neuron_core_selection");
@@ -404,7 +382,7 @@ TEST_CASE("TorchNeuron layout: NeuronCores selected but not traced are a conditi
   for (const char* side : {"base", "head"}) {
     add_device_summary(make_neuron_side(wide / side, {{4242}}, manifest_json("torch.compile", "0-3")).front());
   }
-  const Compared w = compare((wide / "base").string(), (wide / "head").string());
+  const Compared w = compare_json((wide / "base").string(), (wide / "head").string());
   CHECK(w.result.exit_code == 0);
   CHECK(condition(w.report, "neuron_core_selection")["base"] == "NeuronCores 0 of 0-3 selected");
   CHECK(condition(w.report, "neuron_core_selection")["matches"] == true);
@@ -416,7 +394,7 @@ TEST_CASE("TorchNeuron layout: a recompiled executable is stated in the conditio
   const fs::path head = make_neuron_side(dir / "head", {{5151}}).front();
   add_device_summary(head);
   fs::rename(head / "neff_395760075800974_vnc_0.neff", head / "neff_111_vnc_0.neff");
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 0);
   CHECK(c.report["outcome"] == "PASS");
@@ -434,7 +412,7 @@ TEST_CASE("TorchNeuron layout: head without its NEFF is not comparable and names
   make_neuron_side(dir / "base", {{4242}});
   const fs::path head_capture = make_neuron_side(dir / "head", {{5151}}).front();
   fs::remove(head_capture / "neff_395760075800974_vnc_0.neff");
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 3);
   CHECK(c.report["outcome"] == "NOT COMPARABLE");
@@ -458,7 +436,7 @@ TEST_CASE("TorchNeuron layout: a 0-byte NTFF is not comparable and is named") {
   make_neuron_side(dir / "base", {{4242}});
   const fs::path head_capture = make_neuron_side(dir / "head", {{5151}}).front();
   write_text(head_capture / "profile_nc_0_session_0.ntff", "");
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 3);
   const std::string head = condition(c.report, "artifacts")["head"];
@@ -474,7 +452,7 @@ TEST_CASE("TorchNeuron layout: different capture_enabled_for_nc in the manifests
   const fs::path dir = scratch("neuron-cores");
   make_neuron_side(dir / "base", {{4242}}, manifest_json("torch.compile", "0"));
   make_neuron_side(dir / "head", {{5151}}, manifest_json("torch.compile", "0,1"));
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 3);
   const json row = condition(c.report, "manifest.neuron_config.capture_enabled_for_nc");
@@ -492,7 +470,7 @@ TEST_CASE("TorchNeuron layout: profiles that differ only in compilation_path are
   const fs::path dir = scratch("neuron-compilation-path");
   make_neuron_side(dir / "base", {{4242}}, manifest_json("eager"));
   make_neuron_side(dir / "head", {{5151}}, manifest_json("torch.compile"));
-  const Compared refused = compare((dir / "base").string(), (dir / "head").string());
+  const Compared refused = compare_json((dir / "base").string(), (dir / "head").string());
   CHECK(refused.result.exit_code == 3);
   std::vector<std::string> differing;
   for (const json& row : refused.report["conditions"]) {
@@ -504,7 +482,7 @@ TEST_CASE("TorchNeuron layout: profiles that differ only in compilation_path are
   CHECK(contains(refused.result.out, "`manifest.compilation_path` (base: eager; head: torch.compile)"));
 
   const Compared accepted =
-      compare((dir / "base").string(), (dir / "head").string(), {"--allow-mismatch", "manifest.compilation_path"});
+      compare_json((dir / "base").string(), (dir / "head").string(), {"--allow-mismatch", "manifest.compilation_path"});
   CAPTURE(accepted.result.err);
   CHECK(accepted.result.exit_code == 0);
   const json row = condition(accepted.report, "manifest.compilation_path");
@@ -527,7 +505,7 @@ TEST_CASE("TorchNeuron layout: two ranks per side are compared rank to rank and 
   // Ranks from distributedInfo.rank (process folders say none); head's rank 1 is 1.5x slower in aten::mm.
   make_neuron_side(dir / "base", {{4242, 100.0, 0}, {4243, 100.0, 1}});
   make_neuron_side(dir / "head", {{5151, 100.0, 0}, {5152, 150.0, 1}});
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CAPTURE(c.result.out);
   // One capture (process) per rank and side: self CPU +50% is not established across runs and lies beyond
@@ -563,7 +541,7 @@ TEST_CASE("TorchNeuron layout: distributedInfo.rank decides the rank over the fo
   // Head's pid order is the reverse of its ranks: the slow trace (pid 5151) says rank 1.
   make_neuron_side(dir / "base", {{4242, 100.0, 0}, {4243, 100.0, 1}});
   make_neuron_side(dir / "head", {{5151, 150.0, 1}, {5152, 100.0, 0}});
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.out);
   CHECK(c.result.exit_code == 0);  // one process per rank: NO DECISION (see above), naming rank 1
   CHECK(contains(c.result.out, "NO DECISION · `aten::mm [rank 1]` (self CPU) +48.7%"));
@@ -574,7 +552,7 @@ TEST_CASE("TorchNeuron layout: a different number of ranks is not comparable") {
   const fs::path dir = scratch("neuron-rank-count");
   make_neuron_side(dir / "base", {{4242, 100.0, 0}, {4243, 100.0, 1}});
   make_neuron_side(dir / "head", {{5151, 100.0, 0}});
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CHECK(c.result.exit_code == 3);
   const json row = condition(c.report, "ranks");
   REQUIRE(row.is_object());
@@ -762,7 +740,7 @@ TEST_CASE("Google Benchmark with repetitions: head 20% slower regresses and name
   const std::filesystem::path dir = scratch("gbench");
   write_input(dir / "base" / "bench.json", google_benchmark_json("BM_Infer/512", 10, 250.0));
   write_input(dir / "head" / "bench.json", google_benchmark_json("BM_Infer/512", 10, 300.0));
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 1);
   CHECK(c.report["outcome"] == "REGRESSION");
@@ -786,7 +764,7 @@ TEST_CASE("hyperfine with two commands, both sides equal: one metric per command
   const std::vector<std::string> commands{"python infer.py --seq 512", "python infer.py --seq 1024"};
   write_input(dir / "base" / "timings.json", hyperfine_json(commands, 10, 2.4));
   write_input(dir / "head" / "timings.json", hyperfine_json(commands, 10, 2.4));
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 0);
   CHECK(c.report["outcome"] == "PASS");
@@ -815,7 +793,7 @@ TEST_CASE("Neuron summaries, head device total_time 10% slower: REGRESSED and th
   const std::filesystem::path dir = scratch("neuron-summary");
   write_neuron_side(dir / "base", 8, 0.0170);
   write_neuron_side(dir / "head", 8, 0.0187);
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 1);
   const json total = find_metric(c.report, "end_to_end", "device total_time");
@@ -851,7 +829,7 @@ TEST_CASE("device total_time does not gate beside the application's own end-to-e
   write_neuron_side(dir / "head", 8, 0.0187);
   std::filesystem::copy_file(example("A") + "/e2e.json", dir / "base" / "e2e.json");
   std::filesystem::copy_file(example("A2") + "/e2e.json", dir / "head" / "e2e.json");
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 0);
   const json total = find_metric(c.report, "end_to_end", "device total_time");
@@ -868,7 +846,7 @@ TEST_CASE("a Neuron summary with NaN: the field is skipped with a warning, never
   write_neuron_side(dir / "base", 6, 0.0170);
   write_neuron_side(dir / "head", 6, 0.0170);
   write_input(dir / "head" / "exec-5.json", neuron_summary_json("0.0171", "NaN", 0.0094));
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CAPTURE(c.result.err);
   CHECK(c.result.exit_code == 0);
   const json active = find_metric(c.report, "end_to_end", "device total_active_time");
@@ -904,7 +882,7 @@ TEST_CASE("unknown JSON is listed as ignored with its reason in inspect and in t
   CHECK(has_text(inspect.out, "- `timings.json` ("));
   CHECK(has_text(inspect.out, " bytes): hyperfine JSON (1 metric)"));
 
-  const Compared c = compare((dir / "base").string(), (dir / "head").string());
+  const Compared c = compare_json((dir / "base").string(), (dir / "head").string());
   CHECK(c.result.exit_code == 0);
   CHECK(has_text(c.result.out, "1 files read, 1 ignored") == false);
   CHECK(has_text(c.result.out, "2 files read, 2 ignored"));
@@ -1056,7 +1034,7 @@ TEST_CASE("compare --unit run and --unit step: A vs Areg regresses and A vs A2 p
     for (const std::vector<std::string>& rules : {std::vector<std::string>{}, {"--rules", per_op_gate_rules()}}) {
       std::vector<std::string> extra{"--unit", unit};
       extra.insert(extra.end(), rules.begin(), rules.end());
-      const Compared regression = compare(example("A"), example("Areg"), extra);
+      const Compared regression = compare_json(example("A"), example("Areg"), extra);
       CAPTURE(regression.result.err);
       // With the latency deciding, Areg regresses; with per-op gating alone too (issues 12 and 14): its
       // extra work is in ops whose calls per step change (STRUCTURAL, judged through the replacement
@@ -1071,7 +1049,7 @@ TEST_CASE("compare --unit run and --unit step: A vs Areg regresses and A vs A2 p
       REQUIRE(group.is_object());
       CHECK(group["verdict"] == "REGRESSED");
       CHECK(group["ratio"].get<double>() == doctest::Approx(unit == "run" ? 1.4221 : 1.4286).epsilon(1e-3));
-      const Compared same = compare(example("A"), example("A2"), extra);
+      const Compared same = compare_json(example("A"), example("A2"), extra);
       CAPTURE(same.result.err);
       CHECK(same.result.exit_code == 0);
     }
@@ -1083,9 +1061,10 @@ TEST_CASE("compare --unit run and --unit step: A vs Areg regresses and A vs A2 p
 TEST_CASE("the rules key unit sets the unit and --unit overrides it") {
   const auto path = scratch("unit-rules") / "rules.json";
   std::ofstream(path) << R"({"unit": "run"})";
-  CHECK(compare(example("A"), example("A2"), {"--rules", path.string()}).report["rules"]["unit"] == "run");
-  CHECK(compare(example("A"), example("A2"), {"--rules", path.string(), "--unit", "step"}).report["rules"]["unit"] ==
-        "step");
+  CHECK(compare_json(example("A"), example("A2"), {"--rules", path.string()}).report["rules"]["unit"] == "run");
+  CHECK(
+      compare_json(example("A"), example("A2"), {"--rules", path.string(), "--unit", "step"}).report["rules"]["unit"] ==
+      "step");
   std::ofstream(path) << R"({"unit": "runs"})";
   const CliResult bad = run({"compare", example("A"), example("A2"), "--rules", path.string()});
   CHECK(bad.exit_code == 2);
@@ -1093,8 +1072,8 @@ TEST_CASE("the rules key unit sets the unit and --unit overrides it") {
 }
 
 TEST_CASE("the report's rules block is the rules applied after --unit, hashed as applied") {
-  const Compared by_step = compare(example("A"), example("A2"), {"--unit", "step"});
-  const Compared by_run = compare(example("A"), example("A2"), {"--unit", "run"});
+  const Compared by_step = compare_json(example("A"), example("A2"), {"--unit", "step"});
+  const Compared by_run = compare_json(example("A"), example("A2"), {"--unit", "run"});
   CHECK(by_step.report["rules"]["unit"] == "step");
   CHECK(by_run.report["rules"]["unit"] == "run");
   // Same rules file, different rules applied: different hashes, each the hash of the applied rules.
@@ -1107,7 +1086,7 @@ TEST_CASE("the report's rules block is the rules applied after --unit, hashed as
 }
 
 TEST_CASE("compare warns when a gating threshold sits below the noise within base") {
-  const Compared c = compare(example("A"), example("A2"), {"--rules", per_op_gate_rules()});
+  const Compared c = compare_json(example("A"), example("A2"), {"--rules", per_op_gate_rules()});
   REQUIRE(c.result.exit_code == 0);
   std::string warning;
   for (const json& line : c.report["open_hypotheses"]) {
@@ -1121,8 +1100,8 @@ TEST_CASE("compare warns when a gating threshold sits below the noise within bas
   CHECK(has_text(warning, "`aten::pow` self CPU threshold 5%, noise 25%"));
   CHECK(has_text(warning, "`all ops` self CPU threshold 5%, noise 13.3%"));
   // Default rules: the end-to-end latency decides, and its threshold is above its noise.
-  Compared defaults = compare(example("A"), example("A2"));  // a named object: a range-for over a
-                                                             // temporary's member used it after free
+  Compared defaults = compare_json(example("A"), example("A2"));  // a named object: a range-for over a
+                                                                  // temporary's member used it after free
   for (const json& line : defaults.report["open_hypotheses"]) {
     CHECK(line.get<std::string>().find("threshold below the noise") == std::string::npos);
   }
@@ -1173,7 +1152,7 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   // One trace of A and one of Areg: every gating per-op metric has 1 vs 1 samples.
   const std::string base = example("A/run-10/vm_4489.1796188477455.pt.trace.json");
   const std::string head = example("Areg/run-10/vm_4574.1796188479450.pt.trace.json");
-  const Compared c = compare(base, head);
+  const Compared c = compare_json(base, head);
   CHECK(c.result.exit_code == 0);
   CHECK(c.report["verdict"] == "no-decision");
   CHECK(c.report["outcome"] == "NO DECISION");
@@ -1186,7 +1165,7 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   const CliResult markdown = run({"compare", base, head, "--no-git"});
   CHECK(markdown.exit_code == 0);
   CHECK(markdown.out.rfind("## ⚠️ NO DECISION · ", 0) == 0);
-  const Compared strict = compare(base, head, {"--strict"});
+  const Compared strict = compare_json(base, head, {"--strict"});
   CHECK(strict.result.exit_code == 4);
   CHECK(strict.report["verdict"] == "no-decision");
   CHECK(strict.report["exit_code"] == 4);
@@ -1262,7 +1241,7 @@ TEST_CASE("head regrouped into fewer processes than base is NOT COMPARABLE, not 
     metric["samples"] = samples;
   }
   write_text(dir / "one" / "e2e.json", e2e.dump());
-  const Compared one = compare(example("A"), (dir / "one").string());
+  const Compared one = compare_json(example("A"), (dir / "one").string());
   CAPTURE(one.result.out);
   CHECK(one.result.exit_code == 3);
   const json row = condition(one.report, "processes");
@@ -1273,9 +1252,9 @@ TEST_CASE("head regrouped into fewer processes than base is NOT COMPARABLE, not 
   // Only the e2e runs merged: still fewer processes end to end.
   fs::copy(areg, dir / "e2e-merged", fs::copy_options::recursive);
   write_text(dir / "e2e-merged" / "e2e.json", e2e.dump());
-  CHECK(compare(example("A"), (dir / "e2e-merged").string()).result.exit_code == 3);
+  CHECK(compare_json(example("A"), (dir / "e2e-merged").string()).result.exit_code == 3);
   // More processes in head than in base is more evidence, not a difference that blocks.
-  const Compared more = compare((dir / "one").string(), example("Areg"));
+  const Compared more = compare_json((dir / "one").string(), example("Areg"));
   CAPTURE(more.result.out);
   CHECK(condition(more.report, "processes")["matches"] == true);
   CHECK(more.result.exit_code != 3);
@@ -1290,7 +1269,7 @@ TEST_CASE("head flipping an end-to-end metric's direction is NOT COMPARABLE") {
     metric["better"] = "higher";
   }
   write_text(dir / "head" / "e2e.json", e2e.dump());
-  const Compared c = compare(example("A"), (dir / "head").string());
+  const Compared c = compare_json(example("A"), (dir / "head").string());
   CHECK(c.result.exit_code == 3);
   const json row = condition(c.report, "end_to_end_metrics");
   CHECK(row["base"] == "latency (ms)");

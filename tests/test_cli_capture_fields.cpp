@@ -21,11 +21,6 @@ TEST_SUITE_BEGIN("cli::capture_fields");
 
 namespace {
 
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 // 6 runs of 8 samples around `median` ms (a spread of +-3.5%, the same in every run).
 std::string runs_of(double median) {
   std::ostringstream text;
@@ -65,20 +60,10 @@ std::string side(const fs::path& dir, const std::string& e2e_text, const std::st
   return dir.string();
 }
 
-struct Compared {
-  CliResult result;
-  json report;
-};
-
+// compare_json with the Markdown report on stdout.
 Compared compare(const std::string& base, const std::string& head, std::vector<std::string> extra = {}) {
-  const fs::path out = scratch("capture-fields-report") / "report.json";
-  std::vector<std::string> args{"compare", base, head, "--json", out.string(), "--no-git", "--format", "markdown"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  Compared c{run(args), json()};
-  if (fs::exists(out)) {
-    c.report = json::parse(read_text(out.string()));
-  }
-  return c;
+  extra.insert(extra.begin(), {"--format", "markdown"});
+  return compare_json(base, head, extra);
 }
 
 }  // namespace

@@ -19,11 +19,6 @@ TEST_SUITE_BEGIN("cli::cost");
 
 namespace {
 
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 // e2e.json with latency (ms) and throughput (samples/s): throughput first..first+20 (21 samples, median
 // first+10), latency 1000/throughput ms.
 std::string e2e_json(int first) {
@@ -48,16 +43,6 @@ std::string side(const fs::path& dir, int first, const std::string& price) {
   write_file(dir / "e2e.json", e2e_json(first));
   write_file(dir / "neuron-gate.json", manifest(price));
   return dir.string();
-}
-
-json compare_json(const std::string& base, const std::string& head, std::vector<std::string> extra, int& exit_code) {
-  const fs::path out = scratch("cost-report") / "report.json";
-  std::vector<std::string> args{"compare", base, head, "--json", out.string(), "--no-git", "--quiet"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  const CliResult result = run(args);
-  exit_code = result.exit_code;
-  INFO(result.err);
-  return fs::exists(out) ? json::parse(read_text(out.string())) : json();
 }
 
 json metric(const json& report, const std::string& name) {
@@ -98,9 +83,9 @@ TEST_CASE("price_per_hour in the manifest and the rules is validated") {
 
 TEST_CASE("compare: head with more throughput has a lower cost, per sample from throughput") {
   const fs::path dir = scratch("cost-more-throughput");
-  int exit_code = -1;
-  const json report = compare_json(side(dir / "base", 1990, "3.6"), side(dir / "head", 2490, "3.6"), {}, exit_code);
-  CHECK(exit_code == 0);
+  const Compared report_run = compare_json(side(dir / "base", 1990, "3.6"), side(dir / "head", 2490, "3.6"));
+  CHECK(report_run.result.exit_code == 0);
+  const json& report = report_run.report;
   const json cost = metric(report, "cost");
   REQUIRE(cost.is_object());
   CHECK(cost["unit"] == "USD/1M samples");
@@ -122,11 +107,11 @@ TEST_CASE("compare: head with more throughput has a lower cost, per sample from 
 
 TEST_CASE("compare: prices that differ are shown, not a condition — each side's cost uses its own price") {
   const fs::path dir = scratch("cost-price-differs");
-  int exit_code = -1;
   const std::string base = side(dir / "base", 1990, "3.6");
   const std::string head = side(dir / "head", 1990, "7.2");
-  const json report = compare_json(base, head, {}, exit_code);
-  CHECK(exit_code == 1);  // same throughput at twice the price: cost regressed
+  const Compared report_run = compare_json(base, head);
+  CHECK(report_run.result.exit_code == 1);  // same throughput at twice the price: cost regressed
+  const json& report = report_run.report;
   const json cost = metric(report, "cost");
   CHECK(cost["head"]["median"].get<double>() == doctest::Approx(1.0).epsilon(1e-12));
   CHECK(cost["verdict"] == "REGRESSED");
@@ -144,16 +129,17 @@ TEST_CASE("compare: prices that differ are shown, not a condition — each side'
   // The rules' price applies to both sides: the same throughput then costs the same.
   const fs::path rules = dir / "rules.json";
   write_file(rules, R"({"price_per_hour": 3.6})");
-  const json one_price = compare_json(base, head, {"--rules", rules.string()}, exit_code);
-  CHECK(exit_code == 0);
+  const Compared one_price_run = compare_json(base, head, {"--rules", rules.string()});
+  CHECK(one_price_run.result.exit_code == 0);
+  const json& one_price = one_price_run.report;
   CHECK(metric(one_price, "cost")["head"]["median"].get<double>() == doctest::Approx(0.5).epsilon(1e-12));
 }
 
 TEST_CASE("compare: a price on one side only gives no cost and says why") {
   const fs::path dir = scratch("cost-one-side");
-  int exit_code = -1;
-  const json report = compare_json(side(dir / "base", 1990, "3.6"), side(dir / "head", 2490, ""), {}, exit_code);
-  CHECK(exit_code == 0);
+  const Compared report_run = compare_json(side(dir / "base", 1990, "3.6"), side(dir / "head", 2490, ""));
+  CHECK(report_run.result.exit_code == 0);
+  const json& report = report_run.report;
   CHECK(metric(report, "cost").is_null());
   CHECK(report.dump().find("price_per_hour is given for base only") != std::string::npos);
 }
@@ -173,8 +159,8 @@ TEST_CASE("compare: an explicit cost metric in e2e.json is compared as given, no
             samples + "]}]}\n");
     write_file(dir / name / "neuron-gate.json", manifest("3.6"));
   }
-  int exit_code = -1;
-  const json report = compare_json((dir / "base").string(), (dir / "head").string(), {}, exit_code);
+  const Compared report_run = compare_json((dir / "base").string(), (dir / "head").string());
+  const json& report = report_run.report;
   std::size_t costs = 0;
   for (const json& m : report["metrics"]) {
     costs += m["name"] == "cost" ? 1U : 0U;

@@ -20,18 +20,8 @@ std::string fixture(const std::string& side) {
   return data("formats/explorer-trace-" + side + ".json");
 }
 
-struct Compared {
-  CliResult result;
-  nlohmann::json report;
-};
-
 Compared compare_files(const std::string& base, const std::string& head) {
-  const auto dir = scratch("explorer-" + base + "-" + head);
-  Compared c;
-  c.result = run({"compare", fixture(base), fixture(head), "--no-git", "--json", (dir / "r.json").string(), "--format",
-                  "terminal"});
-  c.report = nlohmann::json::parse(read_text((dir / "r.json").string()));
-  return c;
+  return compare_json(fixture(base), fixture(head), {"--format", "terminal"});
 }
 
 }  // namespace

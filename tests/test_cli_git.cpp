@@ -58,14 +58,14 @@ struct ExampleRepo {
   }
 };
 
-struct Compared {
+struct GitCompared {
   CliResult result;
   std::string markdown;
   json report;
 };
 
-Compared compare(const std::string& base, const std::string& head, const fs::path& out,
-                 std::vector<std::string> extra = {}) {
+GitCompared compare(const std::string& base, const std::string& head, const fs::path& out,
+                    std::vector<std::string> extra = {}) {
   fs::create_directories(out);
   std::vector<std::string> args{"compare",    base,
                                 head,         "--no-git",
@@ -73,7 +73,7 @@ Compared compare(const std::string& base, const std::string& head, const fs::pat
                                 "--markdown", (out / "r.md").string(),
                                 "--json",     (out / "r.json").string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  Compared compared;
+  GitCompared compared;
   compared.result = run(args);
   if (fs::exists(out / "r.json")) {
     compared.markdown = read_text((out / "r.md").string());
@@ -87,9 +87,9 @@ Compared compare(const std::string& base, const std::string& head, const fs::pat
 TEST_CASE("git:REF:PATH sides give the report the folders give (A vs Areg: regression)") {
   const ExampleRepo example_repo("git-same");
   const fs::path out = example_repo.dir.parent_path();
-  const Compared from_git =
+  const GitCompared from_git =
       compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "git", {"--repo", example_repo.dir.string()});
-  const Compared from_folders = compare(example("A"), example("Areg"), out / "dir");
+  const GitCompared from_folders = compare(example("A"), example("Areg"), out / "dir");
   INFO(from_git.result.err);
   REQUIRE(from_git.result.exit_code == 1);
   REQUIRE(from_folders.result.exit_code == 1);
@@ -110,9 +110,9 @@ TEST_CASE("git:REF:PATH sides give the report the folders give (A vs Areg: regre
 TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the current directory's repository") {
   const ExampleRepo example_repo("git-gz");
   const fs::path out = example_repo.dir.parent_path();
-  const Compared from_folders = compare(example("A"), example("Areg"), out / "dir");
-  const Compared gz = compare("git:main:perf/Agz/", "git:" + example_repo.commit + ":perf/Areg", out / "gz",
-                              {"--repo", example_repo.dir.string()});
+  const GitCompared from_folders = compare(example("A"), example("Areg"), out / "dir");
+  const GitCompared gz = compare("git:main:perf/Agz/", "git:" + example_repo.commit + ":perf/Areg", out / "gz",
+                                 {"--repo", example_repo.dir.string()});
   INFO(gz.result.err);
   REQUIRE(gz.result.exit_code == 1);
   CHECK(gz.report["verdict"] == from_folders.report["verdict"]);
@@ -129,7 +129,7 @@ TEST_CASE("git: gzipped blobs, a branch name and a commit id as REF, and the cur
   fs::create_directories(example_repo.dir / "sub");
   const fs::path before = fs::current_path();
   fs::current_path(example_repo.dir / "sub");
-  const Compared found = compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "cwd");
+  const GitCompared found = compare("git:HEAD:perf/A", "git:HEAD:perf/Areg", out / "cwd");
   fs::current_path(before);
   INFO(found.result.err);
   CHECK(found.result.exit_code == 1);
@@ -273,7 +273,8 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
   const fs::path out = dir.parent_path();
   const std::string repo_arg = dir.string();
 
-  const Compared diverged = compare("git:main:perf/A", "git:feature:perf/A2", out / "diverged", {"--repo", repo_arg});
+  const GitCompared diverged =
+      compare("git:main:perf/A", "git:feature:perf/A2", out / "diverged", {"--repo", repo_arg});
   INFO(diverged.result.err);
   REQUIRE(diverged.result.exit_code == 0);
   // compare() passes --no-git: the git state is left out, as before.
@@ -282,7 +283,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
 
   const auto with_git = [&](const std::string& base, const std::string& head, const std::string& name) {
     fs::create_directories(out / name);
-    Compared compared;
+    GitCompared compared;
     compared.result = run({"compare", base, head, "--repo", repo_arg, "--today", "2026-12-01", "--json",
                            (out / name / "r.json").string(), "--markdown", (out / name / "r.md").string(), "--html",
                            (out / name / "r.html").string()});
@@ -292,7 +293,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
     }
     return compared;
   };
-  const Compared wrong = with_git("git:main:perf/A", "git:feature:perf/A2", "wrong");
+  const GitCompared wrong = with_git("git:main:perf/A", "git:feature:perf/A2", "wrong");
   INFO(wrong.result.err);
   REQUIRE(wrong.result.exit_code == 0);
   const std::string text = hypotheses(wrong.report);
@@ -309,7 +310,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
   CHECK(side_commit(wrong.report, "head")["commit"] == feature);
 
   // Base at the merge base itself (an ancestor): no warning.
-  const Compared right = with_git("git:" + root + ":perf/A", "git:feature:perf/A2", "right");
+  const GitCompared right = with_git("git:" + root + ":perf/A", "git:feature:perf/A2", "right");
   REQUIRE(right.result.exit_code == 0);
   CHECK(hypotheses(right.report).find("not an ancestor") == std::string::npos);
   CHECK(side_commit(right.report, "base")["branch"] == nullptr);  // a commit id is no branch
@@ -319,7 +320,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
   // manifest's commit is what base profiled, and root is an ancestor of feature: no warning.
   repo.copy_folder(example("A"), "disk/A");
   repo.write("disk/A/neuron-gate.json", "{\"schema\": \"neuron-gate.manifest/1\", \"commit\": \"" + root + "\"}");
-  const Compared manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "manifest");
+  const GitCompared manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "manifest");
   INFO(manifest.result.err);
   REQUIRE(manifest.result.exit_code == 0);
   CHECK(hypotheses(manifest.report).find("not an ancestor") == std::string::npos);
@@ -335,7 +336,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
                                "`; run manifest commit `" + root + "`") != std::string::npos);
   // The same folder without the manifest's commit: the repository's commit main2 is what base profiled.
   repo.write("disk/A/neuron-gate.json", "{\"schema\": \"neuron-gate.manifest/1\"}");
-  const Compared no_manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "no-manifest");
+  const GitCompared no_manifest = with_git((dir / "disk/A").string(), "git:feature:perf/A2", "no-manifest");
   REQUIRE(no_manifest.result.exit_code == 0);
   CHECK(hypotheses(no_manifest.report)
             .find("base profiled commit `" + main2.substr(0, 12) + "`, head `" + feature.substr(0, 12) +
@@ -345,7 +346,7 @@ TEST_CASE("base not an ancestor of head: an open hypothesis naming the merge bas
   // Head: a folder in a work tree with a changed tracked file (dirty); base: clean, from the object database.
   repo.copy_folder(example("A2"), "disk/A2");
   repo.write("README", "changed\n");
-  const Compared dirty = with_git("git:main:perf/A", (dir / "disk/A2").string(), "dirty");
+  const GitCompared dirty = with_git("git:main:perf/A", (dir / "disk/A2").string(), "dirty");
   INFO(dirty.result.err);
   REQUIRE(dirty.result.exit_code == 0);
   CHECK(side_commit(dirty.report, "base")["dirty"] == false);

@@ -46,8 +46,8 @@ TEST_CASE("compare writes Markdown, JSON, HTML and JUnit XML together, each whol
   const std::string junit = read_text((dir / "r.xml").string());
   CHECK(junit.find("<testcase name=\"latency (end-to-end)\"") != std::string::npos);
   CHECK(junit.find("<failure") != std::string::npos);
-  const auto json = nlohmann::json::parse(read_text((dir / "r.json").string()));
-  CHECK(json["outcome"] == "REGRESSION");
+  const auto report = nlohmann::json::parse(read_text((dir / "r.json").string()));
+  CHECK(report["outcome"] == "REGRESSION");
 }
 
 // A fall is undecided with the detectable change in its own direction: 1/r of the ratio r > 1 the power
@@ -97,14 +97,14 @@ TEST_CASE("a comparison from key_averages tables alone flags aten::pow in A vs A
   // alone its self CPU per step is 15.5 -> 21.5 µs, 1.429x, REGRESSED (the same as from the traces).
   CHECK(result.exit_code == 1);
   CHECK(result.out.find("| samples_from | key_averages tables | key_averages tables | ✓ |") != std::string::npos);
-  const auto json = nlohmann::json::parse(read_text(json_path.string()));
-  const auto pow = find_metric(json, "self_cpu", "aten::pow");
+  const auto report = nlohmann::json::parse(read_text(json_path.string()));
+  const auto pow = find_metric(report, "self_cpu", "aten::pow");
   REQUIRE(pow.is_object());
   CHECK(pow["verdict"] == "STRUCTURAL");
   // One table is one sample: A has 80 tables (10 runs of 8 cycles), each run's first a warm-up left out.
   CHECK(pow["base"]["n"] == 70);
   CHECK(pow["head"]["n"] == 70);
-  const auto group = find_metric(json, "self_cpu", "replaced ops");
+  const auto group = find_metric(report, "self_cpu", "replaced ops");
   REQUIRE(group.is_object());
   CHECK(group["verdict"] == "REGRESSED");
   CHECK(group["ratio"].get<double>() == doctest::Approx(1.4286).epsilon(1e-3));
@@ -236,14 +236,14 @@ TEST_CASE("compare --quiet prints the one-line verdict and nothing else, --forma
 
 TEST_CASE("identical inputs and a head inside base are named in every report, not refused") {
   const fs::path dir = scratch("inputs-overlap");
-  const std::string json = (dir / "r.json").string(), md = (dir / "r.md").string(), html = (dir / "r.html").string(),
-                    notes = (dir / "r.txt").string();
-  const CliResult same = run({"compare", example("A"), example("A"), "--no-git", "--format", "terminal", "--json", json,
-                              "--markdown", md, "--html", html, "--annotations", notes});
+  const std::string json_path = (dir / "r.json").string(), md = (dir / "r.md").string(),
+                    html = (dir / "r.html").string(), notes = (dir / "r.txt").string();
+  const CliResult same = run({"compare", example("A"), example("A"), "--no-git", "--format", "terminal", "--json",
+                              json_path, "--markdown", md, "--html", html, "--annotations", notes});
   CHECK(same.exit_code == 0);  // named, not refused: the data decide
   CHECK(same.out.find("⚠️ identical inputs: base and head are the same 241 files byte for byte") !=
         std::string::npos);
-  const auto report = nlohmann::json::parse(read_text(json));
+  const auto report = nlohmann::json::parse(read_text(json_path));
   CHECK(report["inputs_overlap"]["kind"] == "identical");
   CHECK(report["inputs_overlap"]["base_files"] == 241);
   CHECK(report["inputs_overlap"]["head_files"] == 241);
@@ -254,14 +254,14 @@ TEST_CASE("identical inputs and a head inside base are named in every report, no
   CHECK(quiet.out.find(" · ⚠️ identical inputs\n") != std::string::npos);
 
   const CliResult inside =
-      run({"compare", example("A"), example("A") + "/run-01", "--no-git", "--json", json, "--format", "terminal"});
+      run({"compare", example("A"), example("A") + "/run-01", "--no-git", "--json", json_path, "--format", "terminal"});
   CHECK(inside.out.find("⚠️ head inside base: every one of head's 24 files is also one of base's 241") !=
         std::string::npos);
-  CHECK(nlohmann::json::parse(read_text(json))["inputs_overlap"]["kind"] == "head_inside_base");
+  CHECK(nlohmann::json::parse(read_text(json_path))["inputs_overlap"]["kind"] == "head_inside_base");
 
-  const CliResult apart = run({"compare", example("A"), example("Areg"), "--no-git", "--json", json, "--quiet"});
+  const CliResult apart = run({"compare", example("A"), example("Areg"), "--no-git", "--json", json_path, "--quiet"});
   CHECK(apart.exit_code == 1);
-  CHECK(nlohmann::json::parse(read_text(json))["inputs_overlap"]["kind"] == "none");
+  CHECK(nlohmann::json::parse(read_text(json_path))["inputs_overlap"]["kind"] == "none");
   CHECK(apart.out.find("⚠️") == std::string::npos);
 }
 

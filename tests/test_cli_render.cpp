@@ -2,6 +2,7 @@
 // request's JSON report. Checked on every bundled report, on an operating-points report, on a report with
 // hostile strings and on reports that do not read.
 #include "cli_helpers.hpp"
+#include "test_files.hpp"
 
 #include <doctest/doctest.h>
 
@@ -84,14 +85,6 @@ std::string outside_code(const std::string& text) {
   return out;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 }  // namespace
 
 TEST_SUITE_BEGIN("cli render");
@@ -159,7 +152,7 @@ TEST_CASE("render: the report's strings are data — no markup, mention, link, i
   CHECK(text.find(":rocket:") == std::string::npos);
   CHECK(text.find("#12") == std::string::npos);
   CHECK(text.find("**b**") == std::string::npos);
-  CHECK(count(text, "<!--") == 1);  // the sticky marker only
+  CHECK(occurrences(text, "<!--") == 1);  // the sticky marker only
   std::size_t headings = 0;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
@@ -219,7 +212,7 @@ TEST_CASE("render: hostile points, overlong fields and cuts leave nothing live o
   CHECK(outside_code(cut).find("](https://") == std::string::npos);
   CHECK(outside_code(cut).find("@octocat") == std::string::npos);
   CHECK(cut.find("report cut to fit GitHub's comment limit") != std::string::npos);
-  CHECK(count(cut, "<details>") <= count(cut, "</details>"));
+  CHECK(occurrences(cut, "<details>") <= occurrences(cut, "</details>"));
 
   // Formats checked without std::regex (it recursed per character: 50,000 digits crashed render).
   for (const auto& [pointer, value] : {std::pair{"/summary/rows/0/change", "1" + std::string(50000, '0') + "%"},

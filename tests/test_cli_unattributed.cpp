@@ -17,13 +17,14 @@ namespace {
 
 const char* const k_row = "device time not attributed to an op (kernel)";
 
-struct Compared {
+struct UnattributedCompare {
   CliResult result;
   nlohmann::json report;
   std::string markdown;
 };
 
-Compared compare_sides(const std::string& base, const std::string& head, std::vector<std::string> extra = {}) {
+UnattributedCompare compare_sides(const std::string& base, const std::string& head,
+                                  std::vector<std::string> extra = {}) {
   const auto dir = scratch("unattributed-" + head);
   std::vector<std::string> args = {"compare",
                                    data("unattributed/" + base),
@@ -34,7 +35,7 @@ Compared compare_sides(const std::string& base, const std::string& head, std::ve
                                    "--markdown",
                                    (dir / "r.md").string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  Compared c;
+  UnattributedCompare c;
   c.result = run(args);
   c.report = nlohmann::json::parse(read_text((dir / "r.json").string()));
   c.markdown = read_text((dir / "r.md").string());
@@ -42,7 +43,7 @@ Compared compare_sides(const std::string& base, const std::string& head, std::ve
 }
 
 // The unattributed row: shown with its change, capped, never gating, in a family of its own.
-void row_capped(const Compared& c, const char* capped_from) {
+void row_capped(const UnattributedCompare& c, const char* capped_from) {
   const nlohmann::json row = find_metric(c.report, "device", k_row);
   REQUIRE(row != nullptr);
   CHECK(row["verdict"] == "INCONCLUSIVE");
@@ -60,7 +61,7 @@ void row_capped(const Compared& c, const char* capped_from) {
 }  // namespace
 
 TEST_CASE("unattributed device time doubling: the row is not REGRESSED — the device total fails the gate") {
-  const Compared c = compare_sides("base", "doubled");
+  const UnattributedCompare c = compare_sides("base", "doubled");
   CHECK(c.result.exit_code == 1);
   CHECK(c.report["verdict"] == "regression");
   row_capped(c, "REGRESSED");
@@ -92,14 +93,14 @@ TEST_CASE("`ignore` never drops the unattributed rows: the device total still ho
   const auto dir = scratch("unattributed-ignore");
   std::ofstream(dir / "rules.json")
       << R"({"schema": "neuron-gate.rules/1", "ignore": ["ProfilerStep*", "device time*"]})";
-  const Compared c = compare_sides("base", "doubled", {"--rules", (dir / "rules.json").string()});
+  const UnattributedCompare c = compare_sides("base", "doubled", {"--rules", (dir / "rules.json").string()});
   CHECK(c.result.exit_code == 1);
   CHECK(find_metric(c.report, "device", "all ops")["base"]["median"] == doctest::Approx(502.0));
   CHECK(find_metric(c.report, "device", k_row)["verdict"] == "INCONCLUSIVE");
 }
 
 TEST_CASE("unattributed device time improving: the row never says IMPROVED") {
-  const Compared c = compare_sides("base", "improved");
+  const UnattributedCompare c = compare_sides("base", "improved");
   CHECK(c.result.exit_code == 0);
   CHECK(c.report["verdict"] == "pass");
   row_capped(c, "IMPROVED");
@@ -111,7 +112,7 @@ TEST_CASE("unattributed device time improving: the row never says IMPROVED") {
 }
 
 TEST_CASE("a small unattributed change the total does not show is named in the Interpretations") {
-  const Compared c = compare_sides("base-small", "small");
+  const UnattributedCompare c = compare_sides("base-small", "small");
   CHECK(c.result.exit_code == 0);
   row_capped(c, "REGRESSED");
   const nlohmann::json total = find_metric(c.report, "device", "all ops");
@@ -126,7 +127,7 @@ TEST_CASE("a small unattributed change the total does not show is named in the I
 TEST_CASE("an op whose kernels lost their launch link is not a replacement judged on its own") {
   // head: gemm has no correlation and no External id, so aten::mm's device time reads as gone and the
   // row of device time no op accounts for grows by as much; the total stays put.
-  const Compared c = compare_sides("base", "attribution-lost");
+  const UnattributedCompare c = compare_sides("base", "attribution-lost");
   CHECK(c.result.exit_code == 0);
   const nlohmann::json group = find_metric(c.report, "device", "replaced ops");
   REQUIRE(group != nullptr);

@@ -19,7 +19,7 @@ namespace ng = neuron_gate;
 
 namespace {
 
-const std::string k_data = std::string(NEURON_GATE_TEST_DATA) + "/formats/";
+const std::string k_formats_data = std::string(NEURON_GATE_TEST_DATA) + "/formats/";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -70,7 +70,7 @@ std::optional<ng::InputError> input_error_of(Call call) {
 TEST_SUITE_BEGIN("profile::benchmark_formats");
 
 TEST_CASE("sniffing tells each tool's JSON from its first bytes") {
-  const auto head = [](const std::string& file) { return read_text(k_data + file).substr(0, 512); };
+  const auto head = [](const std::string& file) { return read_text(k_formats_data + file).substr(0, 512); };
   CHECK(ng::sniff_benchmark_format(head("google-benchmark-repetitions.json")) == ng::BenchmarkFormat::google_benchmark);
   CHECK(ng::sniff_benchmark_format(head("hyperfine-two-commands.json")) == ng::BenchmarkFormat::hyperfine);
   CHECK(ng::sniff_benchmark_format(head("pytest-benchmark-with-data.json")) == ng::BenchmarkFormat::pytest_benchmark);
@@ -86,7 +86,7 @@ TEST_CASE("sniffing tells each tool's JSON from its first bytes") {
 }
 
 TEST_CASE("Google Benchmark: three repetitions give three samples per metric and the aggregates are ignored") {
-  const std::string path = k_data + "google-benchmark-repetitions.json";
+  const std::string path = k_formats_data + "google-benchmark-repetitions.json";
   const auto metrics = ng::read_benchmark_json(path);
   // The user counter "retries" has no known direction and is not read; its cv aggregate is a bare NaN token,
   // which must not stop the reader.
@@ -155,7 +155,7 @@ TEST_CASE("Google Benchmark: entries that cannot be read as repetitions") {
 }
 
 TEST_CASE("hyperfine: one metric per command, the per-run times in seconds") {
-  const std::string path = k_data + "hyperfine-two-commands.json";
+  const std::string path = k_formats_data + "hyperfine-two-commands.json";
   const auto metrics = ng::read_benchmark_json(path);
   REQUIRE(metrics.size() == 2);
   CHECK(metrics[0].name == "python infer.py --model llama-1b --seq 512");
@@ -175,7 +175,7 @@ TEST_CASE("hyperfine: a result without times is an error naming the command") {
 }
 
 TEST_CASE("pytest-benchmark saved with --benchmark-save-data: stats.data are the samples") {
-  const std::string path = k_data + "pytest-benchmark-with-data.json";
+  const std::string path = k_formats_data + "pytest-benchmark-with-data.json";
   const auto metrics = ng::read_benchmark_json(path);
   REQUIRE(metrics.size() == 2);
   CHECK(metrics[0].name == "tests/perf/test_forward.py::test_forward[bf16]");
@@ -187,7 +187,7 @@ TEST_CASE("pytest-benchmark saved with --benchmark-save-data: stats.data are the
 }
 
 TEST_CASE("pytest-benchmark without stats.data is an error saying to use --benchmark-save-data") {
-  const std::string path = k_data + "pytest-benchmark-without-data.json";
+  const std::string path = k_formats_data + "pytest-benchmark-without-data.json";
   CHECK_THROWS_WITH_AS(ng::read_benchmark_json(path),
                        (path + ": benchmark \"tests/perf/test_forward.py::test_forward[bf16]\" has no \"stats.data\" "
                                "(per-round times): rerun pytest with --benchmark-save-data")
@@ -240,7 +240,7 @@ TEST_CASE("bare non-finite tokens become null outside strings, and offsets map b
 }
 
 TEST_CASE("summary-json with bare NaN tokens: NaN has no value, the other times are read") {
-  const std::string path = k_data + "neuron-summary-nan.json";
+  const std::string path = k_formats_data + "neuron-summary-nan.json";
   const auto summaries = ng::read_neuron_summary_json(path);
   REQUIRE(summaries.size() == 1);
   const ng::NeuronSummary& summary = summaries[0];
@@ -258,7 +258,7 @@ TEST_CASE("summary-json with bare NaN tokens: NaN has no value, the other times 
 }
 
 TEST_CASE("legacy neuron-profile JSON: the keys of summary[0]") {
-  const std::string path = k_data + "neuron-profile-legacy.json";
+  const std::string path = k_formats_data + "neuron-profile-legacy.json";
   const auto summaries = ng::read_neuron_summary_json(path);
   REQUIRE(summaries.size() == 1);
   const ng::NeuronSummary& summary = summaries[0];
@@ -274,7 +274,7 @@ TEST_CASE("legacy neuron-profile JSON: the keys of summary[0]") {
 }
 
 TEST_CASE("summary-json as an array of per-NTFF objects: one summary each, the version from metadata") {
-  const auto summaries = ng::read_neuron_summary_json(k_data + "neuron-summary-per-ntff.json");
+  const auto summaries = ng::read_neuron_summary_json(k_formats_data + "neuron-summary-per-ntff.json");
   REQUIRE(summaries.size() == 2);
   CHECK(summaries[0].version == "explorer_version 2.21.0, profile_schema_version 1.2.0");
   CHECK(summaries[0].assumptions[0] == "a top-level array taken as one object per NTFF: element 0 of 2 holding the "
@@ -291,11 +291,12 @@ TEST_CASE("summary-json as an array of per-NTFF objects: one summary each, the v
   CHECK(total.unit == "s");
   CHECK(total.better == ng::Better::lower);
   CHECK(total.samples == std::vector<double>{0.017342, 0.017506});
-  CHECK(total.source_path == k_data + "neuron-summary-per-ntff.json");
+  CHECK(total.source_path == k_formats_data + "neuron-summary-per-ntff.json");
 }
 
 TEST_CASE("summary metrics leave out a measure without a value") {
-  const auto metrics = ng::neuron_summary_metrics(ng::read_neuron_summary_json(k_data + "neuron-summary-nan.json"));
+  const auto metrics =
+      ng::neuron_summary_metrics(ng::read_neuron_summary_json(k_formats_data + "neuron-summary-nan.json"));
   CHECK(names_of(metrics) ==
         std::vector<std::string>{"device total_time", "device total_active_time", "device scalar_engine_active_time",
                                  "device sync_engine_active_time", "device tensor_engine_active_time"});
@@ -305,7 +306,7 @@ TEST_CASE("summary metrics leave out a measure without a value") {
 
 TEST_CASE("summary-json: malformed JSON names the file and the byte offset in the file") {
   // The fault (a missing comma) comes after a bare NaN, which the reader replaces by the longer null.
-  const std::string path = k_data + "neuron-summary-malformed.json";
+  const std::string path = k_formats_data + "neuron-summary-malformed.json";
   const auto error = input_error_of([&] { ng::read_neuron_summary_json(path); });
   REQUIRE(error);
   CHECK(std::string(error->what()) ==
@@ -334,7 +335,7 @@ TEST_CASE("summary-json: shapes that hold no summary, and bad times") {
 }
 
 TEST_CASE("summary-text: key value lines in seconds, nan has no value") {
-  const std::string path = k_data + "neuron-summary.txt";
+  const std::string path = k_formats_data + "neuron-summary.txt";
   const auto summaries = ng::read_neuron_summary_text(path);
   REQUIRE(summaries.size() == 1);
   const ng::NeuronSummary& summary = summaries[0];
@@ -363,17 +364,17 @@ TEST_CASE("sniffing tells Neuron summaries by content") {
   for (const char* file : {"neuron-summary-nan.json", "neuron-profile-legacy.json", "neuron-summary-per-ntff.json",
                            "neuron-summary-malformed.json"}) {
     CAPTURE(file);
-    CHECK(ng::looks_like_neuron_summary_json(read_text(k_data + file)));
+    CHECK(ng::looks_like_neuron_summary_json(read_text(k_formats_data + file)));
   }
   CHECK(ng::looks_like_neuron_summary_json(R"({"total_time": 1.0, "tensor_engine_active_time": 0.5})"));
   CHECK_FALSE(ng::looks_like_neuron_summary_json(R"({"total_time": 1.0})"));
-  CHECK_FALSE(ng::looks_like_neuron_summary_json(read_text(k_data + "google-benchmark-repetitions.json")));
+  CHECK_FALSE(ng::looks_like_neuron_summary_json(read_text(k_formats_data + "google-benchmark-repetitions.json")));
   CHECK_FALSE(ng::looks_like_neuron_summary_json("total_time 0.017\ntotal_active_time 0.015\n"));
 
-  CHECK(ng::looks_like_neuron_summary_text(read_text(k_data + "neuron-summary.txt")));
+  CHECK(ng::looks_like_neuron_summary_text(read_text(k_formats_data + "neuron-summary.txt")));
   CHECK(ng::looks_like_neuron_summary_text("nc_idx 1\nnd_idx 2\ntotal_time 0.017"));
   CHECK_FALSE(ng::looks_like_neuron_summary_text("Name    Self CPU %\ntotal_time 0.017\n"));
-  CHECK_FALSE(ng::looks_like_neuron_summary_text(read_text(k_data + "neuron-summary-nan.json")));
+  CHECK_FALSE(ng::looks_like_neuron_summary_text(read_text(k_formats_data + "neuron-summary-nan.json")));
   CHECK_FALSE(ng::looks_like_neuron_summary_text(""));
 }
 

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string k_data = std::string(NEURON_GATE_TEST_DATA) + "/key_averages/";
+const std::string k_key_averages_data = std::string(NEURON_GATE_TEST_DATA) + "/key_averages/";
 const fs::path k_rmsnorm = fs::path(NEURON_GATE_SOURCE_DIR) / "examples" / "rmsnorm-4x512";
 // One run of the bundled example A as it was first generated (3 cycles), kept for the parser tests
 // that assert its cells: the bundled examples are regenerated when their design changes.
@@ -202,7 +202,7 @@ TEST_CASE("a by-shape table keeps the Input Shapes text and one row per name and
 
 TEST_CASE("the large transformer table: seconds, big counts and names cut at 52 characters") {
   const ng::KeyAveragesTable table =
-      ng::parse_key_averages_table(fs::path(k_data + "large-transformer.key_averages.txt"));
+      ng::parse_key_averages_table(fs::path(k_key_averages_data + "large-transformer.key_averages.txt"));
   CHECK(table.rows.size() == 95);
   CHECK(table.self_cpu_time_total_ns == 38'073'000'000);
   check_self_cpu_sums_to_footer(table, "large transformer");
@@ -328,7 +328,8 @@ TEST_CASE("the six tables of PyTorch's profiler recipe (T1) parse") {
 }
 
 TEST_CASE("a CUDA table with a caption, a name with spaces and a FLOPs column") {
-  const ng::KeyAveragesTable table = ng::parse_key_averages_table(fs::path(k_data + "cuda-linear-relu.txt"));
+  const ng::KeyAveragesTable table =
+      ng::parse_key_averages_table(fs::path(k_key_averages_data + "cuda-linear-relu.txt"));
   CHECK(table.caption == "linear+relu forward, 2 steps");
   CHECK(!table.top_level_events_only);
   CHECK(table.first_line == 3);
@@ -354,7 +355,7 @@ TEST_CASE("a CUDA table with a caption, a name with spaces and a FLOPs column") 
 }
 
 TEST_CASE("a NEURON table: overflowing headers, a negative aten::to and ProfilerStep*") {
-  const ng::KeyAveragesTable table = ng::parse_key_averages_table(fs::path(k_data + "neuron-addmm.txt"));
+  const ng::KeyAveragesTable table = ng::parse_key_averages_table(fs::path(k_key_averages_data + "neuron-addmm.txt"));
   CHECK(table.device_backend == "NEURON");
   CHECK(table.columns == std::vector<std::string>{"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
                                                   "CPU time avg", "Self NEURON", "Self NEURON %", "NEURON total",
@@ -381,7 +382,8 @@ TEST_CASE("a NEURON table: overflowing headers, a negative aten::to and Profiler
 }
 
 TEST_CASE("two names cut to the same 52 characters stay two rows and are reported") {
-  const ng::KeyAveragesTable table = ng::parse_key_averages_table(fs::path(k_data + "truncated-names.txt"));
+  const ng::KeyAveragesTable table =
+      ng::parse_key_averages_table(fs::path(k_key_averages_data + "truncated-names.txt"));
   REQUIRE(table.rows.size() == 3);
   const std::string label = "autograd::engine::evaluate_function: torch::autograd...";
   CHECK(table.rows[0].name == label);
@@ -492,7 +494,7 @@ TEST_CASE("top_level_events_only and a caption above the table are recognised") 
 
 TEST_CASE("malformed tables are input errors naming the path, byte and line") {
   SUBCASE("a non-number in a time column") {
-    const std::string path = k_data + "bad-time-cell.txt";
+    const std::string path = k_key_averages_data + "bad-time-cell.txt";
     const std::string text = read_text(path);
     const std::size_t byte = text.find("1.2OOms");
     CHECK_THROWS_WITH(ng::parse_key_averages_table(fs::path(path)),
@@ -506,7 +508,7 @@ TEST_CASE("malformed tables are input errors naming the path, byte and line") {
     }
   }
   SUBCASE("no dash line below the header") {
-    const std::string path = k_data + "missing-dash-line.txt";
+    const std::string path = k_key_averages_data + "missing-dash-line.txt";
     const std::string text = read_text(path);
     const std::size_t byte = text.find("            aten::zeros");
     CHECK_THROWS_WITH(ng::parse_key_averages_table(fs::path(path)),
@@ -565,16 +567,16 @@ TEST_CASE("malformed tables are input errors naming the path, byte and line") {
     CHECK(ng::parse_key_averages_tables("just text\n", "t.txt").empty());
   }
   SUBCASE("a file that cannot be opened") {
-    CHECK_THROWS_WITH(ng::parse_key_averages_table(fs::path(k_data + "no-such-file.txt")),
-                      (k_data + "no-such-file.txt: cannot open: No such file or directory").c_str());
+    CHECK_THROWS_WITH(ng::parse_key_averages_table(fs::path(k_key_averages_data + "no-such-file.txt")),
+                      (k_key_averages_data + "no-such-file.txt: cannot open: No such file or directory").c_str());
   }
 }
 
 TEST_CASE("content sniffing finds tables and nothing else") {
   CHECK(ng::looks_like_key_averages_table(
       read_text(k_rmsnorm_legacy / "vm_12615.1796061703467.key_averages_by_shape.txt")));
-  CHECK(ng::looks_like_key_averages_table(read_text(k_data + "cuda-linear-relu.txt")));
-  CHECK(ng::looks_like_key_averages_table(read_text(k_data + "neuron-addmm.txt")));
+  CHECK(ng::looks_like_key_averages_table(read_text(k_key_averages_data + "cuda-linear-relu.txt")));
+  CHECK(ng::looks_like_key_averages_table(read_text(k_key_averages_data + "neuron-addmm.txt")));
   CHECK(ng::looks_like_key_averages_table(
       strip_comment_prefix(read_text(std::string(NEURON_GATE_TEST_DATA) + "/corpus/T1-profiler-recipe-tables.txt"))));
   CHECK_FALSE(ng::looks_like_key_averages_table(""));

@@ -6,6 +6,7 @@
 #include "formats/neuron_artifacts.hpp"
 #include "input/walk.hpp"
 
+#include "test_files.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 
@@ -23,14 +24,9 @@
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::scratch;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("neuron-gate-walk-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+namespace {
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -58,7 +54,7 @@ const ng::WalkEntry* entry_named(const ng::WalkResult& walk, const std::string& 
 TEST_SUITE_BEGIN("walk");
 
 TEST_CASE("symlink loops end the walk cleanly: no filesystem error, each file once") {
-  const fs::path root = fresh_dir("loops");
+  const fs::path root = scratch("loops");
   write(root / "a" / "trace.json", "{}");
   fs::create_directory_symlink(".", root / "self");         // a loop to the root
   fs::create_directory_symlink("../a", root / "a" / "up");  // a loop inside a
@@ -75,7 +71,7 @@ TEST_CASE("symlink loops end the walk cleanly: no filesystem error, each file on
 }
 
 TEST_CASE("a link inside the profile is followed — a file reached twice is listed once, by its real path") {
-  const fs::path root = fresh_dir("inside");
+  const fs::path root = scratch("inside");
   write(root / "runs" / "run-1" / "trace.json", "{}");
   fs::create_directory_symlink("runs/run-1", root / "latest");
   fs::create_symlink("runs/run-1/trace.json", root / "newest.json");
@@ -92,8 +88,8 @@ TEST_CASE("a link inside the profile is followed — a file reached twice is lis
 }
 
 TEST_CASE("a link leading outside is followed and named — `/` and /proc are never walked") {
-  const fs::path root = fresh_dir("outside");
-  const fs::path elsewhere = fresh_dir("outside-target");
+  const fs::path root = scratch("outside");
+  const fs::path elsewhere = scratch("outside-target");
   write(elsewhere / "run" / "trace.json", "{}");
   write(root / "own.json", "{}");
   fs::create_directory_symlink(elsewhere / "run", root / "r");
@@ -121,7 +117,7 @@ TEST_CASE("a link leading outside is followed and named — `/` and /proc are ne
 }
 
 TEST_CASE("a FIFO in a profile is listed as ignored and never opened") {
-  const fs::path root = fresh_dir("fifo");
+  const fs::path root = scratch("fifo");
   write(root / "e2e.json", R"({"schema": "neuron-gate.e2e/1", "metrics": []})");
   REQUIRE(::mkfifo((root / "pipe.json").c_str(), 0600) == 0);
   const ng::ProfileInventory inventory = ng::discover_profile(root.string());
@@ -134,7 +130,7 @@ TEST_CASE("a FIFO in a profile is listed as ignored and never opened") {
 }
 
 TEST_CASE("a file name with invalid UTF-8 is shown with U+FFFD and counted — the raw name still opens") {
-  const fs::path root = fresh_dir("utf8");
+  const fs::path root = scratch("utf8");
   write(root / "ok.json", "{}");
   write(root / std::string("bad\xff.json"), R"({"schema": "neuron-gate.e2e/1", "metrics": []})");
   const ng::ProfileInventory inventory = ng::discover_profile(root.string());
@@ -146,7 +142,7 @@ TEST_CASE("a file name with invalid UTF-8 is shown with U+FFFD and counted — t
 }
 
 TEST_CASE("the walk is bounded: more entries than NEURON_GATE_MAX_WALK_ENTRIES is an input error naming the limit") {
-  const fs::path root = fresh_dir("bounded");
+  const fs::path root = scratch("bounded");
   for (int i = 0; i < 20; ++i) {
     write(root / ("f" + std::to_string(i) + ".json"), "{}");
   }
@@ -161,8 +157,8 @@ TEST_CASE("the walk is bounded: more entries than NEURON_GATE_MAX_WALK_ENTRIES i
 }
 
 TEST_CASE("discovery and the Neuron artifact check share one inventory: a symlinked rank folder keeps its name") {
-  const fs::path root = fresh_dir("rank-link");
-  const fs::path elsewhere = fresh_dir("rank-link-target");
+  const fs::path root = scratch("rank-link");
+  const fs::path elsewhere = scratch("rank-link-target");
   write(elsewhere / "20261130_120000_000" / "neff_1.neff", "x");
   write(elsewhere / "20261130_120000_000" / "1_instid_0_vnc_0.ntff", "y");
   fs::create_directory_symlink(elsewhere, root / "i-0abc_pid_42");

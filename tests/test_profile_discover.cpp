@@ -3,6 +3,7 @@
 #include "formats/discover.hpp"
 #include "profile/read_side.hpp"
 
+#include "test_files.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -15,6 +16,8 @@
 
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
+
+using neuron_gate::testing::scratch;
 
 namespace {
 
@@ -29,14 +32,6 @@ std::string slurp(const std::string& path) {
 
 ng::FileKind kind_of_fixture(const std::string& name) {
   return ng::classify_file_head(name, slurp(k_formats + name)).kind;
-}
-
-// A fresh folder under the temp folder.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("neuron-gate-discover-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 void put(const fs::path& path, const std::string& text) {
@@ -116,7 +111,7 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("profile::read_side_formats");
 
 TEST_CASE("read_side: Google Benchmark and hyperfine files give one metric per benchmark or command") {
-  const fs::path dir = fresh_dir("bench");
+  const fs::path dir = scratch("bench");
   fs::copy_file(k_formats + "google-benchmark-repetitions.json", dir / "bench.json");
   fs::create_directories(dir / "cli");
   fs::copy_file(k_formats + "hyperfine-two-commands.json", dir / "cli" / "timings.json");
@@ -140,7 +135,7 @@ TEST_CASE("read_side: Google Benchmark and hyperfine files give one metric per b
 }
 
 TEST_CASE("read_side: one name with another unit in a second file is an error naming both files") {
-  const fs::path dir = fresh_dir("conflict");
+  const fs::path dir = scratch("conflict");
   put(dir / "a-hyperfine.json", "{\"results\": [{\"command\": \"latency\", \"times\": [0.012, 0.013]}]}");
   put(dir / "b-e2e.json", "{\"schema\": \"neuron-gate.e2e/1\", \"metrics\": [{\"name\": \"latency\", \"unit\": "
                           "\"ms\", \"better\": \"lower\", \"samples\": [12.0]}]}");
@@ -159,7 +154,7 @@ TEST_CASE("read_side: one name with another unit in a second file is an error na
 }
 
 TEST_CASE("read_side: pytest-benchmark saved without --benchmark-save-data is an input error saying so") {
-  const fs::path dir = fresh_dir("pytest");
+  const fs::path dir = scratch("pytest");
   fs::copy_file(k_formats + "pytest-benchmark-without-data.json", dir / "0001_bench.json");
   try {
     ng::read_side("base", ng::discover_profile(dir.string()), {});
@@ -171,7 +166,7 @@ TEST_CASE("read_side: pytest-benchmark saved without --benchmark-save-data is an
 }
 
 TEST_CASE("read_side: Neuron summaries give device metrics in ms, versions and NaN warnings") {
-  const fs::path dir = fresh_dir("neuron");
+  const fs::path dir = scratch("neuron");
   fs::copy_file(k_formats + "neuron-summary-nan.json", dir / "exec-1.json");
   fs::copy_file(k_formats + "neuron-summary-per-ntff.json", dir / "exec-2.json");
   fs::copy_file(k_formats + "neuron-summary.txt", dir / "exec-3.txt");

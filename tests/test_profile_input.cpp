@@ -11,6 +11,7 @@
 #include "profile/read_side.hpp"
 #include "profile/trace_samples.hpp"
 
+#include "test_files.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
 #include "util/sha256.hpp"
@@ -32,39 +33,25 @@
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::scratch;
 
-const std::string k_bad = std::string(NEURON_GATE_TEST_DATA) + "/bad/";
+using neuron_gate::testing::input_error_of;
 
-std::optional<ng::InputError> input_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ng::InputError& error) {
-    return error;
-  }
-  return std::nullopt;
-}
+using neuron_gate::testing::k_bad_data;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("neuron-gate-input-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_SUITE_BEGIN("input kit");
 
 TEST_CASE("a value of the wrong type in e2e.json names the file and the key path, not type_error.302") {
-  const std::string path = k_bad + "e2e-better-number.json";
+  const std::string path = k_bad_data + "e2e-better-number.json";
   const auto error = input_error_of([&] { ng::read_e2e_json(path); });
   REQUIRE(error);
   CHECK(std::string(error->what()) == path + ": \"metrics[0].better\" must be a string, not 5");
 }
 
 TEST_CASE("e2e.json.gz is read like e2e.json (gzip by magic bytes), discovered and hashed from the raw bytes") {
-  const std::string dir = k_bad + "e2e-gzip";
+  const std::string dir = k_bad_data + "e2e-gzip";
   const ng::ProfileInventory inventory = ng::discover_profile(dir);
   REQUIRE(inventory.files.size() == 1);
   CHECK(inventory.files[0].kind == ng::FileKind::end_to_end);
@@ -100,7 +87,7 @@ TEST_CASE("every JSON reader gives one wording: PATH:byte N: not valid JSON: rea
               .rfind("f.json:byte " + std::to_string(comma) + ": not valid JSON: syntax error", 0) == 0);
     CHECK(std::string(error->what()).find("json.exception") == std::string::npos);
   }
-  const std::string path = k_bad + "manifest-bom-syntax.json";
+  const std::string path = k_bad_data + "manifest-bom-syntax.json";
   const auto error = input_error_of([&] { ng::read_manifest(path); });
   REQUIRE(error);
   REQUIRE(error->byte_offset());
@@ -140,7 +127,7 @@ TEST_CASE("JSON inputs: a key repeated in one object and nesting past 200 are in
 }
 
 TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offset") {
-  const std::string path = k_bad + "e2e-invalid-utf8.json";
+  const std::string path = k_bad_data + "e2e-invalid-utf8.json";
   const auto error = input_error_of([&] { ng::read_e2e_json(path); });
   REQUIRE(error);
   REQUIRE(error->byte_offset());
@@ -150,7 +137,7 @@ TEST_CASE("invalid UTF-8 inside a JSON input is an input error at its byte offse
 }
 
 TEST_CASE("inputs must be regular files: a FIFO, a device and a folder are refused before any read") {
-  const fs::path dir = fresh_dir("fifo");
+  const fs::path dir = scratch("fifo");
   const std::string fifo = (dir / "rules.json").string();
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   // No writer ever opens the FIFO: a blocking open or read would hang here.
@@ -170,7 +157,7 @@ TEST_CASE("inputs must be regular files: a FIFO, a device and a folder are refus
 }
 
 TEST_CASE("a gzip ISIZE trailer that lies sizes nothing and is a corrupt-gzip input error") {
-  const std::string path = k_bad + "isize-lies.pt.trace.json.gz";
+  const std::string path = k_bad_data + "isize-lies.pt.trace.json.gz";
   ng::ByteSource source(path);
   // The trailer claims 4 GiB - 1; the hint is from the file size only (4x), never from the trailer.
   CHECK(source.size_hint() <= 4 * fs::file_size(path));
@@ -181,7 +168,7 @@ TEST_CASE("a gzip ISIZE trailer that lies sizes nothing and is a corrupt-gzip in
 
 TEST_CASE("discovery sniffs files on the worker threads: one inventory and the first error in walk order for any "
           "thread count") {
-  const fs::path dir = fresh_dir("sniff-threads");
+  const fs::path dir = scratch("sniff-threads");
   const auto write = [&dir](const std::string& name, const std::string& bytes) {
     std::ofstream(dir / name, std::ios::binary) << bytes;
   };
@@ -222,7 +209,7 @@ TEST_CASE("discovery sniffs files on the worker threads: one inventory and the f
 }
 
 TEST_CASE("a ByteSource opened with RawHash::skipped hands out the same bytes and keeps no hash") {
-  const std::string path = k_bad + "e2e-gzip/e2e.json.gz";
+  const std::string path = k_bad_data + "e2e-gzip/e2e.json.gz";
   ng::ByteSource kept(path);
   ng::ByteSource skipped(path, ng::RawHash::skipped);
   std::string a, b;
@@ -289,7 +276,7 @@ TEST_CASE("a file of many chunks hashed beside the reader has the SHA-256 of one
       ng::ByteSource abandoned("abandoned.json", plain);  // destroyed mid-file, a chunk in flight
       drain(abandoned, 2);
     }
-    ng::ByteSource small(k_bad + "e2e-gzip/e2e.json.gz");
+    ng::ByteSource small(k_bad_data + "e2e-gzip/e2e.json.gz");
     drain(small, 2);
     CHECK_FALSE(small.hashing_beside());  // one chunk: nothing to overlap
   }

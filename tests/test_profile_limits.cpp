@@ -11,6 +11,7 @@
 #include "store/gzip_writer.hpp"
 
 #include "profile/op_keys.hpp"
+#include "test_files.hpp"
 #include "util/error.hpp"
 #include "util/input_limits.hpp"
 
@@ -30,9 +31,11 @@
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::input_error_of;
 
-const std::string k_bad = std::string(NEURON_GATE_TEST_DATA) + "/bad/";
+using neuron_gate::testing::k_bad_data;
+
+namespace {
 
 fs::path scratch_file(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("neuron-gate-limits-" + std::to_string(::getpid()));
@@ -57,15 +60,6 @@ class LimitScope {
  private:
   const char* m_name;
 };
-
-std::optional<ng::InputError> input_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ng::InputError& error) {
-    return error;
-  }
-  return std::nullopt;
-}
 
 std::string event(const std::string& name, int ts) {
   return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) +
@@ -182,7 +176,7 @@ TEST_CASE("malformed events are counted per kind with the first example and its 
 }
 
 TEST_CASE("a string dur in one event of 201 is read around and reaches the side's data problems (was None found)") {
-  const std::string path = k_bad + "string-dur-one-in-201.pt.trace.json";
+  const std::string path = k_bad_data + "string-dur-one-in-201.pt.trace.json";
   const ng::SideSamples side = ng::read_side("head", ng::discover_profile(path), {});
   REQUIRE(side.data_problems.size() == 1);
   CHECK(side.data_problems[0].kind == ng::DataProblemKind::bad_duration);
@@ -196,7 +190,7 @@ TEST_CASE("a string dur in one event of 201 is read around and reaches the side'
 // Issue 38 item 5: malformed times are screened as their op's data problem (was an input error for the whole
 // comparison); only events without a name, which belong to no op, refuse the trace past 1% of its events.
 TEST_CASE("an op whose durations are nulled is screened by count, never a vanished op, unnamed events refuse") {
-  const std::string path = k_bad + "nulled-op/head";
+  const std::string path = k_bad_data + "nulled-op/head";
   const ng::SideSamples side = ng::read_side("head", ng::discover_profile(path), {});
   REQUIRE(side.traces.size() == 1);
   const ng::TraceSamples& trace = side.traces[0];

@@ -3,6 +3,7 @@
 #include "formats/key_averages_table.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/table_samples.hpp"
+#include "test_files.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,9 +16,9 @@
 namespace ng = neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::k_test_data;
 
-const std::string k_data = std::string(NEURON_GATE_TEST_DATA);
+namespace {
 
 ng::Nanoseconds device_sum(const ng::TraceSamples& samples) {
   ng::Nanoseconds sum = 0;
@@ -29,7 +30,7 @@ ng::Nanoseconds device_sum(const ng::TraceSamples& samples) {
 
 // T1's blocks carry a "#    " comment prefix; the CUDA and XPU blocks are tables 3 and 4.
 std::vector<ng::KeyAveragesTable> recipe_tables() {
-  std::ifstream in(k_data + "/corpus/T1-profiler-recipe-tables.txt");
+  std::ifstream in(k_test_data + "/corpus/T1-profiler-recipe-tables.txt");
   std::string line, text;
   while (std::getline(in, line)) {
     if (line.rfind("#    ", 0) == 0) {
@@ -47,7 +48,7 @@ std::vector<ng::KeyAveragesTable> recipe_tables() {
 TEST_SUITE_BEGIN("profile table samples");
 
 TEST_CASE("rows that sum to the footer: every row's device time, once") {
-  const auto table = ng::parse_key_averages_table(fs::path(k_data + "/key_averages/cuda-linear-relu.txt"));
+  const auto table = ng::parse_key_averages_table(fs::path(k_test_data + "/key_averages/cuda-linear-relu.txt"));
   CHECK(ng::table_device_rows(table) == ng::TableDeviceRows::all);
   CHECK(ng::table_device_rows_note(table).empty());
   const ng::TraceSamples samples = ng::samples_from_table(table, "t", false);
@@ -56,7 +57,8 @@ TEST_CASE("rows that sum to the footer: every row's device time, once") {
 }
 
 TEST_CASE("kernels listed in their op and as rows: the op rows only, summing to the footer") {
-  const auto table = ng::parse_key_averages_table(fs::path(k_data + "/key_averages/cuda-kernels-listed-twice.txt"));
+  const auto table =
+      ng::parse_key_averages_table(fs::path(k_test_data + "/key_averages/cuda-kernels-listed-twice.txt"));
   REQUIRE(table.self_device_time_total_ns == 5'988'000);
   CHECK(ng::table_device_rows(table) == ng::TableDeviceRows::ops_only);
   CHECK(ng::table_device_rows_note(table).find("device time read from the op rows only") == 0);

@@ -5,6 +5,8 @@
 #include "keyed_step.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
+#include "test_files.hpp"
+#include "trace_bytes.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -16,9 +18,12 @@
 
 using namespace neuron_gate;
 
-namespace {
+using neuron_gate::testing::read_bytes;
+using neuron_gate::testing::read_error;
 
-const std::string k_data = NEURON_GATE_TEST_DATA;
+using neuron_gate::testing::k_test_data;
+
+namespace {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -26,22 +31,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
-}
-
-TraceSamples read_bytes(const std::string& name, std::string bytes, const TraceReadOptions& options = {}) {
-  ByteSource source(name, std::move(bytes));
-  return read_trace_samples(source, options);
-}
-
-// The InputError a read throws; fails the test when none is thrown.
-InputError read_error(const std::string& name, std::string bytes) {
-  try {
-    read_bytes(name, std::move(bytes));
-  } catch (const InputError& error) {
-    return error;
-  }
-  FAIL("no InputError for " << name);
-  return InputError(name, "unreachable");
 }
 
 InputError file_error(const std::string& path) {
@@ -101,7 +90,7 @@ TEST_CASE("the broken bad-inputs files are input errors naming the file and the 
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
-    const std::string path = k_data + "/bad-inputs/" + c.file;
+    const std::string path = k_test_data + "/bad-inputs/" + c.file;
     const InputError error = file_error(path);
     CHECK(error.path() == path);
     REQUIRE(error.byte_offset().has_value());
@@ -114,7 +103,7 @@ TEST_CASE("the broken bad-inputs files are input errors naming the file and the 
 }
 
 TEST_CASE("the accepted bad-inputs files read as expected.json says, with their problems counted") {
-  const std::string dir = k_data + "/bad-inputs/";
+  const std::string dir = k_test_data + "/bad-inputs/";
   SUBCASE("negative duration: the device event is excluded and counted") {
     const TraceSamples samples = read_trace_samples(dir + "negative-dur.pt.trace.json");
     REQUIRE(samples.steps.size() == 1);
@@ -239,7 +228,7 @@ TEST_CASE("content that is neither an object nor an array is not a trace") {
     CHECK(*error.byte_offset() == 3);
   }
   SUBCASE("a missing file") {
-    const InputError error = file_error(k_data + "/no-such-trace.json");
+    const InputError error = file_error(k_test_data + "/no-such-trace.json");
     CHECK(error.problem().rfind("cannot open", 0) == 0);
   }
 }
@@ -261,7 +250,7 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("profile::byte_source");
 
 TEST_CASE("gzip is told by its magic bytes, not by the name") {
-  const std::string gz = read_file(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz");
+  const std::string gz = read_file(k_test_data + "/corpus/H01-cpu-only.pt.trace.json.gz");
   const TraceSamples from_gz = read_bytes("trace.json", gz);
   ByteSource source("trace.json", gz);
   CHECK(source.is_gzip());
@@ -278,7 +267,7 @@ TEST_CASE("gzip is told by its magic bytes, not by the name") {
 }
 
 TEST_CASE("a truncated gzip file is an input error naming the file") {
-  const std::string path = k_data + "/corpus/H01-cpu-only.pt.trace.json.gz";
+  const std::string path = k_test_data + "/corpus/H01-cpu-only.pt.trace.json.gz";
   const std::string gz = read_file(path);
   for (const std::size_t length : {std::size_t{2}, std::size_t{10}, std::size_t{100}, gz.size() / 2, gz.size() - 8,
                                    gz.size() - 4, gz.size() - 1}) {
@@ -291,7 +280,7 @@ TEST_CASE("a truncated gzip file is an input error naming the file") {
 }
 
 TEST_CASE("corrupt gzip data is an input error") {
-  std::string gz = read_file(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz");
+  std::string gz = read_file(k_test_data + "/corpus/H01-cpu-only.pt.trace.json.gz");
   SUBCASE("a damaged deflate stream") {
     for (std::size_t i = 200; i < 260; ++i) {
       gz[i] = static_cast<char>(~gz[i]);

@@ -4,6 +4,7 @@
 #include "keyed_step.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
+#include "test_files.hpp"
 #include "util/units.hpp"
 
 #include <doctest/doctest.h>
@@ -18,10 +19,11 @@
 
 using namespace neuron_gate;
 
+using neuron_gate::testing::k_test_data;
+
 namespace {
 
-const std::string k_data = NEURON_GATE_TEST_DATA;
-const std::string k_corpus = k_data + "/corpus/";
+const std::string k_corpus = k_test_data + "/corpus/";
 
 // One row of a printed key_averages table: Self CPU (ns, with the precision of its unit) and calls.
 struct TableRow {
@@ -133,12 +135,6 @@ Nanoseconds device_total(const TraceSamples& samples) {
   }
   add(samples.outside_steps);
   return total;
-}
-
-OpValues op(const KeyedStep& step, const std::string& key) {
-  const auto found = step.ops.find(key);
-  REQUIRE_MESSAGE(found != step.ops.end(), "no op '" << key << "' in " << step.name);
-  return found->second;
 }
 
 OpValues values(Nanoseconds self_cpu_ns, std::int64_t calls, Nanoseconds device_ns) {

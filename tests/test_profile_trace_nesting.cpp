@@ -45,12 +45,6 @@ TraceSamples read_text(const std::string& text, const TraceReadOptions& options 
   return read_trace_samples(source, options);
 }
 
-OpValues op(const KeyedStep& step, const std::string& key) {
-  const auto found = step.ops.find(key);
-  REQUIRE_MESSAGE(found != step.ops.end(), "no op '" << key << "' in " << step.name);
-  return found->second;
-}
-
 Nanoseconds self_ns(const KeyedStep& step, const std::string& key) {
   return op(step, key).self_cpu_ns;
 }

@@ -7,6 +7,7 @@
 #include "input/span_hash.hpp"
 #include "profile/op_keys.hpp"
 #include "profile/trace_samples.hpp"
+#include "trace_bytes.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -17,24 +18,12 @@
 
 using namespace neuron_gate;
 
+using neuron_gate::testing::read_bytes;
+using neuron_gate::testing::read_error;
+
 namespace {
 
 constexpr std::size_t k_chunk = std::size_t{1} << 20;  // ByteSource's chunk size
-
-TraceSamples read_bytes(const std::string& name, std::string bytes) {
-  ByteSource source(name, std::move(bytes));
-  return read_trace_samples(source, {});
-}
-
-InputError read_error(const std::string& name, std::string bytes) {
-  try {
-    read_bytes(name, std::move(bytes));
-  } catch (const InputError& error) {
-    return error;
-  }
-  FAIL("no InputError for " << name);
-  return InputError(name, "unreachable");
-}
 
 // A one-step trace: a padding event whose args string makes `op_json` (a JSON string literal, the op's
 // name as written) start at byte `name_at`, then the op (self time 5 µs) inside ProfilerStep#1.

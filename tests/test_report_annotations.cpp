@@ -2,6 +2,7 @@
 // and hostile names (LF, CR, '::', '%', ',' and ':' in the title property) that can never end a command
 // or start another.
 #include "report/annotations.hpp"
+#include "report/escape.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,6 @@
 // Charts: which bars, Mermaid label sanitising and syntax, SVG bars and distributions, escaping.
 #include "report/chart.hpp"
+#include "test_files.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -11,15 +12,9 @@ using neuron_gate::testing::make_metric;
 using neuron_gate::testing::sample_report;
 using neuron_gate::testing::spread_samples;
 
-namespace {
+using neuron_gate::testing::occurrences;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
+namespace {
 
 // The comma-separated items of the first "  KEY [...]" line of a Mermaid block.
 std::vector<std::vector<std::string>> lists(const std::string& block, const std::string& key) {
@@ -118,7 +113,7 @@ TEST_CASE("the Mermaid block is an xychart with as many values per series as lab
     const std::string trimmed = label.substr(label.find('"'));
     CHECK(trimmed.front() == '"');
     CHECK(trimmed.back() == '"');
-    CHECK(count(trimmed, "\"") == 2);
+    CHECK(occurrences(trimmed, "\"") == 2);
   }
   // Only the summary table's metrics are drawn, in its order, deciding first (issue 16 item 3): 6 of its
   // 8 rows (the new and the gone op are named under the chart instead).
@@ -141,8 +136,8 @@ TEST_CASE("the SVG change chart draws one group per bar with the full name as a 
   REQUIRE(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   // The summary table's 8 metrics (issue 16 item 4), not the 10 largest changes; deciding first.
   REQUIRE(r.summary_lines.size() == 8);
-  CHECK(count(svg, "<g>") == 8);
-  CHECK(count(svg, "<rect") == 7);  // the new op has a note, not a bar
+  CHECK(occurrences(svg, "<g>") == 8);
+  CHECK(occurrences(svg, "<rect") == 7);  // the new op has a note, not a bar
   const std::vector<ChangeBar> bars = summary_bars(r);
   REQUIRE(bars.size() == 8);
   CHECK(bars[0].metric == &r.metrics[r.summary.rows[0].metric]);
@@ -169,13 +164,13 @@ TEST_CASE("distribution strip plots: one dot per sample up to the cap, box and m
       make_metric({MetricClass::self_cpu, "aten::mm", Verdict::regressed, spread_samples(10, 1, 30),
                    spread_samples(12, 1, 40), 1.2, 1.1, 1.3, 0.01, 1.0, "r"});
   const std::string svg = svg_distribution(m);
-  CHECK(count(svg, "<circle") == 70);
-  CHECK(count(svg, "fill-opacity=\"0.15\"") == 2);
+  CHECK(occurrences(svg, "<circle") == 70);
+  CHECK(occurrences(svg, "fill-opacity=\"0.15\"") == 2);
   CHECK(svg.find("base  n=30") != std::string::npos);
   CHECK(svg.find("head  n=40") != std::string::npos);
   CHECK(svg.find(verdict_colour(Verdict::regressed)) != std::string::npos);
   const std::string capped = svg_distribution(m, 10);
-  CHECK(count(capped, "<circle") == 20);
+  CHECK(occurrences(capped, "<circle") == 20);
   CHECK(capped.find("10 of 30 samples drawn") != std::string::npos);
 }
 
@@ -193,7 +188,7 @@ TEST_CASE("distribution strip plots: a side that did not run, constant samples, 
                                     "new"});
   const std::string svg = svg_distribution(m);
   CHECK(svg.find("did not run on the base side") != std::string::npos);
-  CHECK(count(svg, "<circle") == 3);
+  CHECK(occurrences(svg, "<circle") == 3);
   CHECK(svg.find("nan") == std::string::npos);
   CHECK(svg.find("inf") == std::string::npos);
   m.head_samples.clear();

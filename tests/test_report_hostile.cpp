@@ -6,6 +6,7 @@
 #include "report/junit.hpp"
 #include "report/markdown.hpp"
 #include "report/number_format.hpp"
+#include "test_files.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -14,6 +15,8 @@
 
 using namespace neuron_gate;
 using neuron_gate::testing::sample_report;
+
+using neuron_gate::testing::occurrences;
 
 namespace {
 
@@ -34,14 +37,6 @@ std::vector<std::string> gfm_lines(const std::string& text) {
   }
   lines.push_back(line);
   return lines;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
 }
 
 }  // namespace
@@ -70,10 +65,10 @@ TEST_CASE("an op named with CR + '## ✅ PASS … <!--' forges no heading and hi
   CHECK(rows == clean_rows);
   // Outside code spans (where it is inert text) the only comment opener is the report's own marker.
   const std::string span = "`aten::mm␍## ✅ PASS · 0 regressed <!--`";
-  CHECK(count(text, span) == 1);  // the interpretation (the op is not among the summary's rows)
+  CHECK(occurrences(text, span) == 1);  // the interpretation (the op is not among the summary's rows)
   // The full table cuts the 37-character name in the middle (32 characters: a cell fits 860 px).
-  CHECK(count(text, "| `aten::mm␍## ✅ PA… regressed <!--` |") == 1);
-  CHECK(count(text, "<!--") == 3);  // the two code spans and the report's own marker
+  CHECK(occurrences(text, "| `aten::mm␍## ✅ PA… regressed <!--` |") == 1);
+  CHECK(occurrences(text, "<!--") == 3);  // the two code spans and the report's own marker
 }
 
 TEST_CASE("an unmatched backtick in a manifest value leaves no <img>, link or @mention live (was: backtick toggled "

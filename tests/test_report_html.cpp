@@ -1,5 +1,6 @@
 // HTML report: self-contained, sections in the Markdown's order, charts, escaping.
 #include "report/html.hpp"
+#include "test_files.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -10,15 +11,9 @@
 using namespace neuron_gate;
 using neuron_gate::testing::sample_report;
 
-namespace {
+using neuron_gate::testing::occurrences;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
+namespace {
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -64,8 +59,8 @@ TEST_CASE("the HTML report contains the SVG change chart and one distribution pe
   const std::string html = render_html(sample_report());
   // 1 change chart + 4 end-to-end/step-time distributions + 4 changed ops (regressed, improved, 3 structural
   // with samples: aten::mm device, aten::add_, fused_rms_norm, aten::pow, aten::mul) = 1 + 4 + 5.
-  CHECK(count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"") == 10);
-  CHECK(count(html, "</svg>") == 11);  // and the verdict icon
+  CHECK(occurrences(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\"") == 10);
+  CHECK(occurrences(html, "</svg>") == 11);  // and the verdict icon
   CHECK(html.find("5 of 5 ops that regressed, improved or changed structure") != std::string::npos);
   CHECK(html.find("aria-label=\"Change of the summary metrics, head versus base, in percent, deciding first\"") !=
         std::string::npos);
@@ -79,7 +74,7 @@ TEST_CASE("the HTML report escapes <script> in an op name and runs and fetches n
   CHECK(html.find("notes &lt;draft&gt;.txt") != std::string::npos);
   CHECK(html.find("default-src 'none'") != std::string::npos);
   // The only URL is the SVG namespace, which is a name, not a fetch.
-  CHECK(count(html, "http") == count(html, "http://www.w3.org/2000/svg") + count(html, "http-equiv"));
+  CHECK(occurrences(html, "http") == occurrences(html, "http://www.w3.org/2000/svg") + occurrences(html, "http-equiv"));
   CHECK(lower(html).find("src=") == std::string::npos);
   CHECK(lower(html).find("<link") == std::string::npos);
 }

@@ -1,5 +1,6 @@
 // JUnit XML: well-formed, one case per gating metric plus conditions, counts that match the cases.
 #include "report/junit.hpp"
+#include "test_files.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +10,8 @@
 
 using namespace neuron_gate;
 using neuron_gate::testing::sample_report;
+
+using neuron_gate::testing::occurrences;
 
 namespace {
 
@@ -115,14 +118,6 @@ std::string xml_problem(const std::string& xml) {
   return open.empty() && roots == 1 ? "" : "unclosed <" + (open.empty() ? std::string("?") : open.back()) + ">";
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 // tests/failures/skipped/errors of the <testsuite> element.
 std::map<std::string, int> suite_counts(const std::string& xml) {
   std::map<std::string, int> counts;
@@ -159,9 +154,9 @@ TEST_CASE("JUnit: well-formed, one case per gating metric plus conditions, count
   CHECK(counts.at("failures") == 1);
   CHECK(counts.at("skipped") == 1);
   CHECK(counts.at("errors") == 0);
-  CHECK(count(xml, "<testcase ") == 4);
-  CHECK(count(xml, "<failure ") == 1);
-  CHECK(count(xml, "<skipped ") == 1);
+  CHECK(occurrences(xml, "<testcase ") == 4);
+  CHECK(occurrences(xml, "<failure ") == 1);
+  CHECK(occurrences(xml, "<skipped ") == 1);
   CHECK(xml.find("<testcase name=\"latency (end-to-end)\" classname=\"neuron-gate.end_to_end\"") != std::string::npos);
   CHECK(xml.find("<failure message=\"REGRESSED: +11.8% (90% CI +9.0…+15.0%), adjusted p 2.4e-07; ratio "
                  "1.118x ≥ 1 + 5% threshold, adjusted p 2.4e-7 ≤ alpha 0.05\" type=\"REGRESSED\">") !=

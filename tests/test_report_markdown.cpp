@@ -3,6 +3,7 @@
 #include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/terminal.hpp"
+#include "test_files.hpp"
 #include "test_report_fixture.hpp"
 
 #include <doctest/doctest.h>
@@ -13,6 +14,8 @@ using namespace neuron_gate;
 using neuron_gate::testing::make_metric;
 using neuron_gate::testing::sample_report;
 using neuron_gate::testing::spread_samples;
+
+using neuron_gate::testing::occurrences;
 
 namespace {
 
@@ -33,14 +36,6 @@ Report many_ops_report(std::size_t ops) {
   return r;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 }  // namespace
 
 TEST_SUITE_BEGIN("report::markdown");
@@ -53,7 +48,7 @@ TEST_CASE("a report of 2,000 changed ops stays under 65,536 characters and says 
   REQUIRE(full_open != std::string::npos);
   const std::size_t full_close = text.find("</details>", full_open);
   const std::string full = text.substr(full_open, full_close - full_open);
-  const std::size_t rows = count(full, "\n| `");
+  const std::size_t rows = occurrences(full, "\n| `");
   std::smatch match;
   REQUIRE(
       std::regex_search(full, match, std::regex("\n([0-9]+) least-changed rows cut to fit GitHub's comment limit")));
@@ -117,7 +112,7 @@ TEST_CASE("the Mermaid chart sits in Measurements after the end-to-end tables an
   CHECK(top_table < chart);
   CHECK(chart < full);
   CHECK(full < interpretations);
-  CHECK(count(text, "```mermaid") == 1);
+  CHECK(occurrences(text, "```mermaid") == 1);
 }
 
 TEST_CASE("a NOT COMPARABLE report has no chart") {

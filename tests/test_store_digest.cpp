@@ -6,6 +6,7 @@
 #include "profile/read_side.hpp"
 #include "store/digest.hpp"
 #include "store/digest_side.hpp"
+#include "test_files.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -21,27 +22,30 @@
 using namespace neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::gunzip_text;
 
-const std::string k_data = NEURON_GATE_TEST_DATA;
-const std::string k_source = NEURON_GATE_SOURCE_DIR;
+using neuron_gate::testing::k_test_data;
+
+using neuron_gate::testing::k_source_dir;
+
+namespace {
 
 // Every profile bundled with the repository that read_side reads without an input error: the examples,
 // the test profiles (each operating point's folder on its own), the corpus traces and the benchmark,
 // Neuron summary and key_averages files.
 std::vector<std::string> bundled_profiles() {
   std::vector<std::string> specs;
-  for (const fs::directory_entry& entry : fs::directory_iterator(k_source + "/examples/rmsnorm-4x512")) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(k_source_dir + "/examples/rmsnorm-4x512")) {
     specs.push_back(entry.path().string());
   }
   for (const char* folder :
        {"/profiles/new-call-site", "/profiles/traces-only", "/profiles/two-ranks", "/corpus", "/formats",
         "/key_averages", "/unattributed", "/profiles/operating-points/base", "/profiles/operating-points/head"}) {
-    for (const fs::directory_entry& entry : fs::directory_iterator(k_data + folder)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(k_test_data + folder)) {
       specs.push_back(entry.path().string());
     }
   }
-  specs.push_back(k_data + "/profiles/bimodal");
+  specs.push_back(k_test_data + "/profiles/bimodal");
   std::sort(specs.begin(), specs.end());
   return specs;
 }
@@ -73,15 +77,6 @@ std::string gzip_text(const std::string& text) {
   return out;
 }
 
-std::string gunzip_text(const std::string& bytes) {
-  ByteSource source("x", bytes);
-  std::string text;
-  for (std::string_view chunk = source.next(); !chunk.empty(); chunk = source.next()) {
-    text.append(chunk);
-  }
-  return text;
-}
-
 // The message of the InputError reading `text` (plain JSON or gzip) as a digest named "bad.ngdigest".
 std::string digest_error(const std::string& text) {
   ByteSource source("bad.ngdigest", text);
@@ -96,7 +91,7 @@ std::string digest_error(const std::string& text) {
 // A real digest's JSON (example A: traces, tables and e2e.json) with `change` applied.
 std::string changed_digest(const std::function<void(nlohmann::json&)>& change) {
   static const std::string text = [] {
-    const ProfileInventory inventory = discover_profile(k_source + "/examples/rmsnorm-4x512/A");
+    const ProfileInventory inventory = discover_profile(k_source_dir + "/examples/rmsnorm-4x512/A");
     return gunzip_text(digest_bytes(read_side("base", inventory, {})));
   }();
   nlohmann::json document = nlohmann::json::parse(text);
@@ -136,7 +131,7 @@ TEST_CASE("digest: every bundled profile survives the round trip exactly") {
 }
 
 TEST_CASE("digest: a run manifest's fields and commit round-trip") {
-  const fs::path point = *fs::directory_iterator(k_data + "/profiles/operating-points/base");
+  const fs::path point = *fs::directory_iterator(k_test_data + "/profiles/operating-points/base");
   SideSamples side = read_side("base", discover_profile(point.string()), {});
   REQUIRE(side.manifest.has_value());
   CHECK(!side.manifest->fields.empty());
@@ -152,7 +147,7 @@ TEST_CASE("digest: a side read by shape round-trips and says so") {
   TraceReadOptions options;
   options.by_shape = true;
   const SideSamples side =
-      read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), options);
+      read_side("head", discover_profile(k_test_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), options);
   CHECK(round_trip(side, true) == side);
 }
 
@@ -160,7 +155,7 @@ TEST_CASE("digest: recognised by content and read by load_side, alone or beside 
   const fs::path dir = fs::temp_directory_path() / "neuron-gate-digest-test-discover";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const SideSamples side = read_side("base", discover_profile(k_source + "/examples/rmsnorm-4x512/A2"), {});
+  const SideSamples side = read_side("base", discover_profile(k_source_dir + "/examples/rmsnorm-4x512/A2"), {});
   write_digest(side, (dir / "a2.ngdigest").string());
   const ProfileInventory single = discover_profile((dir / "a2.ngdigest").string());
   REQUIRE(single.files.size() == 1);
@@ -176,7 +171,7 @@ TEST_CASE("digest: recognised by content and read by load_side, alone or beside 
   { std::ofstream((dir / "notes.txt").string()) << "notes"; }
   CHECK(origin_recorded(discover_profile(dir.string())) == side);
   // A folder holding a digest and a profile file is refused, naming both.
-  fs::copy_file(k_source + "/examples/rmsnorm-4x512/A2/e2e.json", dir / "e2e.json");
+  fs::copy_file(k_source_dir + "/examples/rmsnorm-4x512/A2/e2e.json", dir / "e2e.json");
   try {
     load_side("base", discover_profile(dir.string()), {});
     FAIL("mixed folder accepted");
@@ -192,7 +187,7 @@ TEST_CASE("digest: recognised by content and read by load_side, alone or beside 
 }
 
 TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input errors naming the file") {
-  const SideSamples side = read_side("base", discover_profile(k_source + "/examples/rmsnorm-4x512/A/run-01"), {});
+  const SideSamples side = read_side("base", discover_profile(k_source_dir + "/examples/rmsnorm-4x512/A/run-01"), {});
   const std::string bytes = digest_bytes(side);
   // Truncated gzip: the compressed offset where it ended.
   CHECK(digest_error(bytes.substr(0, bytes.size() / 2)).find("bad.ngdigest:byte") == 0);
@@ -296,7 +291,7 @@ TEST_CASE("digest: corrupt, truncated, newer and ill-typed digests are input err
 TEST_CASE("digest: four ranks digested one by one combine into the side the whole profile reads") {
   for (const char* side_name : {"base", "head"}) {
     CAPTURE(side_name);
-    const std::string whole_spec = k_data + "/profiles/four-ranks/" + side_name;
+    const std::string whole_spec = k_test_data + "/profiles/four-ranks/" + side_name;
     const SideSamples whole = read_side("base", discover_profile(whole_spec), {});
     std::vector<SideSamples> ranks;
     std::vector<DigestInfo> infos;

@@ -7,6 +7,7 @@
 #include "store/digest_fields.hpp"
 #include "store/gzip_writer.hpp"
 #include "store/json_writer.hpp"
+#include "test_files.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -25,10 +26,13 @@
 using namespace neuron_gate;
 namespace fs = std::filesystem;
 
-namespace {
+using neuron_gate::testing::gunzip_text;
 
-const std::string k_data = NEURON_GATE_TEST_DATA;
-const std::string k_source = NEURON_GATE_SOURCE_DIR;
+using neuron_gate::testing::k_test_data;
+
+using neuron_gate::testing::k_source_dir;
+
+namespace {
 
 using ojson = nlohmann::ordered_json;
 
@@ -230,15 +234,6 @@ std::string reference_gzip(std::string_view text) {
 }
 
 // ---- Helpers. ----
-
-std::string gunzip_text(const std::string& bytes) {
-  ByteSource source("x", bytes);
-  std::string text;
-  for (std::string_view chunk = source.next(); !chunk.empty(); chunk = source.next()) {
-    text.append(chunk);
-  }
-  return text;
-}
 
 // The streamed digest's text and bytes equal the reference's.
 void check_same_digest(const SideSamples& side, bool by_shape = false,
@@ -497,12 +492,12 @@ TEST_CASE("GzipWriter gives the same bytes however its input is split") {
 
 TEST_CASE("a streamed digest is byte-identical to the document's dump on every bundled profile") {
   std::vector<std::string> specs;
-  for (const fs::directory_entry& entry : fs::directory_iterator(k_source + "/examples/rmsnorm-4x512")) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(k_source_dir + "/examples/rmsnorm-4x512")) {
     specs.push_back(entry.path().string());
   }
   for (const char* folder : {"/profiles/two-ranks", "/corpus", "/formats", "/key_averages", "/unattributed",
                              "/profiles/operating-points/base", "/bad/screen"}) {
-    for (const fs::directory_entry& entry : fs::directory_iterator(k_data + folder)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(k_test_data + folder)) {
       specs.push_back(entry.path().string());
     }
   }
@@ -521,8 +516,8 @@ TEST_CASE("a streamed digest is byte-identical to the document's dump on every b
   CHECK(compared >= 25);
   TraceReadOptions by_shape;
   by_shape.by_shape = true;
-  check_same_digest(read_side("head", discover_profile(k_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), by_shape),
-                    true);
+  check_same_digest(
+      read_side("head", discover_profile(k_test_data + "/corpus/H01-cpu-only.pt.trace.json.gz"), by_shape), true);
 }
 
 TEST_CASE("a streamed digest is byte-identical to the document's dump with hostile names") {

@@ -145,10 +145,6 @@ std::string inconclusive_text(const MetricComparison& m) {
 
 }  // namespace
 
-std::string prose_code(const std::string& name) {
-  return prose_code(std::string_view(name));
-}
-
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
   case Outcome::pass:

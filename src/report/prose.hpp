@@ -47,9 +47,6 @@ std::string counts_text(const Decision& decision, const char* insufficient);
 // `with_counts` false leaves out the " · N regressed …" counts (headline_text puts them in the context line).
 std::string verdict_line(const Judgement& judgement, const ConditionsDiff& conditions, bool with_counts = true);
 
-// A name from a profile in prose: escape.hpp prose_code (each renderer escapes it for its format).
-std::string prose_code(const std::string& name);
-
 // The interpretations as report lines, one per finding, in the order of Interpretations' fields;
 // `metrics` are the judged metrics the findings index.
 std::vector<std::string> interpretation_lines(const Interpretations& found,
