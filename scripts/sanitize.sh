@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer stage of scripts/test.sh (docs/testing.md):
 #  1. clang with ASan+UBSan (-fno-sanitize-recover: any UB finding fails), libFuzzer coverage and -Werror
-#     in build-sanitize/ (or $FUZZ_BUILD_DIR), libraries at -O1 and tests at -O0, without debug info (a finding names the functions;
+#     in build-sanitize/ (or $FUZZ_BUILD_DIR), libraries at -O1 and tests at -O0, without debug info, as unity builds
+#     (sources in batches of 8: the main build compiles each file alone) (a finding names the functions;
 #     rebuild with -g to get lines). This is also the clang check: it builds the libraries, the binary,
 #     the tests and the fuzz targets warning-free. It runs the unit tests (label unit), the fuzz replay and
 #     the scenario tests labelled `sanitize` (one per distinct code path: see tests/CMakeLists.txt), then
@@ -33,14 +34,14 @@ asan_skip+='|^tests_store: ?a streamed digest is byte-identical to the document.
 asan_skip+='|^tests_cli: ?compare --unit run and --unit step: A vs Areg regresses and A vs A2 passes'
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON >/dev/null
+      -DNEURON_GATE_FUZZ=ON -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 built=$(date +%s)
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -L '^(unit|sanitize)$' -E "$asan_skip"
 tested=$(date +%s)
 tsan_build="${TSAN_BUILD_DIR:-build-tsan}"
 cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g0" -DCMAKE_CXX_COMPILER=clang++ \
-      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON >/dev/null
+      -DNEURON_GATE_SANITIZERS=thread -DNEURON_GATE_WERROR=ON -DNEURON_GATE_PCH=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$tsan_build" -j "$(nproc)" --target neuron-gate tests_util
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan_build/tests/tests_util" -tc='parallel_for*'
 bash tests/tsan_checks.sh "$tsan_build/src/neuron-gate"

@@ -12,7 +12,7 @@
 namespace neuron_gate {
 namespace {
 
-bool per_op(const MetricComparison& m) {
+bool per_op_class(const MetricComparison& m) {
   return m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::device;
 }
 
@@ -52,10 +52,10 @@ std::optional<double> undecided_regression(const MetricComparison& m) {
     return std::nullopt;
   }
   const double shift = m.shift ? std::fabs(*m.shift) : 0.0;
-  if (per_op(m) && shift < m.floor_us) {
+  if (per_op_class(m) && shift < m.floor_us) {
     return std::nullopt;
   }
-  if (!m.significant_worse && per_op(m) && quantum_sized(m) &&
+  if (!m.significant_worse && per_op_class(m) && quantum_sized(m) &&
       (m.why == VerdictReason::within_resolution || shift <= *m.resolution)) {
     return std::nullopt;  // one timer quantum without significance: no sample count can show it
   }
@@ -77,7 +77,7 @@ std::optional<double> regression_not_excluded(const MetricComparison& m) {
   if (!low || !high || std::max(*low, *high) <= undecided_bound(m) * (1.0 + k_bound_tolerance)) {
     return std::nullopt;
   }
-  if (per_op(m)) {
+  if (per_op_class(m)) {
     const double reach_us = m.shift_high.value_or(0.0);  // per-op time: lower is better
     if (reach_us < m.floor_us) {
       return std::nullopt;

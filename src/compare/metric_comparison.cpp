@@ -10,6 +10,7 @@
 #include "stats/descriptive.hpp"
 #include "util/error.hpp"
 #include "util/parallel.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -20,10 +21,6 @@
 
 namespace neuron_gate {
 namespace {
-
-double to_us(Nanoseconds ns) {
-  return static_cast<double>(ns) / 1000.0;
-}
 
 // One quantum of the sides' timer in µs, when either side's traces are integer-µs data.
 std::optional<double> trace_resolution(const SideView& base, const SideView& head) {
@@ -338,7 +335,7 @@ void check_sample_unit(const SideSamples& side, SampleUnit unit) {
   check_view_unit(whole_side(side), unit);
 }
 
-const char* metric_class_label(MetricClass metric_class, ClassLabel style) {
+std::string metric_class_label(MetricClass metric_class, ClassLabel style) {
   switch (metric_class) {
   case MetricClass::end_to_end:
     return "end-to-end";

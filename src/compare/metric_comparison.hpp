@@ -24,7 +24,7 @@ namespace neuron_gate {
 enum class ClassLabel { prose, junit, heading };
 
 // The one name of a metric class for each use (ClassLabel).
-const char* metric_class_label(MetricClass metric_class, ClassLabel style = ClassLabel::prose);
+std::string metric_class_label(MetricClass metric_class, ClassLabel style = ClassLabel::prose);
 
 // Base vs head of one metric with every statistic the report shows. Op and step-time values are in
 // µs per step; end-to-end values in the metric's own unit. Ratios are head/base. No p value here is

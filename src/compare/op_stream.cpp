@@ -2,19 +2,12 @@
 
 #include "compare/metric_comparison.hpp"
 #include "profile/read_side.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <iterator>
 
 namespace neuron_gate {
-namespace {
-
-double to_us(Nanoseconds ns) {
-  return static_cast<double>(ns) / 1000.0;
-}
-
-}  // namespace
-
 OpStream::OpStream(std::vector<StepGroup> groups, const RuleSet& rules) : m_groups(std::move(groups)), m_rules(rules) {
   std::vector<const TraceSamples*> traces;
   for (const StepGroup& group : m_groups) {

@@ -2,6 +2,7 @@
 
 #include "compare/side_view.hpp"
 #include "util/error.hpp"
+#include "util/units.hpp"
 
 #include <set>
 
@@ -26,13 +27,13 @@ namespace {
 // One step's total in µs.
 double step_value(const StepSample& step, StepTotal total) {
   if (total == StepTotal::step_time) {
-    return static_cast<double>(step.duration_ns) / 1000.0;
+    return to_us(step.duration_ns);
   }
   Nanoseconds device_ns = step.unattributed_device_ns;
   for (const OpSample& op : step.ops) {
     device_ns += op.values.device_ns;
   }
-  return static_cast<double>(device_ns) / 1000.0;
+  return to_us(device_ns);
 }
 
 void check_side(const SideSamples& side, StepTotal total, const std::string& label) {

@@ -167,4 +167,18 @@ VerdictSummary summarize_verdict(const Judgement& judgement, const ConditionsDif
   return s;
 }
 
+const char* summary_role_key(SummaryRole role) {
+  switch (role) {
+  case SummaryRole::deciding:
+    return "deciding";
+  case SummaryRole::replacement:
+    return "replacement";
+  case SummaryRole::structural:
+    return "structural";
+  case SummaryRole::top_change:
+    break;
+  }
+  return "top_change";
+}
+
 }  // namespace neuron_gate

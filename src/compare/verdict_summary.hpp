@@ -24,6 +24,9 @@ enum class SummaryRole {
   top_change,   // one of the largest per-op or step-time changes (by |head - base| per step)
 };
 
+// The role as the JSON report spells it: "deciding", "replacement", "structural", "top_change".
+const char* summary_role_key(SummaryRole role);
+
 struct SummaryRow {
   std::size_t metric = 0;  // index into Judgement::metrics
   SummaryRole role = SummaryRole::deciding;

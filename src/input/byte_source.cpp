@@ -82,6 +82,9 @@ std::FILE* open_regular_file(const std::string& path) {
   return file;
 }
 
+}  // namespace
+
+// Not in the anonymous namespace: ByteSource::Impl holds one (-Wsubobject-linkage).
 // Hashes raw chunks on a thread of its own while the reader parses them, one chunk in flight: add()
 // waits until the chunk before is hashed (so its buffer may be read into again), then hands this one
 // over; finish() waits until all are hashed. An update's exception is thrown again by add/finish.
@@ -148,6 +151,8 @@ class ChunkHasher {
   std::exception_ptr m_error;
   std::thread m_thread;  // last: started once the members above exist
 };
+
+namespace {
 
 // Hashed sources of more than one chunk alive (each a thread reading), and hashing threads running. A
 // source starts hashing beside itself, at a chunk boundary, only while the two leave a worker thread free,

@@ -2,6 +2,7 @@
 
 #include "profile/missing_device_events.hpp"
 #include "profile/self_time.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -55,7 +56,7 @@ std::uint8_t code_of(DataProblemKind kind) {
 
 std::string micros(Nanoseconds ns) {
   char text[48];
-  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1000.0);
+  std::snprintf(text, sizeof text, "%.3f", to_us(ns));
   return text;
 }
 

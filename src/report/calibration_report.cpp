@@ -19,15 +19,6 @@ std::string percent(std::optional<double> fraction) {
   return format_percent(fraction);
 }
 
-std::string class_label(MetricClass metric_class) {
-  return metric_class_label(metric_class);
-}
-
-// A data string as code in a Markdown table cell or paragraph.
-std::string code(const std::string& name) {
-  return markdown_code(name, true);
-}
-
 std::string what_was_split(const Calibration& c) {
   const std::string word = c.split_by == SplitBy::runs ? "run" : "trace";
   const std::size_t total = c.half_a + c.half_b;
@@ -70,7 +61,7 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
           "–" + percent(c.false_alarm_rate.high) + ", Clopper–Pearson) · alpha " + format_number(c.alpha) + "\n\n";
   std::vector<std::string> gating;
   for (MetricClass m : c.gating_classes) {
-    gating.push_back(class_label(m));
+    gating.push_back(metric_class_label(m));
   }
   std::string gating_text;
   for (std::size_t i = 0; i < gating.size(); ++i) {
@@ -94,8 +85,8 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
   for (const auto& [metric_class, count] : c.regressed_splits_by_class) {
     const bool gates =
         std::find(c.gating_classes.begin(), c.gating_classes.end(), metric_class) != c.gating_classes.end();
-    text += "| " + class_label(metric_class) + " | " + std::to_string(count) + " of " + std::to_string(c.splits) +
-            " | " + (gates ? "yes" : "no") + " |\n";
+    text += "| " + metric_class_label(metric_class) + " | " + std::to_string(count) + " of " +
+            std::to_string(c.splits) + " | " + (gates ? "yes" : "no") + " |\n";
   }
   if (c.gating_never_decidable > 0) {
     text += "\n⚠️ " + std::to_string(c.gating_never_decidable) +
@@ -122,8 +113,8 @@ std::string render_calibration_markdown(const Calibration& c, const RuleSet& rul
   text += "| metric | class | gating | threshold | noise floor | median \\|ln ratio\\| | p95 \\|change\\| | REGRESSED "
           "in | |\n|---|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const NoiseFloor* m : ranked(c)) {
-    text += "| " + code(m->name) + " | " + class_label(m->metric_class) + " | " + (m->gating ? "yes" : "no") + " | " +
-            percent(m->threshold) + " | " +
+    text += "| " + markdown_code(m->name) + " | " + metric_class_label(m->metric_class) + " | " +
+            (m->gating ? "yes" : "no") + " | " + percent(m->threshold) + " | " +
             (m->within_process ? std::string("n/a (one process)") : percent(m->noise_floor)) + " | " +
             format_significant(m->median_abs_log_ratio) + " | " +
             escape_markdown(format_value(m->p95_abs_shift, m->unit)) + " | " + std::to_string(m->regressed) + " of " +

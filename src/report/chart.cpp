@@ -2,6 +2,7 @@
 
 #include "report/escape.hpp"
 #include "report/number_format.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,18 +31,6 @@ std::string num(double value) {
     text.resize(text.size() - 2);
   }
   return text;
-}
-
-std::optional<double> median_change(const MetricComparison& m) {
-  if (m.head_median && m.base_median) {
-    return *m.head_median - *m.base_median;
-  }
-  return m.head_median ? m.head_median : (m.base_median ? std::optional<double>(-*m.base_median) : std::nullopt);
-}
-
-double absolute_change(const MetricComparison& m) {
-  const auto change = median_change(m);
-  return change ? std::fabs(*change) : 0.0;
 }
 
 // The ratio a bar shows; nullopt when there is none to draw.

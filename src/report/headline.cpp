@@ -11,7 +11,7 @@ namespace neuron_gate {
 namespace {
 
 // "`latency`" for end-to-end, "profiled step time", "`aten::mm` self CPU" / "device" for ops.
-std::string metric_label(const MetricComparison& m) {
+std::string summary_label(const MetricComparison& m) {
   if (m.scope != MetricScope::op) {  // the sums' own names ("replaced ops", "all ops"), not profile data
     return m.name + (m.metric_class == MetricClass::device ? " device" : " self CPU");
   }
@@ -102,7 +102,7 @@ std::string headline_text(const Judgement& judgement, const ConditionsDiff& cond
   const char* joint = outcome == Outcome::regression
                           ? ": "
                           : (summary.pass_per_op ? " · no gating op regressed; largest change " : " · ");
-  std::string line = start + joint + metric_label(m) + " " + change_with_ci(m);
+  std::string line = start + joint + summary_label(m) + " " + change_with_ci(m);
   if (outcome == Outcome::pass && undecided(m.verdict)) {
     // A pass on an undecided estimate within its bound (docs/decision-rule.md): say how little it shows.
     line += across_runs(m) ? std::string(" · undecided, estimate within the threshold")
@@ -165,7 +165,7 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
   if (!classes.empty() && judgement.decision.outcome != Outcome::not_comparable) {
     line += " · gated by ";
     for (std::size_t i = 0; i < classes.size(); ++i) {
-      line += (i ? ", " : "") + std::string(metric_class_label(classes[i]));
+      line += (i ? ", " : "") + metric_class_label(classes[i]);
     }
   }
   return line + counts_text(judgement.decision, "insufficient");
@@ -176,10 +176,10 @@ std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metr
   for (const SummaryRow& row : summary.rows) {
     const MetricComparison& m = metrics[row.metric];
     const bool against = ratio_against_medians(m);
-    lines.push_back({row.role, row.metric, metric_label(m), signed_change_text(m) + (against ? k_medians_mark : ""),
+    lines.push_back({row.role, row.metric, summary_label(m), signed_change_text(m) + (against ? k_medians_mark : ""),
                      format_value(m.base_median, m.unit, m.resolution),
                      format_value(m.head_median, m.unit, m.resolution), note_of(m, row.role),
-                     against ? metric_label(m) + ": " + medians_note(m) : std::string()});
+                     against ? summary_label(m) + ": " + medians_note(m) : std::string()});
   }
   return lines;
 }

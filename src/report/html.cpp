@@ -4,6 +4,7 @@
 #include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "report/prose.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -69,7 +70,7 @@ std::string esc(const std::string& text) {
   return escape_html(text);
 }
 
-std::string code(const std::string& text) {
+std::string html_code(const std::string& text) {
   return "<code>" + esc(text) + "</code>";
 }
 
@@ -118,7 +119,7 @@ std::string metric_table(const std::vector<const MetricComparison*>& metrics, bo
       "<th class=\"num\">n base / head</th><th>verdict</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < metrics.size() && i < most; ++i) {
     const MetricComparison& m = *metrics[i];
-    html += "<tr" + row_class(m) + "><td class=\"name\">" + code(m.name) + "</td><td class=\"num\">" +
+    html += "<tr" + row_class(m) + "><td class=\"name\">" + html_code(m.name) + "</td><td class=\"num\">" +
             esc(format_value(m.base_median, m.unit, m.resolution)) + "</td><td class=\"num\">" +
             esc(format_value(m.head_median, m.unit, m.resolution)) + "</td><td class=\"num\">" + signed_change_text(m) +
             "</td><td class=\"num\">" + format_change_interval(m.ratio_low, m.ratio_high) + "</td><td class=\"num\">" +
@@ -129,7 +130,7 @@ std::string metric_table(const std::vector<const MetricComparison*>& metrics, bo
   return html + "</tbody>\n</table></div>\n";
 }
 
-std::string conditions_section(const Report& report) {
+std::string conditions_html(const Report& report) {
   std::string html = "<section id=\"conditions\">\n<h2>Conditions held fixed</h2>\n";
   if (report.conditions.rows.empty()) {
     return html + "<p>No conditions could be read from the data.</p>\n</section>\n";
@@ -143,20 +144,11 @@ std::string conditions_section(const Report& report) {
         row.matches ? (row.verified ? "<span class=\"ok\">✓</span>" : "<span class=\"accepted\">? not verified</span>")
         : row.accepted ? "<span class=\"accepted\">✗ accepted</span>"
                        : "<span class=\"bad\">✗ differs</span>";
-    html += std::string("<tr") + (row.matches ? "" : " class=\"differs\"") + "><td>" + code(row.name) + "</td><td>" +
-            esc(row.base) + "</td><td>" + esc(row.head) + "</td><td>" + mark +
+    html += std::string("<tr") + (row.matches ? "" : " class=\"differs\"") + "><td>" + html_code(row.name) +
+            "</td><td>" + esc(row.base) + "</td><td>" + esc(row.head) + "</td><td>" + mark +
             (row.note.empty() ? "" : " <span class=\"note\">" + esc(row.note) + "</span>") + "</td></tr>\n";
   }
   return html + "</tbody>\n</table></div>\n</section>\n";
-}
-
-std::string class_label(MetricClass metric_class) {
-  return metric_class_label(metric_class, ClassLabel::heading);
-}
-
-double absolute_change(const MetricComparison& m) {
-  const double base = m.base_median.value_or(0), head = m.head_median.value_or(0);
-  return std::fabs(head - base);
 }
 
 std::string distributions(const Report& report) {
@@ -191,7 +183,8 @@ std::string distributions(const Report& report) {
     if (svg.empty()) {
       continue;
     }
-    html += "<figure>\n<figcaption>" + code(m->name) + " · " + esc(class_label(m->metric_class)) + " · " + badge(*m) +
+    html += "<figure>\n<figcaption>" + html_code(m->name) + " · " +
+            esc(metric_class_label(m->metric_class, ClassLabel::heading)) + " · " + badge(*m) +
             " <span class=\"reason\">" + prose_html(m->reason) + "</span></figcaption>\n" + svg + "</figure>\n";
   }
   return html;
@@ -220,9 +213,9 @@ std::string measurements_section(const Report& report) {
       continue;
     }
     const std::size_t top = std::min<std::size_t>(10, ops.size());
-    html += "<h3>Ops that changed most: " + class_label(c) + " per step (top " + std::to_string(top) + " of " +
-            std::to_string(ops.size()) + ")</h3>\n" + metric_table(ops, true, top);
-    full.emplace_back(class_label(c), std::move(ops));
+    html += "<h3>Ops that changed most: " + metric_class_label(c, ClassLabel::heading) + " per step (top " +
+            std::to_string(top) + " of " + std::to_string(ops.size()) + ")</h3>\n" + metric_table(ops, true, top);
+    full.emplace_back(metric_class_label(c, ClassLabel::heading), std::move(ops));
   }
   const std::string chart = svg_change_chart(report);
   if (!chart.empty()) {
@@ -252,22 +245,23 @@ std::string list_section(const char* id, const char* title, const std::vector<st
   return html + "</ul>\n</section>\n";
 }
 
-std::string provenance_section(const Report& report) {
+std::string provenance_html(const Report& report) {
   const Provenance& p = report.provenance;
   std::string html = "<section id=\"provenance\">\n<h2>Provenance</h2>\n<ul>\n";
-  html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + code(p.base_spec) + ", head " + code(p.head_spec) +
-          "</li>\n";
+  html += "<li>neuron-gate " + esc(p.tool_version) + "; base " + html_code(p.base_spec) + ", head " +
+          html_code(p.head_spec) + "</li>\n";
   html += "<li>rules: " + esc(p.rules_source) + (p.rules_from.empty() ? "" : " from " + esc(p.rules_from)) +
-          " (sha256 " + code(p.rules_sha256) + "); alpha " + format_number(report.rules.alpha) + ", " +
+          " (sha256 " + html_code(p.rules_sha256) + "); alpha " + format_number(report.rules.alpha) + ", " +
           esc(correction_name(report.rules.correction)) + ", floor " + format_number(report.rules.floor_us) +
           " µs per op per step; unit: " + esc(sample_unit_description(report.rules.unit)) + "</li>\n";
   for (const GitCommit& commit : p.commits) {
-    html += "<li>" + esc(commit.side) + " git commit " + code(commit.commit) + " " + esc(commit.summary) +
-            (commit.branch.empty() ? "" : ", branch " + code(commit.branch)) +
+    html += "<li>" + esc(commit.side) + " git commit " + html_code(commit.commit) + " " + esc(commit.summary) +
+            (commit.branch.empty() ? "" : ", branch " + html_code(commit.branch)) +
             (commit.object_database ? ", read from the object database" : "") +
             (commit.dirty ? " (work tree has uncommitted changes)" : "") +
-            (commit.repository.empty() ? "" : ", repository " + code(commit.repository)) +
-            (commit.manifest_commit.empty() ? "" : "; run manifest commit " + code(commit.manifest_commit)) + "</li>\n";
+            (commit.repository.empty() ? "" : ", repository " + html_code(commit.repository)) +
+            (commit.manifest_commit.empty() ? "" : "; run manifest commit " + html_code(commit.manifest_commit)) +
+            "</li>\n";
   }
   if (p.stored_baseline) {
     html += "<li>" + prose_html(stored_baseline_text(*p.stored_baseline)) + "</li>\n";
@@ -291,10 +285,10 @@ std::string provenance_section(const Report& report) {
           " ignored</summary>\n<div class=\"table-wrap\"><table>\n<thead><tr><th>side</th><th>file</th><th>kind</th>"
           "<th class=\"num\">bytes</th><th>sha256</th></tr></thead>\n<tbody>\n";
   for (const ProvenanceFile& file : p.files) {
-    html += "<tr><td>" + esc(file.side) + "</td><td>" + code(file.relative_path) + "</td><td>" + esc(file.kind) +
+    html += "<tr><td>" + esc(file.side) + "</td><td>" + html_code(file.relative_path) + "</td><td>" + esc(file.kind) +
             (file.ignored_reason.empty() ? "" : ": " + esc(file.ignored_reason)) +
             (file.detail.empty() ? "" : " (" + esc(file.detail) + ")") + "</td><td class=\"num\">" +
-            std::to_string(file.size_bytes) + "</td><td>" + (file.sha256.empty() ? "–" : code(file.sha256)) +
+            std::to_string(file.size_bytes) + "</td><td>" + (file.sha256.empty() ? "–" : html_code(file.sha256)) +
             "</td></tr>\n";
   }
   return html + "</tbody>\n</table></div>\n</details>\n</section>\n";
@@ -369,10 +363,9 @@ std::string render_html_sections(const Report& report) {
   const std::string inputs = report.inputs_line.empty()
                                  ? ""
                                  : "<p class=\"inputs-overlap\">⚠️ " + prose_html(report.inputs_line) + "</p>\n";
-  return inputs + summary_section(report) + conditions_section(report) + measurements_section(report) +
+  return inputs + summary_section(report) + conditions_html(report) + measurements_section(report) +
          list_section("interpretations", "Interpretations", report.interpretations, "Nothing to interpret.") +
-         list_section("open-hypotheses", "Open hypotheses", report.open_hypotheses, "None.") +
-         provenance_section(report);
+         list_section("open-hypotheses", "Open hypotheses", report.open_hypotheses, "None.") + provenance_html(report);
 }
 
 std::string render_html_page(Outcome outcome, const std::string& title, const std::string& verdict_line,

@@ -9,6 +9,7 @@
 #include "report/escape.hpp"
 #include "report/number_format.hpp"
 #include "stats/descriptive.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -18,12 +19,9 @@
 namespace neuron_gate {
 namespace {
 
-// Every string from the profile (or a digest of it) is hostile (escape.hpp): names as code spans, other
-// data as one line of Markdown-escaped text whose backtick pairs stay code spans (markdown_spans), so a
-// crafted field cannot make a link, an image, a mention or an HTML comment.
-std::string code(const std::string& data) {
-  return markdown_code(data, false);
-}
+// Every string from the profile (or a digest of it) is hostile (escape.hpp): names as code spans
+// (markdown_code), other data as one line of Markdown-escaped text whose backtick pairs stay code spans
+// (markdown_spans), so a crafted field cannot make a link, an image, a mention or an HTML comment.
 std::string text(const std::string& data) {
   return markdown_spans(data, false);
 }
@@ -31,7 +29,8 @@ std::string text(const std::string& data) {
 void files_section(const SideSamples& side, std::ostream& out) {
   out << "\n## Files\n\n";
   for (const DiscoveredFile& file : side.inventory.files) {
-    out << "- " << code(file.relative_path) << " (" << file.size_bytes << " bytes): " << file_kind_name(file.kind);
+    out << "- " << markdown_code(file.relative_path, false) << " (" << file.size_bytes
+        << " bytes): " << file_kind_name(file.kind);
     if (!file.ignored_reason.empty()) {
       out << " — " << text(file.ignored_reason);
     }
@@ -39,7 +38,7 @@ void files_section(const SideSamples& side, std::ostream& out) {
       out << " (" << text(detail->second) << ")";
     }
     if (!file.outside_link.empty()) {
-      out << " — reached through a link leading outside the profile: " << code(file.outside_link);
+      out << " — reached through a link leading outside the profile: " << markdown_code(file.outside_link, false);
     }
     out << "\n";
   }
@@ -62,7 +61,7 @@ void ranks_section(const SideSamples& side, std::ostream& out) {
     for (const DiscoveredFile& file : side.inventory.files) {
       shown = file.path == trace.path ? file.relative_path : shown;
     }
-    out << "- " << code(shown) << ": " << text(rank_name(trace.rank))
+    out << "- " << markdown_code(shown, false) << ": " << text(rank_name(trace.rank))
         << (trace.rank_source.empty() ? std::string() : " (from " + text(trace.rank_source) + ")") << "\n";
   }
 }
@@ -73,7 +72,7 @@ void captures_section(const SideSamples& side, std::ostream& out) {
   }
   out << "\n## Neuron captures\n\n";
   for (const NeuronCapture& capture : side.neuron.captures) {
-    out << "- " << code(capture.folder);
+    out << "- " << markdown_code(capture.folder, false);
     if (capture.rank) {
       out << " (process " << capture.rank->pid << " on " << text(capture.rank->instance_id) << ")";
     }
@@ -117,9 +116,9 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
     const TraceDataProblems& p = trace.problems;
     if (!p.negative_self_time.empty()) {  // unfinished and negative-duration events are listed data problems
       any_problem = true;
-      out << "- " << code(trace.path) << ": negative self time in the trace itself, kept";
+      out << "- " << markdown_code(trace.path, false) << ": negative self time in the trace itself, kept";
       for (const auto& [name, ns] : p.negative_self_time) {
-        out << "; " << code(name) << " " << format_duration_us(static_cast<double>(ns) / 1000.0);
+        out << "; " << markdown_code(name, false) << " " << format_duration_us(to_us(ns));
       }
       out << "\n";
     }
@@ -140,7 +139,7 @@ void data_problems_section(const SideSamples& side, std::ostream& out) {
 
 void end_to_end_lines(const SideSamples& side, std::ostream& out) {
   for (const EndToEndMetric& metric : side.end_to_end) {
-    out << "\nEnd-to-end " << code(metric.name) << ": " << metric.samples.size() << " samples, median "
+    out << "\nEnd-to-end " << markdown_code(metric.name, false) << ": " << metric.samples.size() << " samples, median "
         << format_significant(median(metric.samples), 4) << " " << text(metric.unit) << " ("
         << (metric.better == Better::lower ? "lower" : "higher") << " is better)\n";
   }
@@ -163,12 +162,11 @@ void device_share_line(const std::vector<SampleStep>& steps, std::ostream& out) 
   if (device <= 0) {
     return;
   }
-  out << "\nDevice time: " << format_duration_us(static_cast<double>(device) / 1000.0) << " in " << steps.size()
-      << " steps, "
+  out << "\nDevice time: " << format_duration_us(to_us(device)) << " in " << steps.size() << " steps, "
       << format_significant(100.0 * static_cast<double>(device - unattributed) / static_cast<double>(device), 4)
       << "% attributed to an op";
   for (const auto& [category, ns] : by_category) {
-    out << "; not attributed (" << text(category) << "): " << format_duration_us(static_cast<double>(ns) / 1000.0);
+    out << "; not attributed (" << text(category) << "): " << format_duration_us(to_us(ns));
   }
   out << "\n";
 }
@@ -238,7 +236,8 @@ void summary_section(const SideSamples& side, const Fingerprint& fingerprint, st
     out << "none";
   }
   for (std::size_t i = 0; i < side.end_to_end.size(); ++i) {
-    out << (i ? ", " : "") << code(side.end_to_end[i].name) << " (" << side.end_to_end[i].samples.size() << " samples)";
+    out << (i ? ", " : "") << markdown_code(side.end_to_end[i].name, false) << " (" << side.end_to_end[i].samples.size()
+        << " samples)";
   }
   std::size_t problems = side.data_problems.size() + side.read_warnings.size();
   for (const TraceSamples& trace : side.traces) {
@@ -254,7 +253,7 @@ void summary_section(const SideSamples& side, const Fingerprint& fingerprint, st
 
 std::string render_inspect(const std::string& profile_spec, const SideSamples& side, const Fingerprint& fingerprint) {
   std::ostringstream out;
-  out << "# neuron-gate inspect " << code(profile_spec) << "\n";
+  out << "# neuron-gate inspect " << markdown_code(profile_spec, false) << "\n";
   summary_section(side, fingerprint, out);
   out << "\n## Conditions (fingerprint)\n\n";
   for (const auto& [name, value] : fingerprint.values) {

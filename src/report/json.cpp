@@ -2,6 +2,7 @@
 
 #include "report/escape.hpp"
 #include "stats/descriptive.hpp"
+#include "util/units.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -128,8 +129,8 @@ ordered facts_json(const SideFacts& facts) {
     p["byte"] = problem.byte ? ordered(*problem.byte) : ordered(nullptr);
     p["example"] = problem.example;
     if (is_screened_kind(problem.kind)) {  // excluded with their time (profile/event_screen.hpp)
-      p["excluded_self_cpu_us"] = static_cast<double>(problem.excluded_cpu_ns) / 1000.0;
-      p["excluded_device_us"] = static_cast<double>(problem.excluded_device_ns) / 1000.0;
+      p["excluded_self_cpu_us"] = to_us(problem.excluded_cpu_ns);
+      p["excluded_device_us"] = to_us(problem.excluded_device_ns);
       p["self_cpu_share"] = problem.cpu_share ? ordered(*problem.cpu_share) : ordered(nullptr);
       p["device_share"] = problem.device_share ? ordered(*problem.device_share) : ordered(nullptr);
     }
@@ -145,20 +146,6 @@ ordered facts_json(const SideFacts& facts) {
     j["attributed_device_ns"] = facts.attributed_device_ns;
   }
   return j;
-}
-
-const char* summary_role_key(SummaryRole role) {
-  switch (role) {
-  case SummaryRole::deciding:
-    return "deciding";
-  case SummaryRole::replacement:
-    return "replacement";
-  case SummaryRole::structural:
-    return "structural";
-  case SummaryRole::top_change:
-    break;
-  }
-  return "top_change";
 }
 
 // The summary table under the headline and the conditions' counts, as the Markdown shows them.

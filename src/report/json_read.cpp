@@ -145,13 +145,6 @@ constexpr std::initializer_list<Verdict> k_verdicts{Verdict::regressed,    Verdi
 constexpr std::initializer_list<MetricClass> k_classes{MetricClass::end_to_end, MetricClass::device,
                                                        MetricClass::self_cpu, MetricClass::step_time};
 
-const char* summary_role_key(SummaryRole role) {
-  return role == SummaryRole::deciding      ? "deciding"
-         : role == SummaryRole::replacement ? "replacement"
-         : role == SummaryRole::structural  ? "structural"
-                                            : "top_change";
-}
-
 MetricComparison metric_from_json(const Reader& r, const json& value, const std::string& where) {
   MetricComparison m;
   m.metric_class = r.choice(value, "class", where, k_classes, metric_class_key);

@@ -10,10 +10,6 @@
 namespace neuron_gate {
 namespace {
 
-std::string class_label(MetricClass metric_class) {
-  return metric_class_label(metric_class, ClassLabel::junit);
-}
-
 struct Case {
   std::string name, classname;
   enum class Kind { passed, failure, skipped } kind = Kind::passed;
@@ -40,7 +36,9 @@ std::string metric_details(const MetricComparison& m) {
 
 Case metric_case(const Report& report, const MetricComparison& m) {
   Case c;
-  const std::string label = m.metric_class == MetricClass::step_time ? "" : " (" + class_label(m.metric_class) + ")";
+  const std::string label = m.metric_class == MetricClass::step_time
+                                ? ""
+                                : " (" + metric_class_label(m.metric_class, ClassLabel::junit) + ")";
   c.name = m.name + label;
   c.classname = std::string("neuron-gate.") + metric_class_key(m.metric_class);
   c.details = metric_details(m);

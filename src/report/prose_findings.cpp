@@ -15,10 +15,6 @@ using prose::count_of;
 using prose::join;
 using prose::metric_label;
 
-std::string class_label(MetricClass metric_class) {
-  return metric_class_label(metric_class);
-}
-
 std::vector<std::string> names(const Metrics& metrics, const std::vector<std::size_t>& indices) {
   std::vector<std::string> items;
   for (std::size_t i : indices) {
@@ -83,7 +79,7 @@ std::string material_text(const GateFinding& gate) {
 std::string gate_text(const GateFinding& gate) {
   std::vector<std::string> gating;
   for (MetricClass c : gate.gating_classes) {
-    gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : class_label(c) + " per op");
+    gating.push_back(c == MetricClass::end_to_end ? "end-to-end metrics" : metric_class_label(c) + " per op");
   }
   return "Gate: " + (gating.empty() ? std::string("no metric class") : join(gating, 4, " and ")) +
          (gating.size() == 1 && gate.gating_classes[0] != MetricClass::end_to_end ? " decides" : " decide") +
@@ -117,8 +113,9 @@ std::string op_regressions_text(const Metrics& metrics, const std::vector<std::s
   std::vector<std::string> items;
   for (std::size_t i : indices) {
     const MetricComparison& m = metrics[i];
-    items.push_back(prose_code(m.name) + " " + class_label(m.metric_class) + " " + format_duration_us(m.base_median) +
-                    " → " + format_duration_us(m.head_median) + " per step (" + format_change(m.ratio) + ")");
+    items.push_back(prose_code(m.name) + " " + metric_class_label(m.metric_class) + " " +
+                    format_duration_us(m.base_median) + " → " + format_duration_us(m.head_median) + " per step (" +
+                    format_change(m.ratio) + ")");
   }
   return "Per-op regressions beyond their threshold (they explain, the gate is decided above): " +
          join(items, 8, "; ") + ". [Measurements: per-op tables]";
@@ -179,7 +176,7 @@ std::string unattributed_finding_text(const Metrics& metrics, const Unattributed
 // One replacement group read together: its ops, then their summed time per step and its verdict.
 std::string replacement_text(const Metrics& metrics, const ReplacementFinding& f) {
   const MetricComparison& g = metrics[f.group];
-  const std::string cls = class_label(g.metric_class);
+  const std::string cls = metric_class_label(g.metric_class);
   std::vector<std::string> parts;
   if (!f.gone.empty()) {
     parts.push_back(count_of(f.gone.size(), "op no longer runs", "ops no longer run") + " (" +
@@ -273,7 +270,7 @@ std::string replacement_members_text(const MetricComparison& m) {
 }
 
 std::string metric_what(const MetricComparison& m) {
-  const std::string cls = class_label(m.metric_class);
+  const std::string cls = metric_class_label(m.metric_class);
   switch (m.scope) {
   case MetricScope::replacement_group:
     return "the replacement group " + prose_code(m.name) + " (" + cls + ")";

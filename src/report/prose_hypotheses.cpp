@@ -3,6 +3,7 @@
 #include "report/number_format.hpp"
 #include "report/prose.hpp"
 #include "report/prose_parts.hpp"
+#include "util/units.hpp"
 
 namespace neuron_gate {
 namespace {
@@ -200,7 +201,7 @@ std::string noise_not_estimated_text(const NoiseNotEstimated& f) {
 std::vector<std::string> negative_self_time_texts(const DataProblemFinding& f) {
   std::vector<std::string> items;
   for (const auto& [name, ns] : f.negative_self_time) {
-    items.push_back(prose_code(name) + " (down to " + format_duration_us(static_cast<double>(ns) / 1000.0) + ")");
+    items.push_back(prose_code(name) + " (down to " + format_duration_us(to_us(ns)) + ")");
   }
   return items;
 }

@@ -126,7 +126,7 @@ std::string points_context_text(const PointsJudgement& judged, const std::string
   if (compared > 0 && !classes.empty()) {
     line += " · gated by ";
     for (std::size_t i = 0; i < classes.size(); ++i) {
-      line += (i ? ", " : "") + std::string(metric_class_label(classes[i]));
+      line += (i ? ", " : "") + metric_class_label(classes[i]);
     }
     line += " · one Holm correction across all points";
   }

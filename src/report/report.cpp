@@ -2,20 +2,12 @@
 
 #include "report/number_format.hpp"
 #include "util/text.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace neuron_gate {
-namespace {
-
-double absolute_change(const MetricComparison& m) {
-  const auto change = median_change(m);
-  return change ? std::fabs(*change) : 0.0;
-}
-
-}  // namespace
-
 SideFacts side_facts(const SideSamples& side, std::size_t drop_first) {
   SideFacts facts;
   facts.traces = side.traces.size();
@@ -55,13 +47,18 @@ std::string device_share_text(const SideFacts& facts) {
     return "";
   }
   const double share = 100.0 * static_cast<double>(facts.attributed_device_ns) / static_cast<double>(facts.device_ns);
-  return "; device time " + format_duration_us(static_cast<double>(facts.device_ns) / 1000.0) + ", " +
+  return "; device time " + format_duration_us(to_us(facts.device_ns)) + ", " +
          (facts.attributed_device_ns == facts.device_ns ? std::string("100") : format_significant(share, 3)) +
          "% attributed to an op";
 }
 
 bool conditions_differ(const Report& report) {
   return report.outcome == Outcome::not_comparable && !report.decision.no_decision;
+}
+
+double absolute_change(const MetricComparison& m) {
+  const auto change = median_change(m);
+  return change ? std::fabs(*change) : 0.0;
 }
 
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class) {

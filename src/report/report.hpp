@@ -82,6 +82,10 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
 // metrics are shown.
 bool conditions_differ(const Report& report);
 
+// |head median - base median| in the metric's unit (an op on one side only: that side's median); 0 when
+// neither median exists. The order of ranked_metrics, the chart's bars and the HTML's distributions.
+double absolute_change(const MetricComparison& m);
+
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 

@@ -7,11 +7,11 @@
 
 namespace neuron_gate {
 
-namespace {
-
 bool all_finite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
+
+namespace {
 
 std::vector<double> sorted_copy(std::span<const double> values) {
   std::vector<double> sorted(values.begin(), values.end());

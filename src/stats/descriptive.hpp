@@ -7,6 +7,9 @@
 
 namespace neuron_gate {
 
+// True when every value is finite (no NaN, no infinity); true for no values.
+bool all_finite(std::span<const double> values);
+
 // Median of `values` (the mean of the two middle values when the count is even, as NumPy median).
 // nullopt if empty or any value is not finite.
 std::optional<double> median(std::span<const double> values);

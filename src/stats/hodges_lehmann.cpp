@@ -1,4 +1,5 @@
 #include "stats/hodges_lehmann.hpp"
+#include "stats/descriptive.hpp"
 
 #include <boost/math/distributions/normal.hpp>
 
@@ -167,10 +168,6 @@ std::optional<HodgesLehmannEstimate> estimate_sorted(std::vector<double> x, std:
     result.ci_high = values[values.size() - 1];
   }
   return result;
-}
-
-bool all_finite(std::span<const double> values) {
-  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "stats/wilcoxon.hpp"
+#include "stats/descriptive.hpp"
 
 #include <boost/math/distributions/normal.hpp>
 
@@ -8,10 +9,6 @@
 
 namespace neuron_gate {
 namespace {
-
-bool all_finite(std::span<const double> values) {
-  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
-}
 
 // P(T+ = t) for t = 0 .. n(n+1)/2 under the null hypothesis: the number of subsets of {1..n} with sum t,
 // over 2^n (counted by the subset-sum recurrence, in doubles: exact for n <= 50).

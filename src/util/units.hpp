@@ -15,4 +15,9 @@ using Nanoseconds = std::int64_t;
 // double for plain decimals. nullopt when the text is not a number or overflows int64 ns.
 std::optional<Nanoseconds> decimal_microseconds_to_ns(std::string_view text);
 
+// `ns` in microseconds, as the reports and metrics show times.
+constexpr double to_us(Nanoseconds ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+
 }  // namespace neuron_gate
