@@ -73,9 +73,7 @@ std::vector<std::optional<double>> adjust(const std::vector<std::optional<double
 
 // Family, family size and adjusted p values of every metric with both sides present.
 void adjust_families(std::vector<MetricComparison>& metrics, Correction correction) {
-  for (Family family :
-       {Family::end_to_end, Family::device_summary, Family::end_to_end_explains, Family::per_op, Family::per_op_minor,
-        Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed}) {
+  for (Family family : k_families) {
     std::vector<MetricComparison*> members;
     for (MetricComparison& m : metrics) {
       if (m.family == family && m.present_in_base && m.present_in_head) {

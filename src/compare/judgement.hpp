@@ -11,6 +11,7 @@
 #include "util/heap_optional.hpp"
 
 #include <array>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,11 @@ enum class Family {
                         // device replacement groups that hold such time; measured, never REGRESSED/IMPROVED, never
                         // gating: the device class total `all ops` (in per_op) holds that time and gates
 };
+
+// Every family, in the order they are corrected and read back from a JSON report.
+inline constexpr std::initializer_list<Family> k_families{
+    Family::end_to_end, Family::device_summary, Family::end_to_end_explains, Family::per_op,      Family::per_op_minor,
+    Family::step_time,  Family::replaced,       Family::runtime_calls,       Family::unattributed};
 
 // "end-to-end", "device summary", "end-to-end (explains)", "per-op", "per-op (not material)", "step time",
 // "per-op (replaced)", "runtime calls", "per-op (not attributed)".

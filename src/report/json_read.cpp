@@ -158,11 +158,7 @@ MetricComparison metric_from_json(const Reader& r, const json& value, const std:
   m.verdict = r.choice(value, "verdict", where, k_verdicts, verdict_name);
   m.reason = r.prose(value, "reason", where);
   m.gating = r.boolean(value, "gating", where);
-  m.family =
-      r.choice(value, "family", where,
-               {Family::end_to_end, Family::device_summary, Family::end_to_end_explains, Family::per_op,
-                Family::per_op_minor, Family::step_time, Family::replaced, Family::runtime_calls, Family::unattributed},
-               family_name);
+  m.family = r.choice(value, "family", where, k_families, family_name);
   m.runtime_call = m.family == Family::runtime_calls;
   m.material = r.boolean(value, "material", where);
   m.base_median = r.optional_number(r.at(value, "base", where), "median", Reader::name(where, "base"));
