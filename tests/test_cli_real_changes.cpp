@@ -152,4 +152,35 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("2 paired runs a side: too few pairs never hide the regression the same runs show unpaired") {
+  // Real captures (tests/tools/make_paired_two_runs.sh): base and head alternating in one session, 2 runs a
+  // side. 2 pairs cannot reach p 0.05 (2^-2), so the paired latency alone was INSUFFICIENT: a real +25%
+  // (thread CPU time in 3 separate process pairs: x1.249, x1.247, x1.225) read NO DECISION, exit 0, where
+  // 1 run a side, or the same runs without the session, exit 1.
+  const std::string dir = "paired-two-runs/";
+  const Compared plus25 = compare_json(profile(dir + "plus25/base"), profile(dir + "plus25/head"));
+  CHECK(plus25.result.exit_code == 1);
+  CHECK(plus25.report["verdict_line"] ==
+        "❌ REGRESSION: `latency` +27.1% (90% CI +25.5…+28.4%, threshold 5%) · from 2 / 2 processes: between-process "
+        "noise not measured, capture 5 runs a side to confirm");
+  const nlohmann::json latency = find_metric(plus25.report, "end_to_end", "latency");
+  CHECK(latency["verdict"] == "REGRESSED");
+  CHECK(latency["test"]["name"] == "mann-whitney-u");
+  CHECK(latency["test"]["pairing"] == "unpaired: too few pairs for the paired test to reach the p it needs, and the "
+                                      "same runs tested unpaired show a regression");
+  // A real +7-10% (x1.133, x1.068, x1.067) within the 15.5% that 2 processes a side can pass unpaired: the
+  // paired judgement stands, an honest NO DECISION asking for more pairs, never a pass.
+  const CliResult plus8 = run({"compare", profile(dir + "plus8/base"), profile(dir + "plus8/head"), "--no-git"});
+  CHECK(plus8.exit_code == 0);
+  CHECK(
+      plus8.out.find("## ⚠️ NO DECISION · `latency` (end-to-end) +5.0%: too few samples to decide; needs about 5 "
+                     "paired runs of one capture session") == 0);
+  CHECK(run({"compare", profile(dir + "plus8/base"), profile(dir + "plus8/head"), "--no-git", "--strict"}).exit_code ==
+        4);
+  // The same code: no regression.
+  const CliResult same = run({"compare", profile(dir + "same/base"), profile(dir + "same/head"), "--no-git"});
+  CHECK(same.exit_code == 0);
+  CHECK(same.out.find("REGRESSION") == std::string::npos);
+}
+
 TEST_SUITE_END();

@@ -348,6 +348,30 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   }
 }
 
+// Paired runs too few to decide never hide a regression (docs/decision-rule.md "Paired runs"): a paired
+// metric whose pairs cannot reach its needed p is judged again on its unpaired test of the same runs
+// (MetricMeasurement::unpaired), its p adjusted by Bonferroni over its family (at least Holm's), and that
+// judgement replaces the paired one when it is REGRESSED. Otherwise the paired judgement stands.
+void unpaired_where_pairs_fall_short(MetricComparison& m, const RuleSet& rules,
+                                     const std::vector<MetricClass>& gating_classes, const DecideOptions& options) {
+  if (!m.paired || !m.unpaired || !needed_p_out_of_reach(m)) {
+    return;
+  }
+  MetricComparison alternative = m;
+  static_cast<MetricMeasurement&>(alternative) = *m.unpaired;
+  const double size = static_cast<double>(std::max<std::size_t>(1, m.family_size));
+  const auto bonferroni = [size](std::optional<double> p) {
+    return p ? std::optional<double>(std::min(1.0, *p * size)) : std::nullopt;
+  };
+  alternative.p_worse_adjusted = bonferroni(alternative.p_worse);
+  alternative.p_better_adjusted = bonferroni(alternative.p_better);
+  alternative.q_value = bonferroni(alternative.p_two_sided);
+  judge_metric(alternative, rules, gating_classes, options);
+  if (alternative.verdict == Verdict::regressed) {
+    m = std::move(alternative);
+  }
+}
+
 }  // namespace
 
 std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio) {
@@ -441,6 +465,7 @@ Judgement judge_in_place(std::vector<MetricComparison> measured, const Condition
   adjust_families(result.metrics, rules.correction);
   for (MetricComparison& m : result.metrics) {
     judge_metric(m, rules, result.decision.gating_classes, options);
+    unpaired_where_pairs_fall_short(m, rules, result.decision.gating_classes, options);
   }
   decide(result, conditions, options);
   return result;

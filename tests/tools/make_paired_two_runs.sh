@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Writes tests/data/profiles/paired-two-runs: real captures by the capture helper (python/), 2 runs a side in
+# one pairing session (base and head alternating, separate processes), of a 1-thread MLP step
+# (relu(x @ w1) @ w2, x 32x256, w 256x256, plus tanh and sigmoid of 2048 values) on Debian's torch 1.13 CPU.
+# Heads: `same` (the same code), `plus8` (an extra x @ W, W 256x40: +7-10% in thread CPU time, measured in
+# 3 separate pairs of processes of 2,000 un-profiled calls each: 1.133 1.068 1.067), `plus25` (W 256x128:
+# 1.249 1.247 1.225). Only the manifests and e2e.json are kept (the traces are not needed by the tests).
+# Usage: tests/tools/make_paired_two_runs.sh   (from the repository root; about a minute on 2 cores)
+set -euo pipefail
+root=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+write_model() {  # write_model DIR EXTRA_COLS
+  mkdir -p "$1"
+  local extra=None line=pass
+  if [ "$2" -gt 0 ]; then extra="torch.randn(256, $2) / 16"; line="x @ EXTRA"; fi
+  cat > "$1/model.py" <<PY
+import torch
+torch.manual_seed(1)
+EXTRA = $extra
+SMALL_A = torch.randn(2048)
+SMALL_B = torch.randn(2048)
+
+def setup(rows=32, cols=256):
+    torch.manual_seed(0)
+    return {"x": torch.randn(rows, cols), "w1": torch.randn(cols, cols) / cols ** 0.5,
+            "w2": torch.randn(cols, cols) / cols ** 0.5}
+
+def step(x, w1, w2):
+    y = torch.relu(x @ w1) @ w2
+    torch.tanh(SMALL_A)
+    torch.sigmoid(SMALL_B)
+    $line
+    return y
+PY
+}
+write_model "$work/m/base" 0
+write_model "$work/m/same" 0
+write_model "$work/m/plus8" 40
+write_model "$work/m/plus25" 128
+out=$root/tests/data/profiles/paired-two-runs
+rm -rf "$out"
+for head in same plus8 plus25; do
+  PYTHONPATH=$root/python /usr/bin/python3 -m neuron_gate_capture "$work/m/base/model.py" --out "$work/$head/base" \
+    --interleave "$work/m/$head/model.py" --interleave-out "$work/$head/head" --runs 2 --threads 1 \
+    --wait 1 --warmup 1 --active 5 --repeat 2 --timing-warmup 50 --repetitions 60 --calls-per-sample 10 \
+    --operating-point mlp32 --workload model.py:step
+  for side in base head; do
+    mkdir -p "$out/$head/$side"
+    cp "$work/$head/$side/neuron-gate.json" "$out/$head/$side/"
+    for run in run-01 run-02; do
+      mkdir -p "$out/$head/$side/$run"
+      cp "$work/$head/$side/$run/e2e.json" "$out/$head/$side/$run/"
+    done
+  done
+done
