@@ -168,6 +168,11 @@ TEST_CASE("2 paired runs a side: too few pairs never hide the regression the sam
   CHECK(latency["test"]["name"] == "mann-whitney-u");
   CHECK(latency["test"]["pairing"] == "unpaired: too few pairs for the paired test to reach the p it needs, and the "
                                       "same runs tested unpaired show a regression");
+  // 3 pairs (2^-3 = 0.125) of the same +25%, end-to-end only: was NO DECISION "needs about 5 paired runs".
+  const std::string three = "paired-three-runs/plus25/";
+  const Compared plus25_3 = compare_json(profile(three + "base"), profile(three + "head"));
+  CHECK(plus25_3.result.exit_code == 1);
+  CHECK(plus25_3.report["verdict_line"] == "❌ REGRESSION: `latency` +18.3% (90% CI +17.3…+19.3%, threshold 5%)");
   // A real +7-10% (x1.133, x1.068, x1.067) within the 15.5% that 2 processes a side can pass unpaired: the
   // paired judgement stands, an honest NO DECISION asking for more pairs, never a pass.
   const CliResult plus8 = run({"compare", profile(dir + "plus8/base"), profile(dir + "plus8/head"), "--no-git"});

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes tests/data/profiles/paired-two-runs: real captures by the capture helper (python/), 2 runs a side in
+# Writes tests/data/profiles/paired-two-runs (and paired-three-runs/plus25, 3 runs a side): real captures by the capture helper (python/), 2 runs a side in
 # one pairing session (base and head alternating, separate processes), of a 1-thread MLP step
 # (relu(x @ w1) @ w2, x 32x256, w 256x256, plus tanh and sigmoid of 2048 values) on Debian's torch 1.13 CPU.
 # Heads: `same` (the same code), `plus8` (an extra x @ W, W 256x40: +7-10% in thread CPU time, measured in
@@ -38,19 +38,24 @@ write_model "$work/m/base" 0
 write_model "$work/m/same" 0
 write_model "$work/m/plus8" 40
 write_model "$work/m/plus25" 128
-out=$root/tests/data/profiles/paired-two-runs
-rm -rf "$out"
-for head in same plus8 plus25; do
+capture() {  # capture OUT HEAD RUNS
+  local out=$1 head=$2 runs=$3
+  rm -rf "$work/$head"
   PYTHONPATH=$root/python /usr/bin/python3 -m neuron_gate_capture "$work/m/base/model.py" --out "$work/$head/base" \
-    --interleave "$work/m/$head/model.py" --interleave-out "$work/$head/head" --runs 2 --threads 1 \
+    --interleave "$work/m/$head/model.py" --interleave-out "$work/$head/head" --runs "$runs" --threads 1 \
     --wait 1 --warmup 1 --active 5 --repeat 2 --timing-warmup 50 --repetitions 60 --calls-per-sample 10 \
     --operating-point mlp32 --workload model.py:step
   for side in base head; do
     mkdir -p "$out/$head/$side"
     cp "$work/$head/$side/neuron-gate.json" "$out/$head/$side/"
-    for run in run-01 run-02; do
+    for run in $(seq -f "run-%02g" 1 "$runs"); do
       mkdir -p "$out/$head/$side/$run"
       cp "$work/$head/$side/$run/e2e.json" "$out/$head/$side/$run/"
     done
   done
+}
+rm -rf "$root/tests/data/profiles/paired-two-runs" "$root/tests/data/profiles/paired-three-runs"
+for head in same plus8 plus25; do
+  capture "$root/tests/data/profiles/paired-two-runs" "$head" 2
 done
+capture "$root/tests/data/profiles/paired-three-runs" plus25 3
