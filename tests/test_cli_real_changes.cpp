@@ -168,6 +168,10 @@ TEST_CASE("2 paired runs a side: too few pairs never hide the regression the sam
   CHECK(latency["test"]["name"] == "mann-whitney-u");
   CHECK(latency["test"]["pairing"] == "unpaired: too few pairs for the paired test to reach the p it needs, and the "
                                       "same runs tested unpaired show a regression");
+  // The report says which test decided (the PR comment's interpretation of the gating metric).
+  CHECK(plus25.result.out.find("`latency` (end-to-end) REGRESSED: +27.1% (90% CI +25.5…+28.4%), beyond the 5% "
+                               "threshold; adjusted p 2.0e-22; unpaired: too few pairs for the paired test") !=
+        std::string::npos);
   // 3 pairs (2^-3 = 0.125) of the same +25%, end-to-end only: was NO DECISION "needs about 5 paired runs".
   const std::string three = "paired-three-runs/plus25/";
   const Compared plus25_3 = compare_json(profile(three + "base"), profile(three + "head"));
