@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace neuron_gate::testing;
@@ -35,9 +36,17 @@ std::string first_trace(const std::string& folder, const std::string& prefix) {
 
 TEST_SUITE_BEGIN("cli real changes");
 
-TEST_CASE("a new call site of aten::add (bias add) is a code change: A -> Abias regresses end to end, exit 1") {
+TEST_CASE("a new call site of aten::add (bias add) is a code change: A -> Abias is never a pass") {
+  // Latency +10.6% from one e2e process a side: within the 15.5% that 1 process can pass, since the same
+  // code re-measured 1 process against 1 (tests/tools/make_paired_two_runs.sh's MLP, 36 splits) read up to
+  // +12.4%. It was REGRESSED beyond the bare 10% allowance (exit 1); now NO DECISION on `rmsnorm_step`
+  // self CPU (+11.8%, 4 runs a side), exit 4 under --strict.
   const CliResult result = run({"compare", profile("new-call-site/A"), profile("new-call-site/Abias"), "--no-git"});
-  CHECK(result.exit_code == 1);
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.rfind("## ⚠️ NO DECISION · `rmsnorm_step` (self CPU) +11.8%", 0) == 0);
+  CHECK(
+      run({"compare", profile("new-call-site/A"), profile("new-call-site/Abias"), "--no-git", "--strict"}).exit_code ==
+      4);
   CHECK(result.out.find("NOT COMPARABLE") == std::string::npos);
   CHECK(result.out.find("| inputs | same shapes for ") != std::string::npos);
   CHECK(result.out.find(
@@ -190,6 +199,31 @@ TEST_CASE("2 paired runs a side: too few pairs never hide the regression the sam
   const CliResult same = run({"compare", profile(dir + "same/base"), profile(dir + "same/head"), "--no-git"});
   CHECK(same.exit_code == 0);
   CHECK(same.out.find("REGRESSION") == std::string::npos);
+}
+
+TEST_CASE("same code, 1 process a side: a slower process is not a regression, latency or step time") {
+  // Real capture (tests/tools/make_paired_two_runs.sh): the same MLP, base's run 3 against head's run 6 of
+  // one session. Head's process ran 12% slower: latency +12.4% was REGRESSED beyond the bare 10% allowance
+  // (exit 1), and under step_time gate "always" step time +13.3% too (steps of one process taken as
+  // independent). Both are now held to the 15.5% that 1 process a side can pass: the CIs reach beyond it,
+  // so NO DECISION, never exit 1.
+  const std::string base = profile("one-process-same-code/base"), head = profile("one-process-same-code/head");
+  const Compared plain = compare_json(base, head);
+  CHECK(plain.result.exit_code == 0);
+  CHECK(plain.report["outcome"] == "NO DECISION");
+  const nlohmann::json latency = find_metric(plain.report, "end_to_end", "latency");
+  CHECK(latency["verdict"] == "INCONCLUSIVE");
+  CHECK(latency["ratio"].get<double>() == doctest::Approx(1.124).epsilon(0.001));
+  CHECK(latency["reason"].get<std::string>().find("within the 15.5% that samples of this few processes can pass") !=
+        std::string::npos);
+  const std::string rules = (scratch("step-time-rules") / "rules.json").string();
+  {
+    std::ofstream out(rules);
+    out << R"({"schema": "neuron-gate.rules/1", "metrics": {"step_time": {"threshold": 0.05, "gate": "always"}}})";
+  }
+  const Compared step = compare_json(base, head, {"--rules", rules});
+  CHECK(step.result.exit_code == 0);
+  CHECK(find_metric(step.report, "step_time", "step time")["verdict"] == "INCONCLUSIVE");
 }
 
 TEST_SUITE_END();

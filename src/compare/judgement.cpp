@@ -136,11 +136,11 @@ bool clears_noise(const MetricComparison& m, bool for_worse) {
                    : *end < (1.0 - noise) * (1.0 - k_bound_tolerance);
 }
 
-// Self CPU time of fewer than k_processes_to_establish processes a side: the steps of one process share its
-// state, so a difference is not established across runs (docs/decision-rule.md). Device time is measured
-// on the device and keeps deciding.
+// Self CPU or step time of fewer than k_processes_to_establish processes a side: the steps of one process
+// share its state, so a difference is not established across runs (docs/decision-rule.md). Device time is
+// measured on the device and keeps deciding.
 bool one_process(const MetricComparison& m) {
-  return m.metric_class == MetricClass::self_cpu && !across_runs(m);
+  return (m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::step_time) && !across_runs(m);
 }
 
 // The change holds across runs: no between-run interval (MetricMeasurement::runs_ratio_low/high), or its
@@ -165,7 +165,11 @@ std::optional<VerdictReason> change_blocked(const MetricComparison& m, double wo
   if (one_process(m)) {
     return VerdictReason::not_across_runs;
   }
-  if (m.run_allowance > 0 && (for_worse ? worse < 1.0 + m.run_allowance : worse > 1.0 - m.run_allowance)) {
+  // Within the allowance; from 1-2 processes a side within the threshold widened by it, (1 + t)(1 + a), the
+  // bound an undecided metric passes within (docs/decision-rule.md): else process noise alone fails.
+  const double t = across_runs(m) ? 0.0 : m.threshold;
+  if (m.run_allowance > 0 &&
+      (for_worse ? worse < (1.0 + t) * (1.0 + m.run_allowance) : worse > (1.0 - t) * (1.0 - m.run_allowance))) {
     return VerdictReason::within_run_allowance;
   }
   if (!clears_noise(m, for_worse)) {

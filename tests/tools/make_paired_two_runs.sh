@@ -59,3 +59,20 @@ for head in same plus8 plus25; do
   capture "$root/tests/data/profiles/paired-two-runs" "$head" 2
 done
 capture "$root/tests/data/profiles/paired-three-runs" plus25 3
+# one-process-same-code: base's run 3 against head's run 6 of a 6-run same-code session, the session dropped
+# from the manifests (1 process a side, unpaired), traces kept. Head's run 6 happened to run 12% slower (the
+# machine's other work): a re-capture gives other numbers; pick a split whose latency differs by 10-15.5%.
+work_same=$work/same6
+PYTHONPATH=$root/python /usr/bin/python3 -m neuron_gate_capture "$work/m/base/model.py" --out "$work_same/base" \
+  --interleave "$work/m/same/model.py" --interleave-out "$work_same/head" --runs 6 --threads 1 \
+  --wait 1 --warmup 1 --active 5 --repeat 2 --timing-warmup 50 --repetitions 60 --calls-per-sample 10 \
+  --operating-point mlp32 --workload model.py:step
+one=$root/tests/data/profiles/one-process-same-code
+rm -rf "$one"
+mkdir -p "$one/base" "$one/head"
+cp -r "$work_same/base/run-03" "$one/base/run-01"
+cp -r "$work_same/head/run-06" "$one/head/run-01"
+for side in base head; do
+  /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("pairing", None)
+json.dump(d, open(sys.argv[2], "w"), indent=1)' "$work_same/$side/neuron-gate.json" "$one/$side/neuron-gate.json"
+done
