@@ -193,6 +193,11 @@ TEST_CASE("2 paired runs a side: too few pairs never hide the regression the sam
   CHECK(
       plus8.out.find("## ⚠️ NO DECISION · `latency` (end-to-end) +5.0%: too few samples to decide; needs about 5 "
                      "paired runs of one capture session") == 0);
+  // The tables' legend says how a paired metric's change and p were made; not where every metric fell back.
+  const std::string paired_legend = "_End-to-end metrics tested on paired runs of one capture session: their change "
+                                    "is the Hodges–Lehmann estimate of the per-pair ratios";
+  CHECK(plus8.out.find(paired_legend) != std::string::npos);
+  CHECK(plus25.result.out.find(paired_legend) == std::string::npos);
   CHECK(run({"compare", profile(dir + "plus8/base"), profile(dir + "plus8/head"), "--no-git", "--strict"}).exit_code ==
         4);
   // The same code: no regression.

@@ -64,6 +64,15 @@ bool conditions_differ(const Report& report) {
   return report.outcome == Outcome::not_comparable && !report.decision.no_decision;
 }
 
+std::string paired_note(const Report& report) {
+  const bool any =
+      std::any_of(report.metrics.begin(), report.metrics.end(), [](const MetricComparison& m) { return m.paired; });
+  return any ? "End-to-end metrics tested on paired runs of one capture session: their change is the "
+               "Hodges–Lehmann estimate of the per-pair ratios head / base (Walsh averages) with its 90% CI, their "
+               "p the one-sided Wilcoxon signed-rank test's."
+             : "";
+}
+
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class) {
   std::vector<const MetricComparison*> ranked;
   for (const MetricComparison& m : report.metrics) {

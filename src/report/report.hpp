@@ -82,6 +82,11 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
 // metrics are shown.
 bool conditions_differ(const Report& report);
 
+// The measurement tables' note on paired end-to-end metrics (docs/decision-rule.md "Paired runs"): their
+// change is the Hodges–Lehmann estimate of the per-pair ratios and their p the Wilcoxon signed-rank test's,
+// not the pooled pairwise ratios and Mann–Whitney U the tables' legend names; "" when no metric is paired.
+std::string paired_note(const Report& report);
+
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 
