@@ -134,11 +134,11 @@ bool clears_noise(const MetricComparison& m, bool for_worse) {
                    : *end < (1.0 - noise) * (1.0 - k_bound_tolerance);
 }
 
-// Self CPU time of fewer than k_processes_to_establish processes a side: the steps of one process share its
-// state, so a difference is not established across runs (docs/decision-rule.md). Device time is measured
-// on the device and keeps deciding.
+// Self CPU or step time of fewer than k_processes_to_establish processes a side: the steps of one process
+// share its state, so a difference is not established across runs (docs/decision-rule.md). Device time is
+// measured on the device and keeps deciding.
 bool one_process(const MetricComparison& m) {
-  return m.metric_class == MetricClass::self_cpu && !across_runs(m);
+  return (m.metric_class == MetricClass::self_cpu || m.metric_class == MetricClass::step_time) && !across_runs(m);
 }
 
 // The change holds across runs: no between-run interval (MetricMeasurement::runs_ratio_low/high), or its
@@ -163,7 +163,11 @@ std::optional<VerdictReason> change_blocked(const MetricComparison& m, double wo
   if (one_process(m)) {
     return VerdictReason::not_across_runs;
   }
-  if (m.run_allowance > 0 && (for_worse ? worse < 1.0 + m.run_allowance : worse > 1.0 - m.run_allowance)) {
+  // Within the allowance; from 1-2 processes a side within the threshold widened by it, (1 + t)(1 + a), the
+  // bound an undecided metric passes within (docs/decision-rule.md): else process noise alone fails.
+  const double t = across_runs(m) ? 0.0 : m.threshold;
+  if (m.run_allowance > 0 &&
+      (for_worse ? worse < (1.0 + t) * (1.0 + m.run_allowance) : worse > (1.0 - t) * (1.0 - m.run_allowance))) {
     return VerdictReason::within_run_allowance;
   }
   if (!clears_noise(m, for_worse)) {
@@ -346,6 +350,30 @@ void judge_metric(MetricComparison& m, const RuleSet& rules, const std::vector<M
   }
 }
 
+// Paired runs too few to decide never hide a regression (docs/decision-rule.md "Paired runs"): a paired
+// metric whose pairs cannot reach its needed p is judged again on its unpaired test of the same runs
+// (MetricMeasurement::unpaired), its p adjusted by Bonferroni over its family (at least Holm's), and that
+// judgement replaces the paired one when it is REGRESSED. Otherwise the paired judgement stands.
+void unpaired_where_pairs_fall_short(MetricComparison& m, const RuleSet& rules,
+                                     const std::vector<MetricClass>& gating_classes, const DecideOptions& options) {
+  if (!m.paired || !m.unpaired || !needed_p_out_of_reach(m)) {
+    return;
+  }
+  MetricComparison alternative = m;
+  static_cast<MetricMeasurement&>(alternative) = *m.unpaired;
+  const double size = static_cast<double>(std::max<std::size_t>(1, m.family_size));
+  const auto bonferroni = [size](std::optional<double> p) {
+    return p ? std::optional<double>(std::min(1.0, *p * size)) : std::nullopt;
+  };
+  alternative.p_worse_adjusted = bonferroni(alternative.p_worse);
+  alternative.p_better_adjusted = bonferroni(alternative.p_better);
+  alternative.q_value = bonferroni(alternative.p_two_sided);
+  judge_metric(alternative, rules, gating_classes, options);
+  if (alternative.verdict == Verdict::regressed) {
+    m = std::move(alternative);
+  }
+}
+
 }  // namespace
 
 std::optional<double> worse_ratio(const MetricComparison& m, std::optional<double> ratio) {
@@ -439,6 +467,7 @@ Judgement judge_in_place(std::vector<MetricComparison> measured, const Condition
   adjust_families(result.metrics, rules.correction);
   for (MetricComparison& m : result.metrics) {
     judge_metric(m, rules, result.decision.gating_classes, options);
+    unpaired_where_pairs_fall_short(m, rules, result.decision.gating_classes, options);
   }
   decide(result, conditions, options);
   return result;

@@ -407,17 +407,12 @@ void append_end_to_end(std::vector<Metric>& metrics, const SideView& base_view, 
     const bool by_run = runs_known && b.runs >= k_min_runs_for_e2e_run_unit && h->runs >= k_min_runs_for_e2e_run_unit;
     const Pairing pairing = pairing_of(base_view, head_view);
     const bool paired = pairing == Pairing::same_session && runs_known && b.runs == h->runs && b.runs >= 2;
-    metric.base_samples = by_run || paired ? e2e_run_medians(b) : b.samples;
-    metric.head_samples = by_run || paired ? e2e_run_medians(*h) : h->samples;
     metric.base_processes = std::max<std::size_t>(1, b.runs);
     metric.head_processes = std::max<std::size_t>(1, h->runs);
     if (paired) {
-      run_paired_statistics(metric);
+      measure_paired(metric, b, *h, by_run, runs_known);
     } else {
-      run_statistics(metric);
-      if (runs_known && !by_run) {
-        set_between_runs_interval(metric, e2e_run_medians(b), e2e_run_medians(*h));
-      }
+      measure_unpaired(metric, b, *h, by_run, runs_known);
       metric.pairing = pairing_note(pairing, runs_known);
     }
     push_metric(metrics, std::move(metric));

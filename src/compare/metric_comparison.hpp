@@ -82,6 +82,9 @@ struct MetricMeasurement {
   // why not (static text, "" where pairing does not apply: both sides without a pairing session).
   bool paired = false;
   const char* pairing = "";
+  // End-to-end, paired: the same runs tested unpaired (empty otherwise), for judge_in_place when the pairs
+  // are too few to reach the p the metric's family needs (docs/decision-rule.md "Paired runs").
+  HeapOptional<MetricMeasurement> unpaired;
   // Welch's t on log values: ratio of geometric means with its CI, and two-sided p (reported, not gated).
   std::optional<double> welch_ratio, welch_low, welch_high, welch_p;
   // Between runs: the 90% Welch interval (the one-sided 5% test) of the ratio of the runs' medians, head

@@ -101,6 +101,31 @@ std::vector<double> e2e_run_medians(const EndToEndMetric& m) {
   return result;
 }
 
+// An end-to-end metric tested unpaired: per-run medians from k_min_runs_for_e2e_run_unit runs a side
+// (by_run), else the pooled measurements with the runs' medians' between-runs interval where runs are known.
+void measure_unpaired(MetricMeasurement& metric, const EndToEndMetric& b, const EndToEndMetric& h, bool by_run,
+                      bool runs_known) {
+  metric.base_samples = by_run ? e2e_run_medians(b) : b.samples;
+  metric.head_samples = by_run ? e2e_run_medians(h) : h.samples;
+  run_statistics(metric);
+  if (runs_known && !by_run) {
+    set_between_runs_interval(metric, e2e_run_medians(b), e2e_run_medians(h));
+  }
+}
+
+void measure_paired(MetricMeasurement& metric, const EndToEndMetric& b, const EndToEndMetric& h, bool by_run,
+                    bool runs_known) {
+  MetricMeasurement unpaired = metric;
+  measure_unpaired(unpaired, b, h, by_run, runs_known);
+  unpaired.pairing = k_too_few_pairs_note;
+  metric.base_samples = e2e_run_medians(b);
+  metric.head_samples = e2e_run_medians(h);
+  run_paired_statistics(metric);
+  if (metric.paired) {
+    metric.unpaired = std::move(unpaired);
+  }
+}
+
 void set_between_runs_interval(MetricMeasurement& metric, std::span<const double> base_run_medians,
                                std::span<const double> head_run_medians) {
   if (base_run_medians.size() < 2 || head_run_medians.size() < 2) {

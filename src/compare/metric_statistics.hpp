@@ -31,9 +31,27 @@ void set_between_runs_interval(MetricMeasurement& metric, std::span<const double
 enum class Pairing { none, same_session, different_sessions, one_side, not_alternating };
 Pairing pairing_of(const SideView& base, const SideView& head);
 
+// Tests an end-to-end metric unpaired, `b` and `h` its base and head numbers: samples are the per-run
+// medians when `by_run` (k_min_runs_for_e2e_run_unit runs a side), else the pooled measurements, with the
+// between-runs interval of the runs' medians (set_between_runs_interval) when `runs_known`.
+void measure_unpaired(MetricMeasurement& metric, const EndToEndMetric& b, const EndToEndMetric& h, bool by_run,
+                      bool runs_known);
+
+// Tests an end-to-end metric of one capture session paired (run_paired_statistics on the per-run medians)
+// and keeps the unpaired test of the same runs (measure_unpaired; its `pairing` k_too_few_pairs_note) in
+// `metric.unpaired` for judge_in_place; without it where the paired test fell back to unpaired.
+void measure_paired(MetricMeasurement& metric, const EndToEndMetric& b, const EndToEndMetric& h, bool by_run,
+                    bool runs_known);
+
 // Why an end-to-end metric was tested unpaired (MetricMeasurement::pairing, static text); "" for
 // Pairing::none. `runs_known`: the samples' runs are known on both sides (e2e.json `runs`).
 const char* pairing_note(Pairing pairing, bool runs_known);
+
+// Why a paired end-to-end metric was decided by its unpaired test instead (MetricMeasurement::unpaired):
+// its pairs cannot reach the p its family needs and the unpaired test of the same runs finds a regression.
+inline constexpr const char* k_too_few_pairs_note =
+    "unpaired: too few pairs for the paired test to reach the p it needs, and the same runs tested unpaired "
+    "show a regression";
 
 // The paired design (docs/decision-rule.md "Paired runs"): base_samples[i] and head_samples[i] are the
 // medians of run i of each side, captured in one session, base and head alternating. Tests the per-run

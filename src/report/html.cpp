@@ -198,6 +198,9 @@ std::string measurements_section(const Report& report) {
   html += "<p class=\"note\">change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a "
           "signed %, with its distribution-free 90% CI, so it can differ from the ratio of the two medians; adj. p: "
           "one-sided Mann–Whitney U in the direction of the change, after the correction named in Provenance.</p>\n";
+  if (const std::string note = paired_note(report); !note.empty()) {
+    html += "<p class=\"note\">" + escape_html(note) + "</p>\n";
+  }
   const auto e2e = ranked_metrics(report, MetricClass::end_to_end);
   if (!e2e.empty()) {
     html += "<h3>End-to-end</h3>\n" + metric_table(e2e, false, e2e.size());

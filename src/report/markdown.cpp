@@ -229,7 +229,8 @@ std::string measurements_section(const Report& report, FullTables& full_tables) 
   const std::string legend =
       "_change: Hodges–Lehmann estimate of head / base (median of all pairwise ratios) as a signed %, with its "
       "distribution-free 90% CI, so it can differ from the ratio of the two medians; the op tables' CIs, p values "
-      "and names longer than 32 characters (cut here in the middle, …) are in the JSON and HTML reports._\n\n";
+      "and names longer than 32 characters (cut here in the middle, …) are in the JSON and HTML reports._\n\n" +
+      (paired_note(report).empty() ? std::string() : "_" + paired_note(report) + "_\n\n");
   if (body.empty()) {
     return legend;
   }

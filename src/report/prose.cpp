@@ -62,6 +62,20 @@ std::string interval_against_threshold(const MetricComparison& m, bool worse) {
          ") and the change is " + (significant ? "" : "not ") + "significant after correction";
 }
 
+// A significant change beyond the threshold held back by the between-run allowance: within ±a, or from 1-2
+// processes a side within (1 + t)(1 + a) - 1 (judgement.cpp change_blocked).
+std::string within_allowance_text(const MetricComparison& m) {
+  const std::string allowance = format_number(m.run_allowance * 100.0) + "%";
+  const double bound = ((1.0 + m.threshold) * (1.0 + m.run_allowance) - 1.0) * 100.0;
+  return "significant and beyond the threshold, but the samples come from too few processes (" +
+         std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
+         " runs) and the change is within " +
+         (across_runs(m) ? "the between-run allowance of ±" + allowance
+                         : "the " + format_number(bound) +
+                               "% that samples of this few processes can pass (the threshold widened by the ±" +
+                               allowance + " between-run allowance)");
+}
+
 // The reasons of an INCONCLUSIVE metric with enough samples.
 std::string inconclusive_text(const MetricComparison& m) {
   const bool worse = worse_of(m) >= 1.0;
@@ -133,10 +147,7 @@ std::string inconclusive_text(const MetricComparison& m) {
     return "significant after correction (adjusted p " + format_p(p) + "), but the 90% CI " +
            format_change_interval(m.ratio_low, m.ratio_high) + " does not clear no change";
   case VerdictReason::within_run_allowance:
-    return "significant and beyond the threshold, but the samples come from too few processes (" +
-           std::to_string(m.base_processes) + " / " + std::to_string(m.head_processes) +
-           " runs) and the change is within the between-run allowance of ±" + format_number(m.run_allowance * 100.0) +
-           "%";
+    return within_allowance_text(m);
   default:
     break;
   }

@@ -91,7 +91,9 @@ std::string gate_text(const GateFinding& gate) {
 
 std::string gating_metric_text(const MetricComparison& m) {
   const std::string what = metric_what(m);
-  const std::string measurements = ". [Measurements: " + prose_code(m.name) + "]";
+  // Which test decided an end-to-end metric of one capture session (paired, or unpaired and why).
+  const std::string pairing = *m.pairing != '\0' ? std::string("; ") + m.pairing : std::string();
+  const std::string measurements = pairing + ". [Measurements: " + prose_code(m.name) + "]";
   if (m.verdict == Verdict::regressed) {
     return what + " REGRESSED: " + format_change_with_ci(m.ratio, m.ratio_low, m.ratio_high) + ", beyond the " +
            format_percent(m.threshold) + " threshold; adjusted p " + format_p(m.p_worse_adjusted) +

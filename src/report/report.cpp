@@ -61,6 +61,15 @@ double absolute_change(const MetricComparison& m) {
   return change ? std::fabs(*change) : 0.0;
 }
 
+std::string paired_note(const Report& report) {
+  const bool any =
+      std::any_of(report.metrics.begin(), report.metrics.end(), [](const MetricComparison& m) { return m.paired; });
+  return any ? "End-to-end metrics tested on paired runs of one capture session: their change is the "
+               "Hodges–Lehmann estimate of the per-pair ratios head / base (Walsh averages) with its 90% CI, their "
+               "p the one-sided Wilcoxon signed-rank test's."
+             : "";
+}
+
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class) {
   std::vector<const MetricComparison*> ranked;
   for (const MetricComparison& m : report.metrics) {

@@ -86,6 +86,11 @@ bool conditions_differ(const Report& report);
 // neither median exists. The order of ranked_metrics, the chart's bars and the HTML's distributions.
 double absolute_change(const MetricComparison& m);
 
+// The measurement tables' note on paired end-to-end metrics (docs/decision-rule.md "Paired runs"): their
+// change is the Hodges–Lehmann estimate of the per-pair ratios and their p the Wilcoxon signed-rank test's,
+// not the pooled pairwise ratios and Mann–Whitney U the tables' legend names; "" when no metric is paired.
+std::string paired_note(const Report& report);
+
 // Metrics of one class, most changed first: by |head median - base median| (absolute time per step).
 std::vector<const MetricComparison*> ranked_metrics(const Report& report, MetricClass metric_class);
 
