@@ -54,7 +54,7 @@ if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -z "${GH_HOST:-}" ]; then
   export GH_HOST="${host%%/*}"
 fi
 
-read -r pr verify_sha verdict < <(json comment-target "$report_dir") || {
+read -r pr verify_sha verdict run_id conclusion < <(json comment-target "$report_dir") || {
   echo "comment.sh: cannot tell which pull request to comment on" >&2
   exit 1
 }
@@ -112,8 +112,17 @@ fi
 note=""
 if [ "$verify_sha" != "-" ]; then
   # post-comment/action.yml in a workflow_run job: say where the report came from.
-  run_id="$(json get "$report_dir/comment.json" run_id | tr -cd '0-9')"
-  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`); the comparison ran there, with that run's permissions.*"
+  # The run and its conclusion are the event's (GitHub's word), not the artifact's: an artifact is the pull
+  # request's to write, so one that reads as a pass from a run that failed must not stand alone.
+  [ "$run_id" != "-" ] || run_id=""
+  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`), which concluded \`$conclusion\`; the comparison ran there, with that run's permissions.*"
+  if [ "$conclusion" != "success" ]; then
+    # Whatever the report says (it may read as a pass): the verdict that counts is the run's.
+    note="> [!WARNING]
+> **The pull request's workflow run${run_id:+ $run_id} concluded \`$conclusion\`.** Its checks, not this comment, are the gate's result: a report that reads as a pass from a run that did not succeed is another job's failure, or not what the gate wrote.
+
+$note"
+  fi
 fi
 json comment-body "$markdown" "$work/body.json" "$note" "$comment_key"
 if [ -n "$existing" ]; then
