@@ -11,7 +11,8 @@
 #   is never posted; BINARY (neuron-gate) renders the comment from DIR/report.json, every string in it as
 #   data (`neuron-gate render`); without a report.json a fixed note is posted; a report.json that does not
 #   read posts nothing and fails.
-#   on-change: post only when the verdict is not pass, or update a comment that already exists.
+#   on-change: post only when the verdict is not pass, or update a comment that already exists (in a
+#   workflow_run job, also when the run did not succeed, whatever comment.json's verdict).
 # Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
 #   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
 #   pr_number, used only if that PR's head commit is the workflow run's head_sha (else a warning and no
@@ -89,7 +90,10 @@ comment_key="$(json get "$report_dir/comment.json" comment_key)"
 json check-key "$comment_key" || { echo "comment.sh: invalid comment_key in comment.json" >&2; exit 1; }
 existing="$(json find-comment "$work/comments.json" "$login" "$comment_key")"
 
-if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; then
+# The verdict of a workflow_run job's artifact is the pull request's word: a run that did not succeed is a
+# change whatever it says.
+if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ] &&
+  { [ "$verify_sha" = "-" ] || [ "$conclusion" = "success" ]; }; then
   echo "comment.sh: verdict pass and no earlier neuron-gate comment on #$pr; nothing posted (comment: on-change)"
   exit 0
 fi

@@ -308,10 +308,13 @@ check "fork flow with a report.json that does not read: the job fails, nothing p
 check "and the ::error:: says so" contains "$tmp/post7/stdout" "::error title=neuron-gate comment::the artifact's report.json does not read"
 # A pass report (a real one, A vs A2) in the artifact of a run that failed: the artifact is the pull
 # request's to write, so the comment must not read as a plain pass; the run's conclusion (the event's) leads.
+# With on-change and no comment yet, it is still posted: the run's failure is a change whatever the artifact says.
 rm -rf "$tmp/downloaded" && cp -r "$(out pass1 report-dir)" "$tmp/downloaded"
-run_action post8 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
+rm -f "$GH_STUB_STATE"
+seed_state
+run_action post8 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded" --input comment=on-change
 state_comments "octo-org/neuron-app#42" body > "$tmp/post8/body.md"
-check "fork flow: a pass report from a run that failed is posted under a warning naming the conclusion" equals \
+check "fork flow, on-change: a pass report from a run that failed is posted, under a warning naming the conclusion" equals \
   "$(rc post8)/$(sed -n 2,3p "$tmp/post8/body.md" | grep -c -e '^> \[!WARNING\]$' -e 'workflow run 987654321 concluded `failure`')/$(grep -c '^## ✅ PASS' "$tmp/post8/body.md")" 0/2/1
 : > "$GH_STUB_LOG"
 status=0
