@@ -16,7 +16,8 @@ NUL-separated where said), or writes the file it is given.
   write-meta OUT EXIT_CODE VERDICT [KEY]
                                      comment.json: what the comment job needs (PR number from the event;
                                      comment_key: the comment key, "" for none)
-  comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT" for comment.sh ("-" where none)
+  comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT RUN_ID CONCLUSION" for comment.sh
+                                     ("-" where none; RUN_ID and CONCLUSION: the workflow_run event's)
   find-comment LIST_FILE LOGIN [KEY] id of the sticky comment in `gh api --paginate` output: the first one
                                      written by LOGIN whose FIRST line is the marker of KEY; nothing when none
   comment-body REPORT_MD OUT [NOTE] [KEY]
@@ -181,10 +182,15 @@ def cmd_comment_target(report_dir):
         if not re.fullmatch(r"[0-9a-f]{40}", sha):
             print("the workflow_run event has no head_sha to check the PR against", file=sys.stderr)
             sys.exit(1)
-        print(number, sha, verdict)
+        # The run's id and conclusion come from the event (GitHub's), never from the artifact.
+        run_id = run.get("id")
+        run_id = run_id if isinstance(run_id, int) and not isinstance(run_id, bool) and run_id > 0 else "-"
+        conclusion = run.get("conclusion")
+        conclusion = conclusion if isinstance(conclusion, str) and re.fullmatch(r"[a-z_]{1,32}", conclusion) else "unknown"
+        print(number, sha, verdict, run_id, conclusion)
         return
     number, _ = event_pr(event)
-    print(number if number else "-", "-", verdict)
+    print(number if number else "-", "-", verdict, "-", "-")
 
 
 def json_values(text):

@@ -11,7 +11,8 @@
 #   is never posted; BINARY (neuron-gate) renders the comment from DIR/report.json, every string in it as
 #   data (`neuron-gate render`); without a report.json a fixed note is posted; a report.json that does not
 #   read posts nothing and fails.
-#   on-change: post only when the verdict is not pass, or update a comment that already exists.
+#   on-change: post only when the verdict is not pass, or update a comment that already exists (in a
+#   workflow_run job, also when the run did not succeed, whatever comment.json's verdict).
 # Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
 #   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
 #   pr_number, used only if that PR's head commit is the workflow run's head_sha (else a warning and no
@@ -54,7 +55,7 @@ if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -z "${GH_HOST:-}" ]; then
   export GH_HOST="${host%%/*}"
 fi
 
-read -r pr verify_sha verdict < <(json comment-target "$report_dir") || {
+read -r pr verify_sha verdict run_id conclusion < <(json comment-target "$report_dir") || {
   echo "comment.sh: cannot tell which pull request to comment on" >&2
   exit 1
 }
@@ -89,7 +90,10 @@ comment_key="$(json get "$report_dir/comment.json" comment_key)"
 json check-key "$comment_key" || { echo "comment.sh: invalid comment_key in comment.json" >&2; exit 1; }
 existing="$(json find-comment "$work/comments.json" "$login" "$comment_key")"
 
-if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ]; then
+# The verdict of a workflow_run job's artifact is the pull request's word: a run that did not succeed is a
+# change whatever it says.
+if [ "$mode" = "on-change" ] && [ "$verdict" = "pass" ] && [ -z "$existing" ] &&
+  { [ "$verify_sha" = "-" ] || [ "$conclusion" = "success" ]; }; then
   echo "comment.sh: verdict pass and no earlier neuron-gate comment on #$pr; nothing posted (comment: on-change)"
   exit 0
 fi
@@ -112,8 +116,17 @@ fi
 note=""
 if [ "$verify_sha" != "-" ]; then
   # post-comment/action.yml in a workflow_run job: say where the report came from.
-  run_id="$(json get "$report_dir/comment.json" run_id | tr -cd '0-9')"
-  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`); the comparison ran there, with that run's permissions.*"
+  # The run and its conclusion are the event's (GitHub's word), not the artifact's: an artifact is the pull
+  # request's to write, so one that reads as a pass from a run that failed must not stand alone.
+  [ "$run_id" != "-" ] || run_id=""
+  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`), which concluded \`$conclusion\`; the comparison ran there, with that run's permissions.*"
+  if [ "$conclusion" != "success" ]; then
+    # Whatever the report says (it may read as a pass): the verdict that counts is the run's.
+    note="> [!WARNING]
+> **The pull request's workflow run${run_id:+ $run_id} concluded \`$conclusion\`.** Its checks, not this comment, are the gate's result: a report that reads as a pass from a run that did not succeed is another job's failure, or not what the gate wrote.
+
+$note"
+  fi
 fi
 json comment-body "$markdown" "$work/body.json" "$note" "$comment_key"
 if [ -n "$existing" ]; then

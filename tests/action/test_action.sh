@@ -260,12 +260,15 @@ check "post-comment checks the PR's head against the run's head_sha" equals "$(c
 check "post-comment creates the comment (POST)" equals "$(calls post1 POST 'repos/octo-org/neuron-app/issues/42/comments')" 1
 fork_id="$(state_comments "octo-org/neuron-app#42" id)"
 state_comments "octo-org/neuron-app#42" body > "$tmp/post1/body.md"
-check "the fork comment says it was posted from a workflow_run artifact" contains "$tmp/post1/body.md" 'Posted by a `workflow_run` job from the report artifact of the pull request'"'"'s workflow run 4242'
+# The run named is the event's (987654321), not the artifact's comment.json (run_id 4242), with its conclusion.
+check "the fork comment says it was posted from a workflow_run artifact, of the event's run" contains "$tmp/post1/body.md" 'Posted by a `workflow_run` job from the report artifact of the pull request'"'"'s workflow run 987654321 (commit `111111111111`), which concluded `failure`'
 check "another user's marker comment is not taken in the fork flow either" equals "$(decoy body)" "$decoy_body"
 check "the fork comment's first line is still the marker" equals "$(state_comments "octo-org/neuron-app#42" body | head -n 1)" "<!-- neuron-gate -->"
 check "post-comment output comment-url" equals "$(out post1 comment-url)" "https://github.com/octo-org/neuron-app/pull/42#issuecomment-$fork_id"
-run_action post2 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
+sed 's/"conclusion": "failure"/"conclusion": "success"/' "$run_event" > "$tmp/event_run_success.json"
+run_action post2 "$root/post-comment/action.yml" "$tmp/event_run_success.json" --input "report-dir=$tmp/downloaded"
 check "a second post-comment updates it (PATCH, no POST)" equals "$(calls post2 PATCH "repos/octo-org/neuron-app/issues/comments/$fork_id")$(calls post2 POST '.*')" 10
+check "a run that succeeded: no warning in the comment" equals "$(state_comments "octo-org/neuron-app#42" body | grep -c 'WARNING')" 0
 check "still one neuron-gate comment" equals "$(state_comments "octo-org/neuron-app#42" id)" "$fork_id"
 sed 's/"pr_number": 42/"pr_number": 43/' "$tmp/artifact/comment.json" > "$tmp/downloaded/comment.json"
 run_action post3 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
@@ -303,6 +306,16 @@ run_action post7 "$root/post-comment/action.yml" "$run_event" --input "report-di
 check "fork flow with a report.json that does not read: the job fails, nothing posted" equals \
   "$(rc post7)/$(calls post7 POST '.*')$(calls post7 PATCH '.*')" 1/00
 check "and the ::error:: says so" contains "$tmp/post7/stdout" "::error title=neuron-gate comment::the artifact's report.json does not read"
+# A pass report (a real one, A vs A2) in the artifact of a run that failed: the artifact is the pull
+# request's to write, so the comment must not read as a plain pass; the run's conclusion (the event's) leads.
+# With on-change and no comment yet, it is still posted: the run's failure is a change whatever the artifact says.
+rm -rf "$tmp/downloaded" && cp -r "$(out pass1 report-dir)" "$tmp/downloaded"
+rm -f "$GH_STUB_STATE"
+seed_state
+run_action post8 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded" --input comment=on-change
+state_comments "octo-org/neuron-app#42" body > "$tmp/post8/body.md"
+check "fork flow, on-change: a pass report from a run that failed is posted, under a warning naming the conclusion" equals \
+  "$(rc post8)/$(sed -n 2,3p "$tmp/post8/body.md" | grep -c -e '^> \[!WARNING\]$' -e 'workflow run 987654321 concluded `failure`')/$(grep -c '^## ✅ PASS' "$tmp/post8/body.md")" 0/2/1
 : > "$GH_STUB_LOG"
 status=0
 bash "$root/scripts/action/comment.sh" --report-dir "$tmp/downloaded" --render "" > /dev/null 2>&1 || status=$?
