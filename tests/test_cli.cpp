@@ -1177,6 +1177,22 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   CHECK(said);
 }
 
+TEST_CASE("beside a pass, a regressed row that does not gate says so; under a regression it does not") {
+  // A -> Areg with latency waived: the outcome rests on the waived latency, so the per-op rows only explain.
+  const CliResult waived = run({"compare", example("A"), example("Areg"), "--no-git", "--format", "terminal", "--rules",
+                                data("rules/waive-latency.json"), "--today", "2026-01-15"});
+  CHECK(waived.exit_code == 0);
+  CHECK(waived.out.find("✅ PASS · 1 regression waived") == 0);
+  CHECK(waived.out.find("profiled step time          +23.7%  42.5 µs → 51.0 µs  regressed, not gating") !=
+        std::string::npos);
+  CHECK(waived.out.find("`rmsnorm_step` self CPU     +26.7%  14.5 µs → 18.0 µs  regressed, not gating") !=
+        std::string::npos);
+  const CliResult failed = run({"compare", example("A"), example("Areg"), "--no-git", "--format", "terminal"});
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.out.find("profiled step time          +23.7%  42.5 µs → 51.0 µs  regressed\n") != std::string::npos);
+  CHECK(failed.out.find("not gating") == std::string::npos);
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("--comment-key puts the key in the marker line — a bad key is a usage error before any work") {

@@ -92,7 +92,7 @@ inline void finish_summary(Report& r) {
   r.summary = summarize_verdict(judgement, r.conditions);
   r.verdict_line = headline_text(judgement, r.conditions, r.summary);
   r.context_line = context_text(judgement, r.summary, r.provenance.base_spec, r.provenance.head_spec);
-  r.summary_lines = summary_lines(r.metrics, r.summary);
+  r.summary_lines = summary_lines(r.metrics, r.summary, r.decision.outcome);
 }
 
 // A report with every verdict, every metric class, an accepted condition difference, a new and a gone

@@ -45,7 +45,7 @@ std::string change_with_ci(const MetricComparison& m) {
   return text + " (" + bracket + ")";
 }
 
-std::string note_of(const MetricComparison& m, SummaryRole role) {
+std::string note_of(const MetricComparison& m, SummaryRole role, Outcome outcome) {
   if (m.waiver) {
     return "waived until " + prose_text(m.waiver_until.value_or("?"));
   }
@@ -55,8 +55,10 @@ std::string note_of(const MetricComparison& m, SummaryRole role) {
   if (m.verdict == Verdict::structural && m.calls_changed) {
     return "calls " + format_number(m.base_calls) + " → " + format_number(m.head_calls);
   }
-  if (role == SummaryRole::deciding && m.verdict == Verdict::regressed) {
-    return "regressed";
+  // Beside a pass or an undecided outcome, a regressed metric that does not gate says so (under a
+  // REGRESSION the deciding rows gate and the rest explain them).
+  if (m.verdict == Verdict::regressed && role != SummaryRole::deciding && !m.gating && outcome != Outcome::regression) {
+    return "regressed, not gating";
   }
   return lower(verdict_name(m.verdict));
 }
@@ -171,14 +173,15 @@ std::string context_text(const Judgement& judgement, const VerdictSummary& summa
   return line + counts_text(judgement.decision, "insufficient");
 }
 
-std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary) {
+std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary,
+                                       Outcome outcome) {
   std::vector<SummaryLine> lines;
   for (const SummaryRow& row : summary.rows) {
     const MetricComparison& m = metrics[row.metric];
     const bool against = ratio_against_medians(m);
     lines.push_back({row.role, row.metric, summary_label(m), signed_change_text(m) + (against ? k_medians_mark : ""),
                      format_value(m.base_median, m.unit, m.resolution),
-                     format_value(m.head_median, m.unit, m.resolution), note_of(m, row.role),
+                     format_value(m.head_median, m.unit, m.resolution), note_of(m, row.role, outcome),
                      against ? summary_label(m) + ": " + medians_note(m) : std::string()});
   }
   return lines;

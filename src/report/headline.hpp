@@ -41,8 +41,10 @@ struct SummaryLine {
 // The marker a summary change carries when it points against its medians (SummaryLine::medians_note).
 inline constexpr const char* k_medians_mark = "†";
 
-// The summary's rows (VerdictSummary::rows), in order.
-std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary);
+// The summary's rows (VerdictSummary::rows), in order. Beside an `outcome` other than REGRESSION, a
+// regressed row that does not gate notes "regressed, not gating".
+std::vector<SummaryLine> summary_lines(const std::vector<MetricComparison>& metrics, const VerdictSummary& summary,
+                                       Outcome outcome);
 
 // A metric's signed % change head/base: the Hodges–Lehmann ratio when there is one, else the ratio of
 // the medians; "new" / "removed" for an op on one side only; "–" when neither exists.

@@ -98,7 +98,7 @@ Report build_report(const SideSamples& base, const SideSamples& head, SideFacts 
   report.summary = summarize_verdict(judgement, conditions);
   report.verdict_line = headline_text(judgement, conditions, report.summary);
   report.context_line = context_text(judgement, report.summary, provenance.base_spec, provenance.head_spec);
-  report.summary_lines = summary_lines(judgement.metrics, report.summary);
+  report.summary_lines = summary_lines(judgement.metrics, report.summary, judgement.decision.outcome);
   report.interpretations = interpretation_lines(findings.interpretations, judgement.metrics);
   report.open_hypotheses = open_hypothesis_lines(findings.open_hypotheses, judgement.metrics);
   report.outcome = judgement.decision.outcome;
