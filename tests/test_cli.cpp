@@ -1177,7 +1177,7 @@ TEST_CASE("one trace per side with nothing decidable is NO DECISION: exit 0, 4 u
   CHECK(said);
 }
 
-TEST_CASE("beside a pass, a regressed row that does not gate says so; under a regression it does not") {
+TEST_CASE("beside a pass, a regressed row that does not gate says so — under a regression it does not") {
   // A -> Areg with latency waived: the outcome rests on the waived latency, so the per-op rows only explain.
   const CliResult waived = run({"compare", example("A"), example("Areg"), "--no-git", "--format", "terminal", "--rules",
                                 data("rules/waive-latency.json"), "--today", "2026-01-15"});
