@@ -56,7 +56,10 @@ class TimingTest(unittest.TestCase):
         # A step that sleeps 5 ms: latency holds the sleep, the thread's CPU time does not.
         result = self.capture(lambda: time.sleep(0.005), "sleep", timing=ngc.Timing(warmup=1, repetitions=6))
         self.assertTrue(all(ms >= 4.9 for ms in result.latency_ms), result.latency_ms)
-        self.assertTrue(all(ms < 1.0 for ms in result.thread_cpu_ms), result.thread_cpu_ms)
+        # A loaded CI machine can charge one sample ~1 ms (page faults, interpreter start of a burst): the
+        # typical sample stays far below 1 ms, and none comes near the 5 ms of the sleep.
+        self.assertLess(sorted(result.thread_cpu_ms)[len(result.thread_cpu_ms) // 2], 1.0, result.thread_cpu_ms)
+        self.assertTrue(all(ms < 2.5 for ms in result.thread_cpu_ms), result.thread_cpu_ms)
         # A step that computes 3 ms: its CPU time is those 3 ms (a little more), never above the wall clock.
         result = self.capture(lambda: busy(3), "busy", timing=ngc.Timing(warmup=1, repetitions=6))
         for wall, cpu in zip(result.latency_ms, result.thread_cpu_ms):
