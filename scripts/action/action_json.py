@@ -16,8 +16,9 @@ NUL-separated where said), or writes the file it is given.
   write-meta OUT EXIT_CODE VERDICT [KEY]
                                      comment.json: what the comment job needs (PR number from the event;
                                      comment_key: the comment key, "" for none)
-  comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT RUN_ID CONCLUSION" for comment.sh
-                                     ("-" where none; RUN_ID and CONCLUSION: the workflow_run event's)
+  comment-target REPORT_DIR          "PR_NUMBER HEAD_SHA_TO_VERIFY VERDICT RUN_ID CONCLUSION HEAD_REPO" for
+                                     comment.sh ("-" where none; RUN_ID, CONCLUSION and HEAD_REPO: the
+                                     workflow_run event's; HEAD_REPO "?" when the event names none)
   find-comment LIST_FILE LOGIN [KEY] id of the sticky comment in `gh api --paginate` output: the first one
                                      written by LOGIN whose FIRST line is the marker of KEY; nothing when none
   comment-body REPORT_MD OUT [NOTE] [KEY]
@@ -166,8 +167,8 @@ def cmd_write_meta(out, code, verdict, key=""):
 
 def cmd_comment_target(report_dir):
     """In a workflow_run job the PR number comes from the artifact (written by the PR's own workflow, so not
-    trusted): it must be a positive integer, and comment.sh checks that the PR's head is the commit the
-    triggering run built. Otherwise the PR comes from the event itself."""
+    trusted): it must be a positive integer, and comment.sh checks that the PR's head is the commit and the
+    repository the triggering run built. Otherwise the PR comes from the event itself."""
     meta = load_json(os.path.join(report_dir, "comment.json"))
     meta = meta if isinstance(meta, dict) else {}
     verdict = meta.get("verdict") if meta.get("verdict") in KNOWN_VERDICTS else "unknown"
@@ -187,10 +188,14 @@ def cmd_comment_target(report_dir):
         run_id = run_id if isinstance(run_id, int) and not isinstance(run_id, bool) and run_id > 0 else "-"
         conclusion = run.get("conclusion")
         conclusion = conclusion if isinstance(conclusion, str) and re.fullmatch(r"[a-z_]{1,32}", conclusion) else "unknown"
-        print(number, sha, verdict, run_id, conclusion)
+        # "?" matches no repository: an event without one posts nothing (fails closed).
+        head_repo = run.get("head_repository")
+        head_repo = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+        head_repo = head_repo if isinstance(head_repo, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}", head_repo) else "?"
+        print(number, sha, verdict, run_id, conclusion, head_repo)
         return
     number, _ = event_pr(event)
-    print(number if number else "-", "-", verdict, "-", "-")
+    print(number if number else "-", "-", verdict, "-", "-", "-")
 
 
 def json_values(text):

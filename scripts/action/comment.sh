@@ -15,8 +15,9 @@
 #   workflow_run job, also when the run did not succeed, whatever comment.json's verdict).
 # Environment: GH_TOKEN (token with pull-requests: write / issues: write), GITHUB_REPOSITORY (owner/repo),
 #   GITHUB_EVENT_PATH. The PR is the event's pull request; in a workflow_run event it is comment.json's
-#   pr_number, used only if that PR's head commit is the workflow run's head_sha (else a warning and no
-#   comment: the PR has moved on, or the artifact names another PR).
+#   pr_number, used only if that PR's head commit and head repository are the workflow run's head_sha and
+#   head_repository (else a warning and no comment: the PR has moved on, or the artifact names another PR,
+#   perhaps one whose head is the same commit pushed to another fork).
 # Writes comment-id and comment-url to $GITHUB_OUTPUT when set. Exit: 0 posted or nothing to do, 2 usage,
 # else non-zero (the GitHub API failed, or comment.json is malformed).
 set -euo pipefail
@@ -55,7 +56,7 @@ if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -z "${GH_HOST:-}" ]; then
   export GH_HOST="${host%%/*}"
 fi
 
-read -r pr verify_sha verdict run_id conclusion < <(json comment-target "$report_dir") || {
+read -r pr verify_sha verdict run_id conclusion verify_repo < <(json comment-target "$report_dir") || {
   echo "comment.sh: cannot tell which pull request to comment on" >&2
   exit 1
 }
@@ -73,6 +74,12 @@ if [ "$verify_sha" != "-" ]; then
   if [ "$actual_sha" != "$verify_sha" ]; then
     # A newer push (its own run will comment), or an artifact naming another PR: either way, not this one.
     echo "::warning title=neuron-gate comment::pull request #$pr has head ${actual_sha:-?}, not the commit $verify_sha this report is for; no comment"
+    exit 0
+  fi
+  actual_repo="$(json get "$work/pull.json" head.repo.full_name)"
+  if [ "$actual_repo" != "$verify_repo" ]; then
+    # The same commit can be pushed to any fork: the run must have built this PR's own head repository.
+    echo "::warning title=neuron-gate comment::pull request #$pr comes from ${actual_repo:-a deleted repository}, not $verify_repo whose run made this report; no comment"
     exit 0
   fi
 fi

@@ -5,7 +5,7 @@ Every call is appended to $GH_STUB_LOG as one JSON line: {"argv", "method", "end
 The fake GitHub lives in $GH_STUB_STATE (JSON):
   {"next_id": 5000,
    "comments": {"owner/repo#42": [{"id", "body", "html_url", "user": {"login", "type"}}, ...]},
-   "pulls": {"owner/repo#42": {"head_sha": "..."}}}
+   "pulls": {"owner/repo#42": {"head_sha": "...", "head_repo": "fork-owner/repo"}}}
 Served: GET repos/O/R/issues/N/comments (pages of $GH_STUB_PAGE_SIZE, default 2; with --paginate every page,
 printed back to back as separate arrays, the harder case for a parser), POST repos/O/R/issues/N/comments,
 PATCH repos/O/R/issues/comments/ID, GET repos/O/R/pulls/N, GET user. The token's user is $GH_STUB_USER: GET user
@@ -112,7 +112,8 @@ def main(argv):
         pull = state["pulls"].get(f"{m.group(1)}#{m.group(2)}")
         if method != "GET" or pull is None:
             fail("gh: Not Found (HTTP 404)")
-        print(json.dumps({"number": int(m.group(2)), "head": {"sha": pull["head_sha"]}}))
+        head_repo = {"full_name": pull["head_repo"]} if pull.get("head_repo") else None
+        print(json.dumps({"number": int(m.group(2)), "head": {"sha": pull["head_sha"], "repo": head_repo}}))
         return 0
     else:
         fail(f"gh: Not Found (HTTP 404) {method} {path}")

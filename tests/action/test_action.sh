@@ -120,8 +120,9 @@ import json, sys
 noise = [{"id": 10 + i, "body": body, "html_url": "", "user": {"login": "dev", "type": "User"}}
          for i, body in enumerate(["LGTM", "> <!-- neuron-gate -->\n> quoted the bot", "rerun please", sys.argv[3]])]
 json.dump({"next_id": 5000, "comments": {"octo-org/neuron-app#42": noise},
-           "pulls": {"octo-org/neuron-app#42": {"head_sha": sys.argv[2]},
-                     "octo-org/neuron-app#43": {"head_sha": "3" * 40}}}, open(sys.argv[1], "w"))
+           "pulls": {"octo-org/neuron-app#42": {"head_sha": sys.argv[2], "head_repo": "a-contributor/neuron-app"},
+                     "octo-org/neuron-app#43": {"head_sha": "3" * 40, "head_repo": "a-contributor/neuron-app"}}},
+          open(sys.argv[1], "w"))
 PY
 }
 
@@ -275,6 +276,16 @@ run_action post3 "$root/post-comment/action.yml" "$run_event" --input "report-di
 check "an artifact naming another PR (head differs): no comment, the job passes" equals "$(rc post3)" 0
 check "and a warning says why" contains "$tmp/post3/stdout" "::warning title=neuron-gate comment::pull request #43 has head 3333"
 check "and nothing is posted" equals "$(calls post3 POST '.*')$(calls post3 PATCH '.*')" 00
+# The same commit pushed to another fork and run there: its artifact names PR #42, whose head is that commit
+# but in a-contributor's fork; and an event naming no head repository. Neither posts.
+cp "$tmp/artifact/comment.json" "$tmp/downloaded/comment.json"
+sed 's|"full_name": "a-contributor/neuron-app"|"full_name": "mallory/neuron-app"|' "$run_event" > "$tmp/event_other_fork.json"
+run_action post3b "$root/post-comment/action.yml" "$tmp/event_other_fork.json" --input "report-dir=$tmp/downloaded"
+check "a run of another fork with the PR's head commit: no comment, a warning naming both repositories" equals \
+  "$(rc post3b)/$(calls post3b POST '.*')$(calls post3b PATCH '.*')/$(grep -c 'pull request #42 comes from a-contributor/neuron-app, not mallory/neuron-app' "$tmp/post3b/stdout")" 0/00/1
+grep -v '"head_repository"' "$run_event" > "$tmp/event_no_repo.json"
+run_action post3c "$root/post-comment/action.yml" "$tmp/event_no_repo.json" --input "report-dir=$tmp/downloaded"
+check "an event without a head repository: no comment" equals "$(rc post3c)/$(calls post3c POST '.*')$(calls post3c PATCH '.*')" 0/00
 sed 's/"pr_number": 42/"pr_number": "42 --method DELETE"/' "$tmp/artifact/comment.json" > "$tmp/downloaded/comment.json"
 run_action post4 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/downloaded"
 check "a PR number that is not an integer is refused" test "$(rc post4)" -ne 0
@@ -705,9 +716,10 @@ repo = {"full_name": "octo-org/neuron-app"}
 json.dump({"number": 42, "pull_request": {"number": 42, "head": {"sha": head, "repo": repo},
            "base": {"sha": base, "repo": repo}}, "repository": repo}, open(f"{wf}/pull_request.json", "w"))
 json.dump({"ref": "refs/heads/main", "after": base, "repository": repo}, open(f"{wf}/push.json", "w"))
-json.dump({"workflow_run": {"id": 4242, "event": "pull_request", "head_sha": head}, "repository": repo},
-          open(f"{wf}/workflow_run.json", "w"))
-json.dump({"next_id": 7000, "comments": {}, "pulls": {"octo-org/neuron-app#42": {"head_sha": head}}},
+json.dump({"workflow_run": {"id": 4242, "event": "pull_request", "head_sha": head, "head_repository": repo},
+           "repository": repo}, open(f"{wf}/workflow_run.json", "w"))
+json.dump({"next_id": 7000, "comments": {},
+           "pulls": {"octo-org/neuron-app#42": {"head_sha": head, "head_repo": repo["full_name"]}}},
           open(f"{wf}/gh-state.json", "w"))
 PY
 python3 - "$root/docs/github-action.md" "$wf/yml" <<'PY'
