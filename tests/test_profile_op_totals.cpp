@@ -41,3 +41,18 @@ TEST_CASE("hashed totals (many slots of many keys, few events) give the same val
   CHECK(totals.take(5) == std::vector<OpSample>{{7, {0, 9, 0}}});
   CHECK(totals.take(0).empty());
 }
+
+TEST_CASE("a dense cell that outgrows 16-bit calls or 48-bit self time moves to the hash map, exact") {
+  OpTotals totals(2, 3, 100);
+  for (int call = 0; call < 70000; ++call) {  // past 65,534 calls
+    totals.add_call(0, 1, 3);
+  }
+  totals.add_device(0, 1, 5);
+  totals.add_call(0, 2, Nanoseconds{1} << 46);
+  totals.add_call(0, 2, Nanoseconds{1} << 46);  // 2^47 ns: past the cell's self time
+  totals.add_device(1, 0, 8);
+  totals.add_call(1, 0, -(Nanoseconds{1} << 50));  // a negative self time (a data problem) beyond 2^47
+  totals.add_call(1, 2, -4);
+  CHECK(totals.take(0) == std::vector<OpSample>{{1, {210000, 5, 70000}}, {2, {Nanoseconds{1} << 47, 0, 2}}});
+  CHECK(totals.take(1) == std::vector<OpSample>{{0, {-(Nanoseconds{1} << 50), 8, 1}}, {2, {-4, 0, 1}}});
+}

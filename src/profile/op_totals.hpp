@@ -14,11 +14,13 @@
 
 namespace neuron_gate {
 
-// Dense when slots x keys is at most twice the number of events (or 65,536): one self-time array (8 bytes
-// a slot and key) and one call-count array (4 bytes) for the whole trace, allocated zeroed and touched only
+// Dense when slots x keys is at most twice the number of events (or 65,536): one array of 8-byte cells for
+// the whole trace (self time in its high 48 bits, calls + 1 in its low 16), allocated zeroed and touched only
 // where an op is met, and a device-time array (8 bytes) only once device time is attributed; so a CPU-only
-// trace costs at most 12 bytes a key a slot, one allocation each, never more than its event records. Else a
-// hash map per slot (~60 bytes an entry: a trace of many steps each holding few of many keys).
+// trace costs at most 8 bytes a key a slot, one allocation, never more than its event records. A cell whose
+// calls or self time outgrow it (65,534 calls, |self| >= 2^47 ns, 39 hours) moves, exact, to the hash map
+// of its slot. Else a hash map per slot (~60 bytes an entry: a trace of many steps each holding few of many
+// keys).
 class OpTotals {
  public:
   // `slots` step slots, `keys` op keys; `events` (the trace's event count) chooses dense or hashed.
@@ -48,14 +50,15 @@ class OpTotals {
   std::size_t index(std::size_t slot, std::uint32_t key) const { return slot * m_keys + key; }
   // The hashed entry of (slot, key), made on first use; nullptr when it lives in the dense arrays.
   OpValues* hashed(std::size_t slot, std::uint32_t key);
-  void present(std::size_t at);
+  // Moves dense cell `at` of (slot, key) into its slot's hash map and marks it moved.
+  OpValues& spill(std::size_t slot, std::uint32_t key, std::size_t at);
 
   bool m_dense;
   std::size_t m_slots;
   std::size_t m_keys;
   std::size_t m_taken = 0;
-  ZeroedArray<Nanoseconds> m_self_ns;     // [slot * keys + key]
-  ZeroedArray<std::uint32_t> m_calls;     // calls + 1; 0: the op is absent from the slot
+  ZeroedArray<std::uint64_t> m_cells;     // [slot * keys + key]: self ns << 16 | calls + 1 (0: absent,
+                                          // 0xFFFF: moved to the hash map)
   ZeroedArray<Nanoseconds> m_device_ns;   // null until the first device time
   std::vector<std::uint32_t> m_slot_ops;  // ops present by slot (sizes the taken vector)
   std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;  // by slot; dense: keys >= m_keys
