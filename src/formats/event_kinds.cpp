@@ -80,21 +80,21 @@ void classify_events(RawTrace& trace, bool any_categorised_event) {
     name_filtered[i] = filtered_name(trace.names[i]) ? 1 : 0;
   }
   for (TraceEvent& event : trace.unusable) {
-    event.kind = category_kind[event.category];
-    if (event.category == 0 && !any_categorised_event) {
+    event.kind = category_kind[trace.key(event).category];
+    if (trace.key(event).category == 0 && !any_categorised_event) {
       event.kind = EventKind::cpu_op;
     }
   }
   for (TraceEvent& event : trace.events) {
-    EventKind kind = category_kind[event.category];
-    if (event.category == 0) {
+    EventKind kind = category_kind[trace.key(event).category];
+    if (trace.key(event).category == 0) {
       if (!any_categorised_event) {
         kind = EventKind::cpu_op;  // legacy autograd-profiler trace: no categories at all
       } else if (is_device_process(trace.processes[trace.threads[event.thread].process])) {
         kind = EventKind::device;
       }
     }
-    if (is_cpu_side(kind) && name_filtered[event.name_id] != 0) {
+    if (is_cpu_side(kind) && name_filtered[trace.key(event).name_id] != 0) {
       kind = EventKind::ignored;
     }
     event.kind = kind;

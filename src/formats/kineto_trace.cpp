@@ -103,6 +103,64 @@ std::optional<bool> parse_trace(ByteSource& source, RawTrace& trace, bool fast) 
 
 }  // namespace
 
+namespace {
+constexpr std::uint32_t k_no_event_key = 0xFFFFFFFFu;
+}  // namespace
+
+EventKeyTable::EventKeyTable(std::vector<EventKey>& keys) : m_keys(keys) {
+  m_slots.assign(64, k_no_event_key);
+  for (std::uint32_t id = 0; id < m_keys.size(); ++id) {
+    place(id);
+  }
+}
+
+std::size_t EventKeyTable::hash(const EventKey& key) {
+  std::uint64_t h = (static_cast<std::uint64_t>(key.name_id) << 32 | key.shapes_id) * 0x9E3779B97F4A7C15ULL;
+  h ^= (h >> 29) + key.category;
+  return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ULL ^ (h >> 31));
+}
+
+void EventKeyTable::place(std::uint32_t id) {
+  if (2 * (std::size_t{id} + 1) > m_slots.size()) {
+    m_slots.assign(m_slots.size() * 2, k_no_event_key);
+    for (std::uint32_t placed = 0; placed < id; ++placed) {
+      place(placed);
+    }
+  }
+  const std::size_t mask = m_slots.size() - 1;
+  std::size_t slot = hash(m_keys[id]) & mask;
+  while (m_slots[slot] != k_no_event_key) {
+    slot = (slot + 1) & mask;
+  }
+  m_slots[slot] = id;
+}
+
+std::uint32_t EventKeyTable::intern(const EventKey& key) {
+  if (key.name_id < m_last_of_name.size()) {
+    const std::uint32_t last = m_last_of_name[key.name_id];
+    if (last != k_no_event_key && m_keys[last] == key) {
+      return last;
+    }
+  } else {
+    m_last_of_name.resize(std::size_t{key.name_id} + 1, k_no_event_key);
+  }
+  const std::size_t mask = m_slots.size() - 1;
+  std::uint32_t id = k_no_event_key;
+  for (std::size_t slot = hash(key) & mask; m_slots[slot] != k_no_event_key; slot = (slot + 1) & mask) {
+    if (m_keys[m_slots[slot]] == key) {
+      id = m_slots[slot];
+      break;
+    }
+  }
+  if (id == k_no_event_key) {
+    id = static_cast<std::uint32_t>(m_keys.size());
+    m_keys.push_back(key);
+    place(id);
+  }
+  m_last_of_name[key.name_id] = id;
+  return id;
+}
+
 std::uint64_t end_byte(const RawTrace& trace, std::uint32_t event) {
   const auto wraps = std::upper_bound(trace.end_byte_wraps.begin(), trace.end_byte_wraps.end(), event);
   const auto high = static_cast<std::uint64_t>(wraps - trace.end_byte_wraps.begin());
@@ -122,7 +180,7 @@ RawTrace read_kineto_trace(ByteSource& source) {
   if (!trace.malformed_by_op.empty()) {
     std::vector<std::int64_t> read_by_name(trace.names.size());
     for (const TraceEvent& event : trace.events) {
-      ++read_by_name[event.name_id];
+      ++read_by_name[trace.key(event).name_id];
     }
     for (std::size_t id = 0; id < trace.names.size(); ++id) {
       if (const auto it = trace.malformed_by_op.find(trace.names[id]); it != trace.malformed_by_op.end()) {

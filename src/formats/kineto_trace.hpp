@@ -37,25 +37,35 @@ bool is_cpu_side(EventKind kind);
 using IdCode = std::uint32_t;
 inline constexpr IdCode k_wide_id = IdCode{1} << 31;
 
-// One ph "X" event with a usable duration: 48 bytes, no strings, the only record an event has (what the
+// What an event is beyond its times and ids, interned once per trace (TraceEvent::key_id).
+struct EventKey {
+  std::uint32_t name_id = 0;    // index into RawTrace::names
+  std::uint32_t shapes_id = 0;  // index into RawTrace::shapes; 0 = no Input Dims / Input type
+  std::uint16_t category = 0;   // index into RawTrace::categories; 0 = no "cat"
+  bool operator==(const EventKey&) const = default;
+};
+
+// Most threads a trace may have (TraceEvent::thread holds 23 bits); more is an input error.
+inline constexpr std::uint32_t k_max_threads = std::uint32_t{1} << 23;
+
+// One ph "X" event with a usable duration: 40 bytes, no strings, the only record an event has (what the
 // screens need of where it was read and of its args is folded in).
 struct TraceEvent {
-  Nanoseconds ts_ns = 0;           // start as written (trace-relative or absolute µs -> ns)
-  Nanoseconds dur_ns = 0;          // >= 0: unfinished and negative durations are never stored
-  IdCode correlation = 0;          // args.correlation (valid when has_correlation), coded: compared only
-  IdCode external_id = 0;          // args."External id" / "external id", coded; 0 = absent or not linked
-  std::uint32_t name_id = 0;       // index into RawTrace::names
-  std::uint32_t thread = 0;        // index into RawTrace::threads
-  std::uint32_t shapes_id = 0;     // index into RawTrace::shapes; 0 = no Input Dims / Input type
+  Nanoseconds ts_ns = 0;          // start as written (trace-relative or absolute µs -> ns)
+  Nanoseconds dur_ns = 0;         // >= 0: unfinished and negative durations are never stored
+  IdCode correlation = 0;         // args.correlation (valid when has_correlation), coded: compared only
+  IdCode external_id = 0;         // args."External id" / "external id", coded; 0 = absent or not linked
+  std::uint32_t key_id = 0;       // index into RawTrace::event_keys: name, shapes, category
+  std::uint32_t thread : 23 = 0;  // index into RawTrace::threads (< k_max_threads)
+  bool has_correlation : 1 = false;
+  EventKind kind : 8 = EventKind::ignored;
   std::uint32_t args_hash = 0;     // a 32-bit hash of the raw bytes of its args object as written (equality
                                    // only: the duplicate screen compares it among events of equal name, thread,
                                    // ts and dur)
   std::uint32_t end_byte_low = 0;  // low 32 bits of the (decompressed) byte offset just after its closing
                                    // brace; the whole offset is end_byte() (RawTrace::end_byte_wraps)
-  std::uint16_t category = 0;      // index into RawTrace::categories; 0 = no "cat"
-  EventKind kind = EventKind::ignored;
-  bool has_correlation = false;
 };
+static_assert(sizeof(TraceEvent) == 40);
 
 // One end of a flow arrow (ph "s" or "f"): ac2g (Kineto CPU -> device), async_npu (torch_npu), ...
 struct FlowPoint {
@@ -104,6 +114,7 @@ struct RawTrace {
   // the k_unusable_* markers, not a time) so the event screen can name their op and estimate their time.
   std::vector<TraceEvent> unusable;
   std::vector<FlowPoint> flows;         // in file order
+  std::vector<EventKey> event_keys;     // interned (name, shapes, category) of events and unusable events
   std::vector<std::string> names;       // interned event names
   std::vector<std::string> categories;  // interned categories; [0] = "" (no cat)
   std::vector<ShapeText> shapes;        // interned shapes; [0] = none
@@ -120,6 +131,27 @@ struct RawTrace {
   std::vector<DataProblem> problems;                   // the malformed events by kind, cut names; first example each
   std::map<std::string, MalformedOp> malformed_by_op;  // name -> malformed events that had a name, and
                                                        // the events of that name read (set at the end)
+
+  // The interned name, shapes and category of `event` (one of `events` or `unusable`).
+  const EventKey& key(const TraceEvent& event) const { return event_keys[event.key_id]; }
+};
+
+// Interns (name, shapes, category) into a trace's event_keys (TraceEvent::key_id). An event most often has
+// the key the last event of its name had, which is tried first; else an open-addressing table of key ids
+// (4 bytes a slot, at most half full: no node per key).
+class EventKeyTable {
+ public:
+  // Indexes the keys already in `keys`; new keys are appended to it.
+  explicit EventKeyTable(std::vector<EventKey>& keys);
+  std::uint32_t intern(const EventKey& key);
+
+ private:
+  static std::size_t hash(const EventKey& key);
+  void place(std::uint32_t id);  // into m_slots, growing it first when half full
+
+  std::vector<EventKey>& m_keys;
+  std::vector<std::uint32_t> m_last_of_name;  // by name id: the key its last event had
+  std::vector<std::uint32_t> m_slots;         // key ids; a power of two in size
 };
 
 // The (decompressed) byte offset just after the closing brace of trace.events[event]: for examples.

@@ -131,7 +131,8 @@ std::uint64_t id_from_text(std::string_view text) {
 }
 
 TraceSax::TraceSax(RawTrace& trace, ChunkReader& reader, std::string path)
-    : m_trace(trace), m_reader(reader), m_path(std::move(path)), m_names(trace.names), m_categories(trace.categories) {
+    : m_trace(trace), m_reader(reader), m_path(std::move(path)), m_names(trace.names), m_categories(trace.categories),
+      m_event_keys(trace.event_keys) {
   m_categories.intern("");
   m_trace.shapes.push_back({});
 }

@@ -233,6 +233,7 @@ class TraceSax {
   std::string m_path;
   StringTable m_names;
   StringTable m_categories;
+  EventKeyTable m_event_keys;
   bool m_gzip = false;
 
   std::size_t m_depth = 0;  // number of open objects/arrays

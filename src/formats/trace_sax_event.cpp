@@ -169,10 +169,10 @@ void TraceSax::keep_unusable(Nanoseconds marker) {
   event.correlation = id_code(m_correlation.value_or(0));  // the links, so the screen can name the op it was for
   event.has_correlation = m_correlation.has_value();
   event.external_id = id_code(m_external_id);
-  event.name_id = m_names.intern(m_name);
-  event.thread = thread_index();
-  event.shapes_id = shapes_index();
-  event.category = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff));
+  event.thread = thread_index() & (k_max_threads - 1);  // < k_max_threads (find_thread)
+  event.key_id =
+      m_event_keys.intern({m_names.intern(m_name), shapes_index(),
+                           static_cast<std::uint16_t>(std::min<std::uint32_t>(m_categories.intern(m_cat), 0xffff))});
   m_trace.unusable.push_back(event);
 }
 
@@ -226,6 +226,9 @@ std::uint32_t TraceSax::find_thread() {
     return found->second;
   }
   const auto index = static_cast<std::uint32_t>(m_trace.threads.size());
+  if (index >= k_max_threads) {
+    throw InputError(m_path, "too many distinct (pid, tid) threads (more than " + std::to_string(k_max_threads) + ")");
+  }
   m_trace.threads.push_back({process_index(m_pid), m_tid});
   m_thread_index.emplace(m_thread_key, index);
   return index;
@@ -320,9 +323,9 @@ void TraceSax::add_complete_event() {
   event.correlation = id_code(m_correlation.value_or(0));
   event.has_correlation = m_correlation.has_value();
   event.external_id = id_code(m_external_id);
-  event.name_id = m_names.intern(m_name);
-  event.thread = thread_index();
-  event.shapes_id = shapes_index();
+  const std::uint32_t name_id = m_names.intern(m_name);
+  event.thread = thread_index() & (k_max_threads - 1);  // < k_max_threads (find_thread)
+  const std::uint32_t shapes_id = shapes_index();
   if (m_last_category == k_none || m_cat != m_last_cat) {
     m_last_cat = m_cat;
     m_last_category = m_categories.intern(m_cat);
@@ -331,7 +334,7 @@ void TraceSax::add_complete_event() {
   if (category > std::numeric_limits<std::uint16_t>::max()) {
     throw InputError(m_path, "too many distinct event categories (more than 65535)");
   }
-  event.category = static_cast<std::uint16_t>(category);
+  event.key_id = m_event_keys.intern({name_id, shapes_id, static_cast<std::uint16_t>(category)});
   event.args_hash = static_cast<std::uint32_t>(m_args_hash ^ (m_args_hash >> 32));
   const std::uint64_t end = m_reader.offset();
   event.end_byte_low = static_cast<std::uint32_t>(end);

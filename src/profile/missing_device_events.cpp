@@ -69,7 +69,7 @@ class LaunchLinks {
     for (const TraceEvent& event : trace.events) {
       if (event.kind == EventKind::device) {
         m_any_device = true;
-        m_device_category = m_device_category != 0 ? m_device_category : event.category;
+        m_device_category = m_device_category != 0 ? m_device_category : trace.key(event).category;
         if (event.has_correlation) {
           m_device.emplace_back(event.correlation, event.dur_ns);
         }
@@ -91,7 +91,7 @@ class LaunchLinks {
       if (event.kind == EventKind::device) {
         m_all_device.push_back(event.dur_ns);
       } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
-        m_op_of_external_id.emplace_back(event.external_id, event.name_id);
+        m_op_of_external_id.emplace_back(event.external_id, trace.key(event).name_id);
       }
     }
     std::sort(m_op_of_external_id.begin(), m_op_of_external_id.end());
@@ -165,17 +165,17 @@ void launched_times(const RawTrace& trace, const LaunchLinks& links, const std::
   std::vector<char> need_name(trace.names.size(), 0), need_op(trace.names.size(), 0);
   bool any_op = false;
   for (const std::uint32_t i : unlinked) {
-    need_name[trace.events[i].name_id] = 1;
+    need_name[trace.key(trace.events[i]).name_id] = 1;
     if (const std::optional<std::uint32_t> op = links.op_of(trace.events[i])) {
       need_op[*op] = 1;
       any_op = true;
     }
   }
   for (const TraceEvent& event : trace.events) {
-    const bool name = event.kind == EventKind::runtime && need_name[event.name_id] != 0;
+    const bool name = event.kind == EventKind::runtime && need_name[trace.key(event).name_id] != 0;
     if ((name || (any_op && event.kind == EventKind::runtime)) && links.linked(event)) {
       if (name) {
-        links.launched_by(event, by_name[event.name_id]);
+        links.launched_by(event, by_name[trace.key(event).name_id]);
       }
       const std::optional<std::uint32_t> op = any_op ? links.op_of(event) : std::nullopt;
       if (op && need_op[*op] != 0) {
@@ -187,7 +187,7 @@ void launched_times(const RawTrace& trace, const LaunchLinks& links, const std::
 
 }  // namespace
 
-void screen_missing_device_events(const std::string& path, const RawTrace& trace, EventScreen& screen) {
+void screen_missing_device_events(const std::string& path, RawTrace& trace, EventScreen& screen) {
   LaunchLinks links(trace);
   if (!links.any_device()) {
     count_lost_device_time(path, trace, links, screen);
@@ -209,9 +209,10 @@ void screen_missing_device_events(const std::string& path, const RawTrace& trace
   links.prepare_estimates(trace);
   TimesBy by_name, by_op;
   launched_times(trace, links, unlinked, by_name, by_op);
+  std::optional<EventKeyTable> keys;  // the stand-ins' keys: their op's name and shapes, a device category
   for (const std::uint32_t i : unlinked) {
     const TraceEvent& event = trace.events[i];
-    const auto name = by_name.find(event.name_id);
+    const auto name = by_name.find(trace.key(event).name_id);
     const bool launches = (event.has_correlation && name != by_name.end()) || links.has_dangling_flow(i);
     if (!launches) {
       continue;
@@ -227,7 +228,12 @@ void screen_missing_device_events(const std::string& path, const RawTrace& trace
     screen.time.excluded_device_ns += estimate;
     TraceEvent stand_in = event;
     stand_in.kind = EventKind::device;
-    stand_in.category = links.device_category();
+    EventKey key = trace.key(event);
+    key.category = links.device_category();
+    if (!keys) {
+      keys.emplace(trace.event_keys);
+    }
+    stand_in.key_id = keys->intern(key);
     stand_in.dur_ns = estimate;
     screen.missing_device.push_back(stand_in);
   }

@@ -20,7 +20,7 @@ namespace neuron_gate {
 //     correlation, External id, thread and start, category that of the trace's first device event, dur the
 //     estimated time (ns) added to the problem and screen.time.excluded_device_ns: the median dur of the
 //     device events launched by its op's other calls (op by External id), else by calls of its name, else
-//     of all device events.
-void screen_missing_device_events(const std::string& path, const RawTrace& trace, EventScreen& screen);
+//     of all device events. A stand-in's key (name, shapes, that category) is added to trace.event_keys when new.
+void screen_missing_device_events(const std::string& path, RawTrace& trace, EventScreen& screen);
 
 }  // namespace neuron_gate

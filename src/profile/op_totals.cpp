@@ -39,23 +39,17 @@ OpTotals::OpTotals(std::size_t slots, std::size_t keys, std::size_t events)
 }
 
 OpValues* OpTotals::hashed(std::size_t slot, std::uint32_t key) {
-  if (m_dense && key < m_keys) {
-    const std::size_t at = index(slot, key);
-    if ((m_cells[at] & k_calls_mask) != k_moved) {
-      return nullptr;
-    }
+  if (!m_dense) {
+    return &m_hashed_slots[slot][key];
   }
-  if (m_hashed_slots.empty()) {
-    m_hashed_slots.resize(m_slots);
+  if (key < m_keys && (m_cells[index(slot, key)] & k_calls_mask) != k_moved) {
+    return nullptr;
   }
-  return &m_hashed_slots[slot][key];
+  return &m_dense_extra[{slot, key}];
 }
 
 OpValues& OpTotals::spill(std::size_t slot, std::uint32_t key, std::size_t at) {
-  if (m_hashed_slots.empty()) {
-    m_hashed_slots.resize(m_slots);
-  }
-  OpValues& values = m_hashed_slots[slot][key];
+  OpValues& values = m_dense_extra[{slot, key}];
   const std::uint64_t cell = m_cells[at];
   values.self_cpu_ns = cell_self(cell);
   values.calls = (cell & k_calls_mask) == 0 ? 0 : static_cast<std::int64_t>((cell & k_calls_mask) - 1);
@@ -127,8 +121,15 @@ std::vector<OpSample> OpTotals::take(std::size_t slot) {
       m_cells.reset();
       m_device_ns.reset();
     }
-  }
-  if (!m_hashed_slots.empty()) {  // a hashed trace, or keys met beyond those counted up front
+    // Keys met beyond those counted up front, and cells moved out: merged in key order.
+    auto extra = m_dense_extra.lower_bound({slot, 0});
+    if (extra != m_dense_extra.end() && extra->first.first == slot) {
+      for (; extra != m_dense_extra.end() && extra->first.first == slot; extra = m_dense_extra.erase(extra)) {
+        ops.push_back(OpSample{extra->first.second, extra->second});
+      }
+      std::sort(ops.begin(), ops.end(), [](const OpSample& a, const OpSample& b) { return a.op < b.op; });
+    }
+  } else {
     ops.reserve(ops.size() + m_hashed_slots[slot].size());
     for (const auto& [key, values] : m_hashed_slots[slot]) {
       ops.push_back(OpSample{key, values});

@@ -8,8 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace neuron_gate {
@@ -18,8 +20,8 @@ namespace neuron_gate {
 // the whole trace (self time in its high 48 bits, calls + 1 in its low 16), allocated zeroed and touched only
 // where an op is met, and a device-time array (8 bytes) only once device time is attributed; so a CPU-only
 // trace costs at most 8 bytes a key a slot, one allocation, never more than its event records. A cell whose
-// calls or self time outgrow it (65,534 calls, |self| >= 2^47 ns, 39 hours) moves, exact, to the hash map
-// of its slot. Else a hash map per slot (~60 bytes an entry: a trace of many steps each holding few of many
+// calls or self time outgrow it (65,534 calls, |self| >= 2^47 ns, 39 hours) moves, exact, to a map beside
+// the cells. Else a hash map per slot (~60 bytes an entry: a trace of many steps each holding few of many
 // keys).
 class OpTotals {
  public:
@@ -48,9 +50,9 @@ class OpTotals {
   static ZeroedArray<T> zeroed(std::size_t count);
 
   std::size_t index(std::size_t slot, std::uint32_t key) const { return slot * m_keys + key; }
-  // The hashed entry of (slot, key), made on first use; nullptr when it lives in the dense arrays.
+  // The entry of (slot, key) outside the dense cells, made on first use; nullptr when it is a dense cell.
   OpValues* hashed(std::size_t slot, std::uint32_t key);
-  // Moves dense cell `at` of (slot, key) into its slot's hash map and marks it moved.
+  // Moves dense cell `at` of (slot, key) into m_dense_extra and marks it moved.
   OpValues& spill(std::size_t slot, std::uint32_t key, std::size_t at);
 
   bool m_dense;
@@ -61,7 +63,9 @@ class OpTotals {
                                           // 0xFFFF: moved to the hash map)
   ZeroedArray<Nanoseconds> m_device_ns;   // null until the first device time
   std::vector<std::uint32_t> m_slot_ops;  // ops present by slot (sizes the taken vector)
-  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;  // by slot; dense: keys >= m_keys
+  std::vector<std::unordered_map<std::uint32_t, OpValues>> m_hashed_slots;  // by slot (hashed only)
+  std::map<std::pair<std::size_t, std::uint32_t>, OpValues> m_dense_extra;  // (slot, key): keys >= m_keys and
+                                                                            // moved cells (dense only)
 };
 
 }  // namespace neuron_gate

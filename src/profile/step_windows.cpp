@@ -13,14 +13,18 @@ bool is_step_name(const std::string& name) {
 }
 
 StepWindows::StepWindows(const RawTrace& trace) {
-  m_step_name.resize(trace.names.size());
+  std::vector<std::uint8_t> step_name(trace.names.size());
   for (std::size_t n = 0; n < trace.names.size(); ++n) {
-    m_step_name[n] = is_step_name(trace.names[n]) ? 1 : 0;
+    step_name[n] = is_step_name(trace.names[n]) ? 1 : 0;
+  }
+  m_step_key.resize(trace.event_keys.size());
+  for (std::size_t k = 0; k < trace.event_keys.size(); ++k) {
+    m_step_key[k] = step_name[trace.event_keys[k].name_id];
   }
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const TraceEvent& event = trace.events[i];
     if ((event.kind == EventKind::cpu_op || event.kind == EventKind::user_annotation) &&
-        m_step_name[event.name_id] != 0) {
+        m_step_key[event.key_id] != 0) {
       m_windows.push_back({static_cast<std::uint32_t>(i), trace.threads[event.thread].process, event.ts_ns,
                            event.ts_ns + event.dur_ns});
     }

@@ -51,8 +51,10 @@ class StepWindows {
   std::uint32_t own_step(std::uint32_t event) const;
 
   // True when an event of this name may be a window's own event (its name is a step name): a flag by
-  // name id, so that most events never search the windows' events.
-  bool may_be_window(const TraceEvent& event) const { return m_step_name[event.name_id] != 0; }
+  // key id, so that most events never search the windows' events.
+  bool may_be_window(const TraceEvent& event) const {
+    return event.key_id < m_step_key.size() && m_step_key[event.key_id] != 0;
+  }
 
   // Window indexes of each process (by RawTrace::processes index), ordered by start.
   const std::vector<std::vector<std::uint32_t>>& by_process() const { return m_by_process; }
@@ -70,7 +72,7 @@ class StepWindows {
   std::vector<std::vector<std::uint32_t>> m_by_process;
   std::vector<std::uint32_t> m_all;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_own;  // (window's event, window), by event
-  std::vector<std::uint8_t> m_step_name;                       // by name id: 1 for a step name
+  std::vector<std::uint8_t> m_step_key;                        // by key id: 1 for a step name
 };
 
 // Moving cursors over the windows, one per process and one over all: each lookup starts where the

@@ -38,8 +38,9 @@ class OpKeys {
 
   // Dense key index of an event's row.
   std::uint32_t key(const TraceEvent& event) {
-    const std::uint32_t row = m_name_row[event.name_id];
-    const std::uint32_t shapes = m_by_shape ? event.shapes_id : 0;
+    const EventKey& event_key = m_trace.key(event);
+    const std::uint32_t row = m_name_row[event_key.name_id];
+    const std::uint32_t shapes = m_by_shape ? event_key.shapes_id : 0;
     std::uint32_t& last = m_row_last_key[row];  // a row's events mostly have the shapes of the one before
     if (last != k_no_key && m_key_parts[last].second == shapes) {
       return last;
@@ -159,8 +160,8 @@ class SampleBuilder {
   void add_runtime_calls(TraceSamples& samples) {
     std::vector<bool> seen(m_trace.names.size(), false);
     for (const TraceEvent& event : m_trace.events) {
-      if (event.kind == EventKind::runtime && !seen[event.name_id]) {
-        seen[event.name_id] = true;
+      if (event.kind == EventKind::runtime && !seen[m_trace.key(event).name_id]) {
+        seen[m_trace.key(event).name_id] = true;
         samples.runtime_calls.insert(m_keys.text(m_keys.key(event)));
       }
     }
@@ -181,7 +182,7 @@ class SampleBuilder {
   // on only the totals (by op key) and the interned names are used.
   void release_events() {
     for (const StepWindow& window : m_steps.windows()) {
-      m_window_names.push_back(m_trace.events[window.event].name_id);
+      m_window_names.push_back(m_trace.key(m_trace.events[window.event]).name_id);
     }
     std::vector<TraceEvent>().swap(m_trace.events);
     m_nesting = CpuNesting();
@@ -226,7 +227,7 @@ class SampleBuilder {
   // The categories met and the first start and last end of the timed (not ignored) events.
   void add_event_extent() {
     for (const TraceEvent& event : m_trace.events) {
-      m_category_seen[event.category] = 1;
+      m_category_seen[m_trace.key(event).category] = 1;
       if (event.kind == EventKind::ignored) {
         continue;
       }
@@ -256,8 +257,9 @@ class SampleBuilder {
         found->second = std::min(found->second, self);
       }
     }
-    if (event.shapes_id != 0 && !m_trace.shapes[event.shapes_id].dims.empty()) {
-      m_row_shapes.insert((static_cast<std::uint64_t>(event.name_id) << 32) | event.shapes_id);
+    const EventKey& event_key = m_trace.key(event);
+    if (event_key.shapes_id != 0 && !m_trace.shapes[event_key.shapes_id].dims.empty()) {
+      m_row_shapes.insert((static_cast<std::uint64_t>(event_key.name_id) << 32) | event_key.shapes_id);
     }
   }
 
@@ -274,12 +276,12 @@ class SampleBuilder {
         totals = std::make_unique<StepTotals>();
       }
       StepTotals& target = *totals;
-      target.kernels[event.name_id] += event.dur_ns;
+      target.kernels[m_trace.key(event).name_id] += event.dur_ns;
       if (launch.op != k_no_event) {
         m_ops.add_device(slot(step), m_keys.key(events[launch.op]), event.dur_ns);
       } else {
         target.unattributed_device_ns += event.dur_ns;
-        target.unattributed_by_category[event.category] += event.dur_ns;
+        target.unattributed_by_category[m_trace.key(event).category] += event.dur_ns;
       }
     }
   }
@@ -300,11 +302,11 @@ class SampleBuilder {
           ++op.device_events;
           op.missing_device_events += missing ? 1 : 0;
         } else {
-          const std::string& category = m_trace.categories[event.category];
+          const std::string& category = m_trace.categories[m_trace.key(event).category];
           ++samples.screened_unattributed[category.empty() ? "no category" : category];
         }
       } else if (is_cpu_side(event.kind)) {
-        if (is_step_name(m_trace.names[event.name_id])) {
+        if (is_step_name(m_trace.names[m_trace.key(event).name_id])) {
           samples.steps_screened = true;
         }
         ScreenedOp& op = samples.screened_ops[m_keys.text(m_keys.key(event))];
