@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The scale benchmark (issue 21): neuron-gate on large traces built from the repository's real ones.
 
-  python3 bench/scale.py --build BUILD [--sizes 100,300,1000] [--only NAME,...] [--repeat N]
+  python3 bench/scale.py --build BUILD [--sizes 100,300,1000] [--only NAME,...] [--repeat N] [--instructions]
   cmake --build BUILD --target bench          (the same with the defaults, after building what it runs)
 
 Builds the traces with bench/make_traces.py into BUILD/tmp/bench (never into the repository; 1 GB traces
@@ -24,6 +24,9 @@ measured in the same run (so they carry over between machines), with "ok" or "MI
   compare CPU s / (2 x inspect-1 CPU s)          <= 1.2: the same where the second core is taken by other
                                                  jobs (compare's work beyond reading its two sides)
   inspect peak RSS / file size                   <= 0.15 at 1 GB Kineto, <= 0.5 at 1 GB legacy, <= 1 for ops50k
+With --instructions the same speed targets are also counted in instructions under callgrind (the same on any
+machine and under any load), without OpenSSL's SHA-256 (valgrind's CPU lacks SHA-NI; with it the hash is
+~0.3x the parse-only pass, so the limits are 1.2 on Kineto and 2.7 on legacy traces; compare's stays 1.2).
 Times are CPU seconds (user + system) where one core is measured, so a machine shared with other jobs
 changes them less than wall times. Each leg is timed once (--repeat N: the table shows the median of N,
 the targets use the minimum, since other jobs only ever add time); the numbers are only comparable within
@@ -57,6 +60,57 @@ def timed(cmd, stdout=subprocess.DEVNULL):
         tail = "\n".join(proc.stderr.splitlines()[:5])
         print("  warning: %s exited %d: %s" % (" ".join(cmd[:3]), proc.returncode, tail), file=sys.stderr)
     return wall, cpu, rss, proc.returncode
+
+
+def instructions(cmd, tmp):
+    """Runs cmd under callgrind: (instructions, of them in libcrypto: the SHA-256), or None without valgrind.
+    Valgrind's CPU has no SHA-NI, so OpenSSL's SHA-256 runs its generic code there: counted apart."""
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        return None
+    out = os.path.join(tmp, "callgrind.out")
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + cmd,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    text = subprocess.run(["callgrind_annotate", out], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True).stdout
+    total = crypto = 0
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) ", line)
+        if not m:
+            continue
+        count = int(m.group(1).replace(",", ""))
+        if "PROGRAM TOTALS" in line:
+            total = count
+        elif "libcrypto" in line:
+            crypto += count
+    os.remove(out)
+    return total, crypto
+
+
+def print_instructions(name, build, path, tmp):
+    """The issue-42 speed targets counted in instructions (callgrind; deterministic on any machine)."""
+    gate = os.path.join(build, "src", "neuron-gate")
+    parse_only = os.path.join(build, "bench", "neuron_gate_parse_only")
+    counts = {}
+    for leg, cmd in (("rapidjson", [parse_only, "rapidjson"] + files_of(path)),
+                     ("inspect-1", [gate, "inspect", path, "--threads", "1"]),
+                     ("compare-1", [gate, "compare", path, path, "--quiet", "--no-git", "--threads", "1"])):
+        counted = instructions(cmd, tmp)
+        if counted is None:
+            print("\n(valgrind not installed: no instruction counts)")
+            return
+        counts[leg] = counted
+    print("\n| leg (%s) | G instructions | of them SHA-256 | without SHA-256 |\n|---|---:|---:|---:|" % name)
+    for leg, (total, crypto) in counts.items():
+        print("| %s | %.3f | %.3f | %.3f |" % (leg, total / 1e9, crypto / 1e9, (total - crypto) / 1e9))
+    legacy = name.startswith("legacy-") or name.startswith("ops50k")
+    bare = {leg: total - crypto for leg, (total, crypto) in counts.items()}
+    rows = [("inspect --threads 1 / parse-only, without SHA-256", bare["inspect-1"] / max(bare["rapidjson"], 1),
+             2.7 if legacy else 1.2),
+            ("compare --threads 1 / (2 x inspect --threads 1), without SHA-256",
+             bare["compare-1"] / max(2 * bare["inspect-1"], 1), 1.2)]
+    print("\n| target in instructions (%s) | ratio | limit | |\n|---|---:|---:|---|" % name)
+    for what, ratio, limit in rows:
+        print("| %s | %.2f | <= %.2f | %s |" % (what, ratio, limit, "ok" if ratio <= limit else "MISSED"))
 
 
 def files_of(path):
@@ -97,6 +151,8 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated names of inputs to run (default all)")
     parser.add_argument("--legs", default="", help="comma-separated legs to run (default all)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per leg; the median is shown")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions under callgrind (slow: ~50x a run) for the speed targets")
     args = parser.parse_args()
     tmp = os.path.join(os.path.abspath(args.build), "tmp", "bench")
     subprocess.run([sys.executable, os.path.join(HERE, "make_traces.py"), tmp, "--sizes", args.sizes], check=True)
@@ -133,6 +189,8 @@ def main():
                 leg, wall, cpu, rss / 1e6, size / 1e6 / max(wall, 1e-3),
                 "%.3f" % (wall / base) if base else "–", rss / size))
         print_targets(name, size, {row[0]: (row[4], row[5], row[3]) for row in rows})
+        if args.instructions:
+            print_instructions(name, args.build, path, tmp)
         sys.stdout.flush()
 
 
