@@ -404,7 +404,10 @@ class SampleBuilder {
       for (OpSample& op : step->ops) {
         op.op = id_of_key[op.op];
       }
-      std::sort(step->ops.begin(), step->ops.end(), [](const OpSample& a, const OpSample& b) { return a.op < b.op; });
+      const auto by_op = [](const OpSample& a, const OpSample& b) { return a.op < b.op; };
+      if (!std::is_sorted(step->ops.begin(), step->ops.end(), by_op)) {  // keys met in name order: already sorted
+        std::sort(step->ops.begin(), step->ops.end(), by_op);
+      }
     }
   }
 
