@@ -301,4 +301,50 @@ TEST_CASE("inputs stated by both run manifests are verified: no \"inputs were no
   CHECK(without.out.find(sentence) != std::string::npos);
 }
 
+TEST_CASE("a regression decided by the unpaired test of too few pairs keeps its operating point") {
+  // Found by trial/ (case 5): base and head at two points, runs paired in one session; head +30% in every run
+  // at p2 only. 5 pairs cannot reach the p the 2-latency family needs (1/32 > 0.025), so the unpaired test of
+  // the same runs decides REGRESSED. That judgement was measured before the point was named: it lost its
+  // point, so p2's row read "pass" and the headline named no metric.
+  const fs::path root = scratch("op-unpaired-fallback");
+  for (const char* side : {"base", "head"}) {
+    for (const char* point : {"p1", "p2"}) {
+      const fs::path dir = root / side / point;
+      fs::create_directories(dir);
+      write(dir / "neuron-gate.json", std::string(R"({"schema": "neuron-gate.manifest/1", "operating_point": ")") +
+                                          point + R"(", "pairing": {"session": "s1"}})");
+      const double factor = std::string(side) == "head" && std::string(point) == "p2" ? 1.3 : 1.0;
+      for (int run = 1; run <= 5; ++run) {
+        const fs::path run_dir = dir / ("run-0" + std::to_string(run));
+        fs::create_directories(run_dir);
+        nlohmann::json samples = nlohmann::json::array();
+        for (int i = 0; i < 5; ++i) {
+          samples.push_back((10.0 + 0.1 * run) * factor + 0.01 * i);
+        }
+        write(run_dir / "e2e.json",
+              nlohmann::json{
+                  {"schema", "neuron-gate.e2e/1"},
+                  {"metrics", nlohmann::json::array(
+                                  {{{"name", "latency"}, {"unit", "ms"}, {"better", "lower"}, {"samples", samples}}})}}
+                  .dump());
+      }
+    }
+  }
+  const std::string json_path = (root / "points.json").string();
+  const CliResult result =
+      run({"compare", (root / "base").string(), (root / "head").string(), "--no-git", "--json", json_path});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.rfind("## ❌ REGRESSION at `p2`: `latency` +", 0) == 0);
+  CHECK(row_of(result.out, "p2").find("| **regressed** |") != std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(read_text(json_path));
+  CHECK(j["regressed"] == nlohmann::json::array({"latency [at p2]"}));
+  REQUIRE(j["operating_points"].size() == 2);
+  CHECK(j["operating_points"][1]["label"] == "p2");
+  CHECK(j["operating_points"][1]["outcome"] == "REGRESSION");
+  const nlohmann::json latency = find_metric(j["operating_points"][1]["report"], "end_to_end", "latency");
+  REQUIRE_FALSE(latency.is_null());
+  CHECK(latency["verdict"] == "REGRESSED");
+  CHECK(latency["test"]["pairing"].get<std::string>().rfind("unpaired: too few pairs", 0) == 0);
+}
+
 TEST_SUITE_END();

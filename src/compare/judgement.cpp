@@ -361,6 +361,12 @@ void unpaired_where_pairs_fall_short(MetricComparison& m, const RuleSet& rules,
   }
   MetricComparison alternative = m;
   static_cast<MetricMeasurement&>(alternative) = *m.unpaired;
+  // The unpaired test was measured before the metric was named for its operating point or rank: keep m's
+  // identity, else a regression at a point lost its point (the point's row read pass, the headline no metric).
+  alternative.name = m.name;
+  alternative.point = m.point;
+  alternative.rank = m.rank;
+  alternative.ranked = m.ranked;
   const double size = static_cast<double>(std::max<std::size_t>(1, m.family_size));
   const auto bonferroni = [size](std::optional<double> p) {
     return p ? std::optional<double>(std::min(1.0, *p * size)) : std::nullopt;
