@@ -264,3 +264,40 @@ TEST_CASE("the replacement-group exception covers an undecided neighbour as it c
   CHECK(judge_all({op(1e-9, 1.1), group}).decision.outcome == ng::Outcome::regression);
   CHECK(judge_all({op(0.2, 0.98), group}).decision.outcome == ng::Outcome::no_decision);
 }
+
+TEST_CASE("per-op metrics gate point by point: where that point's end-to-end metric is undecided or absent") {
+  // Found by trial/ (two operating points): p1 identical code with an undecided latency, p2 an op +315% with
+  // latency EQUIVALENT. The undecided latency at p1 made the op at p2 gate: REGRESSION overall while p2's own
+  // verdict was PASS and p1's NO DECISION. Each point now gates its own per-op family.
+  const auto at = [](ng::MetricMeasurement m, const std::string& point) {
+    m.name += " [at " + point + "]";
+    m.point = point;
+    return m;
+  };
+  const auto op = [](double ratio, double low, double high, double p_worse) {
+    ng::MetricMeasurement m = e2e("block_b", 40, ratio, low, high, p_worse, 6);
+    m.metric_class = ng::MetricClass::self_cpu;
+    m.scope = ng::MetricScope::op;
+    m.unit = "us";
+    return m;
+  };
+  const ng::MetricMeasurement undecided_latency = e2e("latency", 40, 1.03, 0.97, 1.09, 0.3, 6);
+  const ng::MetricMeasurement equivalent_latency = e2e("latency", 40, 1.0, 0.99, 1.01, 0.5, 6);
+  const ng::Judgement mixed = judge_all({at(undecided_latency, "p1"), at(op(1.0, 0.99, 1.01, 0.5), "p1"),
+                                         at(equivalent_latency, "p2"), at(op(4.15, 3.9, 4.4, 1e-9), "p2")});
+  REQUIRE(mixed.metrics.size() == 4);
+  CHECK(mixed.metrics[0].verdict == ng::Verdict::inconclusive);
+  CHECK(mixed.metrics[1].gating);  // p1: its latency undecided
+  CHECK(mixed.metrics[3].verdict == ng::Verdict::regressed);
+  CHECK_FALSE(mixed.metrics[3].gating);  // p2: its latency decided
+  CHECK(mixed.decision.outcome == ng::Outcome::no_decision);
+  CHECK(mixed.decision.regressed.empty());
+  // A point without an end-to-end metric beside one with it: its per-op family gates alone.
+  const ng::Judgement bare = judge_all({at(equivalent_latency, "p1"), at(op(4.15, 3.9, 4.4, 1e-9), "p2")});
+  CHECK(bare.metrics[1].gating);
+  CHECK(bare.decision.outcome == ng::Outcome::regression);
+  // One point: an undecided latency still lets the decided op regression gate.
+  const ng::Judgement one = judge_all({undecided_latency, op(4.15, 3.9, 4.4, 1e-9)});
+  CHECK(one.metrics[1].gating);
+  CHECK(one.decision.outcome == ng::Outcome::regression);
+}

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string_view>
 
 // The decision rule (docs/decision-rule.md): who gates, and the outcome and exit code from the judged
 // metrics. Verdicts per metric are judgement.cpp's.
@@ -170,20 +172,27 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
   return std::nullopt;
 }
 
-// Who gates (docs/decision-rule.md): end-to-end metrics gate when present; the per-op family
-// (MetricJudgement::gates_under_undecided_end_to_end) gates too when a gating end-to-end metric is undecided.
+// Who gates (docs/decision-rule.md), point by point: end-to-end metrics gate when present; the per-op family
+// (MetricJudgement::gates_under_undecided_end_to_end) of an operating point gates too when a gating end-to-end
+// metric of that point is undecided, and alone at a point that has no end-to-end metric. So every point's
+// own verdict (operating_points.cpp) agrees with the whole one.
 void escalate_to_per_op(Judgement& result) {
-  const bool end_to_end_undecided =
-      std::any_of(result.metrics.begin(), result.metrics.end(), [](const MetricComparison& m) {
-        return m.gating && m.metric_class == MetricClass::end_to_end && undecided(m.verdict);
-      });
+  std::set<std::string_view> with_end_to_end, undecided_end_to_end;
+  for (const MetricComparison& m : result.metrics) {
+    if (m.metric_class == MetricClass::end_to_end && !m.explanatory) {
+      with_end_to_end.insert(m.point);
+    }
+    if (m.gating && m.metric_class == MetricClass::end_to_end && undecided(m.verdict)) {
+      undecided_end_to_end.insert(m.point);
+    }
+  }
   std::vector<MetricClass>& classes = result.decision.gating_classes;
   for (MetricComparison& m : result.metrics) {
     if (!m.gates_under_undecided_end_to_end) {
       continue;
     }
-    m.gating = end_to_end_undecided;
-    if (end_to_end_undecided && std::find(classes.begin(), classes.end(), m.metric_class) == classes.end()) {
+    m.gating = undecided_end_to_end.count(m.point) != 0 || with_end_to_end.count(m.point) == 0;
+    if (m.gating && std::find(classes.begin(), classes.end(), m.metric_class) == classes.end()) {
       classes.push_back(m.metric_class);
     }
   }
