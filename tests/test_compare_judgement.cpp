@@ -301,3 +301,18 @@ TEST_CASE("per-op metrics gate point by point: where that point's end-to-end met
   CHECK(one.metrics[1].gating);
   CHECK(one.decision.outcome == ng::Outcome::regression);
 }
+
+TEST_CASE("a NO DECISION of CIs reaching beyond the threshold names the end-to-end metric before an op") {
+  // Found by trial/: latency +4% (CI straddling 5%) and an unchanged op whose noisy CI reached further; the
+  // headline named the op at +0.0%. End to end first, as for an undecided regression.
+  ng::MetricMeasurement op = e2e("block_b", 40, 1.0, 0.8, 1.4, 0.5, 6);
+  op.metric_class = ng::MetricClass::self_cpu;
+  op.scope = ng::MetricScope::op;
+  op.unit = "us";
+  op.shift_high = 100.0;
+  const ng::Judgement j = judge_all({op, e2e("latency", 10, 1.04, 0.98, 1.10, 0.2)});
+  REQUIRE(j.decision.no_decision.has_value());
+  CHECK(j.metrics[0].gating);  // the latency is undecided: the op gates too
+  CHECK(j.decision.no_decision->cause == ng::NoDecisionCause::regression_not_excluded);
+  CHECK(j.decision.no_decision->metric == 1);
+}

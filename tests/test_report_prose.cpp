@@ -65,6 +65,24 @@ TEST_CASE("a CI that straddles the threshold keeps its reason text") {
         "90% CI -2.0…+10.0% straddles the threshold (±5%) and the change is not significant after correction");
 }
 
+TEST_CASE("a CI within the threshold that is not EQUIVALENT says what is not within it") {
+  // Found by trial/: aten::mm INCONCLUSIVE read "90% CI -2.0…+1.2% lies within the threshold" while the
+  // between-runs interval (-6.0…+3.0%) was what kept it from EQUIVALENT.
+  MetricMeasurement runs = e2e("latency", 10, 0.99, 0.98, 1.012, 0.6);
+  runs.runs_ratio_low = 0.94;
+  runs.runs_ratio_high = 1.03;
+  const Report by_runs = report_of(judge_all({runs}));
+  REQUIRE(by_runs.metrics[0].verdict == Verdict::inconclusive);
+  CHECK(by_runs.metrics[0].reason == "90% CI -2.0…+1.2% lies within the threshold (±5%), but the between-runs "
+                                     "interval -6.0…+3.0% does not and the change is not significant after correction");
+  MetricMeasurement few = e2e("latency", 10, 1.02, 1.0, 1.04, 0.3);
+  few.base_processes = few.head_processes = 2;  // the between-run allowance widens the CI
+  const Report widened = report_of(judge_all({few}));
+  REQUIRE(widened.metrics[0].verdict == Verdict::inconclusive);
+  CHECK(widened.metrics[0].reason.find("lies within the threshold (±5%), but not once widened by the ±") !=
+        std::string::npos);
+}
+
 TEST_CASE("a 12x regression reads worse by 1100%, not in scientific notation") {
   const Report r = report_of(judge_all({e2e("latency", 20, 12.0, 11.5, 12.5, 1e-6)}));
   REQUIRE(r.metrics[0].verdict == Verdict::regressed);

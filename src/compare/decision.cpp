@@ -108,8 +108,8 @@ NoDecision undecided_regression_decision(const MetricComparison& m, std::size_t 
 // NO DECISION (docs/decision-rule.md): a gating metric with incomplete data (head's alone first: the caller
 // makes that NOT COMPARABLE); else the worst undecided
 // gating metric whose estimate is worse than its bound (undecided_regression); else the undecided gating
-// metric whose CI reaches furthest beyond its bound (regression_not_excluded), after the one lacking samples
-// that changed most when no gating metric decided (what would decide is then more samples).
+// metric whose CI reaches furthest beyond its bound (regression_not_excluded; end to end first), after the one lacking
+// samples that changed most when no gating metric decided (what would decide is then more samples).
 std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metrics) {
   std::optional<NoDecision> incomplete;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
@@ -147,9 +147,15 @@ std::optional<NoDecision> no_decision(const std::vector<MetricComparison>& metri
         worst_size = size;
       }
     }
-    if (const auto reach = regression_not_excluded(m); reach && (!reaching || *reach > *widest_reach)) {
-      reaching = i;
-      widest_reach = reach;
+    // The widest reach, end to end before per op (as for the worst above: the headline names the latency
+    // whose CI straddles the threshold, not an unchanged op whose noisy CI reaches further).
+    if (const auto reach = regression_not_excluded(m)) {
+      const bool e2e = m.metric_class == MetricClass::end_to_end;
+      const bool reaching_e2e = reaching && metrics[*reaching].metric_class == MetricClass::end_to_end;
+      if (!reaching || (e2e && !reaching_e2e) || (e2e == reaching_e2e && *reach > *widest_reach)) {
+        reaching = i;
+        widest_reach = reach;
+      }
     }
     // Of the metrics lacking samples, the headline names the one that changed most for the worse (an
     // improvement only when nothing got worse).

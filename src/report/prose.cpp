@@ -58,8 +58,18 @@ std::string interval_against_threshold(const MetricComparison& m, bool worse) {
                       : *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t ? " lies within the threshold"
                                                                             : " straddles the threshold";
   const bool significant = worse ? m.significant_worse : m.significant_better;
-  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + where + " (±" + percent(1.0 + t) +
-         ") and the change is " + (significant ? "" : "not ") + "significant after correction";
+  std::string but;  // why a CI within the threshold is not EQUIVALENT (judgement.cpp ci_within_threshold)
+  if (known && *m.ratio_low >= 1.0 - t && *m.ratio_high <= 1.0 + t) {
+    const double widen = 1.0 + m.run_allowance;
+    if (m.runs_ratio_low && m.runs_ratio_high && (*m.runs_ratio_low < 1.0 - t || *m.runs_ratio_high > 1.0 + t)) {
+      but = ", but the between-runs interval " + format_change_interval(m.runs_ratio_low, m.runs_ratio_high) +
+            " does not";
+    } else if (*m.ratio_low / widen < 1.0 - t || *m.ratio_high * widen > 1.0 + t) {
+      but = ", but not once widened by the ±" + format_number(m.run_allowance * 100.0) + "% between-run allowance";
+    }
+  }
+  return "90% CI " + format_change_interval(m.ratio_low, m.ratio_high) + where + " (±" + percent(1.0 + t) + ")" + but +
+         " and the change is " + (significant ? "" : "not ") + "significant after correction";
 }
 
 // A significant change beyond the threshold held back by the between-run allowance: within ±a, or from 1-2
