@@ -30,7 +30,8 @@
 #
 # Exit status (the step's result): with NG_FAIL_ON=regression, neuron-gate's exit code, so every non-zero
 # code fails the step: 1 regression, 2 usage or input error, 3 not comparable, 4 no decision under
-# --strict (and anything else, e.g. a crash). With NG_FAIL_ON=never, 0 whatever neuron-gate said.
+# --strict (and anything else, e.g. a crash); exit code 0 without a report.json (compare -h/--help in
+# NG_ARGS: nothing compared) is made 2, verdict error. With NG_FAIL_ON=never, 0 whatever neuron-gate said.
 # A bad value for NG_COMMENT / NG_FAIL_ON, or a missing binary/base/head setting, is a configuration
 # error: exit 2 in either mode. A comment that cannot be posted is a warning, not a failure.
 set -uo pipefail
@@ -172,6 +173,15 @@ printf 'neuron-gate: %s\n' "${command_line[*]}" | log_data
 "${command_line[@]}" 2> "$dir/neuron-gate.stderr"
 code=$?
 log_data < "$dir/neuron-gate.stderr" >&2
+# compare writes report.json whenever it compares (--json is always given): exit code 0 without one is no
+# comparison at all (--help or -h in args prints the usage and exits 0), so it is never a pass.
+if [ "$code" -eq 0 ] && [ ! -s "$dir/report.json" ]; then
+  echo "::error title=neuron-gate action::neuron-gate exited 0 but wrote no report (does input args hold --help or -h?): nothing was compared, so this is an error (exit code 2)"
+  printf '%s\n' "neuron-gate exited 0 but wrote no report.json: nothing was compared (input args: $(workflow_data "${NG_ARGS:-}"))" \
+    >> "$dir/neuron-gate.stderr"
+  rm -f "$dir/report.md" "$dir/report.html" "$dir/annotations.txt"
+  code=2
+fi
 
 if [ ! -s "$dir/report.md" ]; then
   json fallback-markdown "$dir/neuron-gate.stderr" "$code" "$dir/report.md"

@@ -652,6 +652,29 @@ gate stale1 "$pr_event" "$examples/A" "$examples/missing" never never --input "r
 check "an input error with a stale report.html in report-dir: output report-html empty, the file gone" equals \
   "$(rc stale1)$(out stale1 exit-code)/$(out stale1 report-html)/$([ -e "$tmp/stale-dir/report.html" ] && echo kept)" 02//
 
+echo "# trust boundaries: a run that compared nothing never passes"
+# compare -h/--help prints the usage and exits 0 without comparing: with a regression pair it must not read
+# as a pass (step, outputs, comment.json, and so the fork flow's on-change comment).
+for help_arg in --help -h; do
+  case_name="help$help_arg"
+  gate "$case_name" "$pr_event" "$examples/A" "$examples/Areg" artifact-only regression --input "args=--strict $help_arg" \
+    --input "report-dir=$tmp/$case_name-artifact"
+  check "args '$help_arg' (compare exits 0, compares nothing): exit 2, verdict error, not a pass" equals \
+    "$(rc "$case_name")/$(out "$case_name" verdict)/$(out "$case_name" exit-code)/$(out "$case_name" report-json)" 2/error/2/
+  check "args '$help_arg': comment.json says error, not pass" contains "$tmp/$case_name-artifact/comment.json" '"verdict": "error"'
+  check "args '$help_arg': an ::error:: says nothing was compared" contains "$tmp/$case_name/stdout" \
+    "::error title=neuron-gate action::neuron-gate exited 0 but wrote no report"
+done
+gate help-never "$pr_event" "$examples/A" "$examples/Areg" never never --input "args=--help"
+check "args --help with fail-on never: the step passes (report only) but the verdict is error" equals \
+  "$(rc help-never)/$(out help-never verdict)" 0/error
+rm -f "$GH_STUB_STATE"
+seed_state
+run_action help-post "$root/post-comment/action.yml" "$tmp/event_run_success.json" \
+  --input "report-dir=$tmp/help--help-artifact" --input comment=on-change
+check "fork flow, on-change, a run that compared nothing: the no-report note is posted, not skipped as a pass" equals \
+  "$(rc help-post)/$(calls help-post POST '.*')/$(state_comments "octo-org/neuron-app#42" body | grep -c 'neuron-gate wrote no report in the pull request.s workflow run (exit code 2)')" 0/1/1
+
 echo "# operating points (docs/user-guide.md \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
 gate points1 "$pr_event" "$points/base" "$points/head" never regression
