@@ -23,6 +23,19 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 json() { python3 "$here/action_json.py" "$@"; }
+# Prints FILE (messages that may quote the artifact: `neuron-gate render`'s on a report.json it refuses,
+# comment-target's on a bad pr_number) with workflow commands off, as run.sh's log_data: this job holds the
+# write token, and the runner takes `##[set-output ...]`, `##[add-mask]...`, `##[stop-commands]...` from
+# ANYWHERE in a line (the legacy form), not only `::` at its start, so quoting alone does not make text data.
+log_file() {
+  [ -s "$1" ] || return 0
+  local token
+  token="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  echo "::stop-commands::neuron-gate-$token"
+  cat "$1"
+  [ -z "$(tail -c 1 "$1")" ] || echo # the resume line must start a line of its own
+  echo "::neuron-gate-$token::"
+}
 
 report_dir="" mode="always" render=""
 while [ $# -gt 0 ]; do
@@ -56,17 +69,20 @@ if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -z "${GH_HOST:-}" ]; then
   export GH_HOST="${host%%/*}"
 fi
 
-read -r pr verify_sha verdict run_id conclusion verify_repo < <(json comment-target "$report_dir") || {
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+status=0
+json comment-target "$report_dir" > "$work/target" 2> "$work/target.stderr" || status=$?
+log_file "$work/target.stderr" >&2
+if [ "$status" -ne 0 ] || ! read -r pr verify_sha verdict run_id conclusion verify_repo < "$work/target"; then
   echo "comment.sh: cannot tell which pull request to comment on" >&2
   exit 1
-}
+fi
 if [ "$pr" = "-" ]; then
   echo "comment.sh: the event is not a pull request; no comment"
   exit 0
 fi
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 if [ "$verify_sha" != "-" ]; then
   gh api "repos/$repo/pulls/$pr" > "$work/pull.json"
@@ -109,7 +125,11 @@ markdown="$report_dir/report.md"
 if [ -n "$render" ]; then
   markdown="$work/report.md"
   if [ -f "$report_dir/report.json" ]; then
-    if ! "$render" render "$report_dir/report.json" --markdown "$markdown" ${comment_key:+--comment-key "$comment_key"}; then
+    status=0
+    "$render" render "$report_dir/report.json" --markdown "$markdown" ${comment_key:+--comment-key "$comment_key"} \
+      2> "$work/render.stderr" || status=$?
+    log_file "$work/render.stderr" >&2
+    if [ "$status" -ne 0 ]; then
       echo "::error title=neuron-gate comment::the artifact's report.json does not read as a neuron-gate report (see the message above); nothing posted"
       exit 1
     fi

@@ -192,7 +192,8 @@ report_json=""
 [ ! -s "$dir/report.json" ] || report_json="$dir/report.json"
 report_html=""
 [ ! -s "$dir/report.html" ] || report_html="$dir/report.html"
-echo "neuron-gate: exit code $code ($verdict), $regressions gating regression(s); reports in $dir"
+# $dir is an input: data (a `##[...]` in it would be a command anywhere in the line).
+echo "neuron-gate: exit code $code ($verdict), $regressions gating regression(s); reports in $dir" | log_data
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   { cat "$dir/report.md"; echo; } >> "$GITHUB_STEP_SUMMARY"
@@ -223,7 +224,7 @@ json write-meta "$dir/comment.json" "$code" "$verdict" "$comment_key"
 case "$comment" in
   never) echo "neuron-gate: comment: never; no PR comment" ;;
   artifact-only)
-    echo "neuron-gate: comment: artifact-only; upload $dir as an artifact for post-comment/action.yml" ;;
+    echo "neuron-gate: comment: artifact-only; upload $dir as an artifact for post-comment/action.yml" | log_data ;;
   always | on-change)
     if ! bash "$here/comment.sh" --report-dir "$dir" --mode "$comment"; then
       echo "::warning title=neuron-gate comment::the PR comment could not be posted (see the log above). A pull request from a fork gets a read-only token: use comment: artifact-only with post-comment/action.yml in a workflow_run job; otherwise grant the job 'pull-requests: write'."

@@ -614,19 +614,22 @@ check "and no Python traceback" equals "$(grep -c Traceback "$tmp/cfg1/stderr" "
 gate cfg2 "$pr_event" "$examples/A" "$examples/A2" "$(printf 'never\n::warning::injected')" never
 check "a configuration error cannot start a workflow command of its own (%0A)" equals \
   "$(grep -c '^::warning::injected' "$tmp/cfg2/stdout")$(rc cfg2)" "02"
-# Lines that a runner would run as workflow commands: those starting with "::" outside a ::stop-commands::
-# block of the same stream (stdout and stderr are read apart, so a block never spans both).
+# Lines that a runner would run as workflow commands, outside a ::stop-commands:: block of the same stream
+# (stdout and stderr are read apart, so a block never spans both): a line is what the runner's ReadLine
+# reads (ended by LF, CR or CR LF, so a bare CR ends one too), a command one that starts with "::" after
+# leading blanks (ActionCommand.TryParseV2) or holds "##[" ANYWHERE (the legacy ActionCommand.TryParse,
+# still tried when the first fails: `##[set-output name=x;]v`, `##[add-mask]v` in the middle of a message).
 live_commands() { # live_commands FILE
   python3 - "$1" <<'PY'
-import sys
+import re, sys
 token = None
-for line in open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n"):
+for line in re.split(r"\r\n|\r|\n", open(sys.argv[1], encoding="utf-8", errors="replace").read()):
     if token is not None:
-        if line == f"::{token}::":
+        if line.strip() == f"::{token}::" or f"##[{token}]" in line:
             token = None
-    elif line.startswith("::stop-commands::"):
-        token = line[len("::stop-commands::"):]
-    elif line.startswith("::"):
+    elif line.lstrip().startswith("::stop-commands::"):
+        token = line.lstrip()[len("::stop-commands::"):]
+    elif line.lstrip().startswith("::") or "##[" in line:
         print(line)
 PY
 }
@@ -652,7 +655,7 @@ gate stale1 "$pr_event" "$examples/A" "$examples/missing" never never --input "r
 check "an input error with a stale report.html in report-dir: output report-html empty, the file gone" equals \
   "$(rc stale1)$(out stale1 exit-code)/$(out stale1 report-html)/$([ -e "$tmp/stale-dir/report.html" ] && echo kept)" 02//
 
-echo "# trust boundaries: a run that compared nothing never passes"
+echo "# trust boundaries: a run that compared nothing never passes; artifact text is never a command"
 # compare -h/--help prints the usage and exits 0 without comparing: with a regression pair it must not read
 # as a pass (step, outputs, comment.json, and so the fork flow's on-change comment).
 for help_arg in --help -h; do
@@ -674,6 +677,104 @@ run_action help-post "$root/post-comment/action.yml" "$tmp/event_run_success.jso
   --input "report-dir=$tmp/help--help-artifact" --input comment=on-change
 check "fork flow, on-change, a run that compared nothing: the no-report note is posted, not skipped as a pass" equals \
   "$(rc help-post)/$(calls help-post POST '.*')/$(state_comments "octo-org/neuron-app#42" body | grep -c 'neuron-gate wrote no report in the pull request.s workflow run (exit code 2)')" 0/1/1
+# The workflow_run job holds the write token: a message quoting the artifact (neuron-gate render refusing
+# report.json, a bad pr_number) is printed with workflow commands off, so `##[...]` in it is never a command.
+rm -rf "$tmp/dl-inj" && cp -r "$tmp/artifact" "$tmp/dl-inj"
+python3 - "$tmp/dl-inj/report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["schema"] = "##[set-output name=comment-url;]https://evil.example/x ##[add-mask]Posted"
+json.dump(report, open(sys.argv[1], "w"))
+PY
+run_action inj-render "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
+check "fork flow, report.json whose refused schema holds ##[set-output]: the job fails, nothing posted" equals \
+  "$(rc inj-render)/$(calls inj-render POST '.*')$(calls inj-render PATCH '.*')" 1/00
+check "and render's message (quoting it) is in the log" contains "$tmp/inj-render/stderr" '"schema" is "##[set-output name=comment-url;]'
+check "but no line of it is a live workflow command (stop-commands), neither ##[ nor ::" equals \
+  "$(live_commands "$tmp/inj-render/stdout" | grep -c -e '##\[' -e '^::set-output')/$(live_commands "$tmp/inj-render/stderr" | grep -c .)" 0/0
+check "the action's own ::error:: stays live" equals \
+  "$(live_commands "$tmp/inj-render/stdout" | grep -c "^::error title=neuron-gate comment::the artifact's report.json does not read")" 1
+python3 - "$tmp/dl-inj/report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["schema"] = "neuron-gate.report/2"
+report["outcome"] = "PASS\r##[error]forged in a bare-CR line\r::add-mask::Posted"
+json.dump(report, open(sys.argv[1], "w"))
+PY
+run_action inj-render2 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
+check "fork flow, report.json with CR and ##[error] in a refused value: fails, no live command" equals \
+  "$(rc inj-render2)/$(live_commands "$tmp/inj-render2/stdout" | grep -c -e '##\[' -e '^::add-mask')/$(live_commands "$tmp/inj-render2/stderr" | grep -c .)" 1/0/0
+cp "$tmp/artifact/report.json" "$tmp/dl-inj/report.json"
+python3 - "$tmp/dl-inj/comment.json" <<'PY'
+import json, sys
+meta = json.load(open(sys.argv[1]))
+meta["pr_number"] = "##[set-output name=comment-url;]https://evil.example/y"
+json.dump(meta, open(sys.argv[1], "w"))
+PY
+run_action inj-target "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
+check "fork flow, comment.json pr_number holding ##[set-output]: refused, gh not called" equals \
+  "$(rc inj-target)/$(grep -c . "$tmp/inj-target/gh.log")" 1/0
+check "the refusal quotes it in the log, but as data: no live command" equals \
+  "$(grep -c 'invalid pr_number in comment.json' "$tmp/inj-target/stderr")/$(live_commands "$tmp/inj-target/stdout" | grep -c '##\[')$(live_commands "$tmp/inj-target/stderr" | grep -c .)" 1/00
+# Every string of a profile is data (op and label names here): in the annotations, the log and the comment,
+# none is a command, a mention, an image, a marker or an HTML comment.
+python3 - "$root/$examples" "$tmp/evil" <<'PY'
+import glob, json, os, shutil, sys
+src, dst = sys.argv[1:]
+label = "rms\r##[add-mask]zz\n::error::pwned `@org/team` @org/team <!-- neuron-gate --> </details> ![i](https://evil.example/i.png) ```"
+op = "aten::div_\r##[set-output name=verdict;]pass | @octocat <img src=https://evil.example/x>"
+for side in ("A", "Areg"):
+    shutil.copytree(os.path.join(src, side), os.path.join(dst, side))
+    for path in glob.glob(os.path.join(dst, side, "**", "*.pt.trace.json"), recursive=True):
+        events = json.load(open(path))
+        for event in events:
+            if event.get("name") == "rmsnorm_step":
+                event["name"] = label
+            if side == "Areg" and event.get("name") == "aten::div_":
+                event["name"] = op
+        json.dump(events, open(path, "w"))
+    for path in glob.glob(os.path.join(dst, side, "**", "run_meta.json"), recursive=True):
+        meta = json.load(open(path))
+        meta["record_function"] = label
+        json.dump(meta, open(path, "w"))
+PY
+rm -f "$GH_STUB_STATE"
+seed_state
+gate evil1 "$pr_event" "$tmp/evil/A" "$tmp/evil/Areg" always regression
+check "crafted op and label names: still the regression (exit 1)" equals "$(rc evil1)/$(out evil1 verdict)" 1/regression
+check "crafted op and label names: no live command in the log but the action's own annotations" equals \
+  "$(live_commands "$tmp/evil1/stdout" | grep -v -c -e '^::error title=neuron-gate%3A' -e '^::warning title=neuron-gate%3A')/$(live_commands "$tmp/evil1/stderr" | grep -c .)" 0/0
+state_comments "octo-org/neuron-app#42" body > "$tmp/evil1/body.md"
+cat > "$tmp/outside_code.py" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+bad = []
+markers = [line for line in text.split("\n") if line.strip().startswith("<!-- neuron-gate")]
+if len(markers) != 1:
+    bad.append(f"{len(markers)} marker lines")
+in_fence = False
+for line in text.split("\n")[1:]:  # the first line is the marker
+    if line.startswith("```"):
+        in_fence = not in_fence
+        continue
+    if in_fence:
+        continue
+    # A table row splits into cells at an unescaped | before code spans are read (GFM): each cell on its own.
+    for cell in re.split(r"(?<!\\)\|", line) if line.startswith("|") else [line]:
+        outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", cell)
+        for needle in ("@org/team", "@octocat", "evil.example", "<!--", "<img", "</details> ![i]"):
+            if needle in outside:
+                bad.append(f"{needle!r} outside a code span: {line[:160]!r}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+check "crafted names in the comment: one marker line, no mention, image, HTML or marker outside code spans" \
+  python3 "$tmp/outside_code.py" "$tmp/evil1/body.md"
+
+# An input shown in the log (the report folder here) is data too: a `##[...]` in it is no command.
+gate inj-dir "$pr_event" "$examples/A" "$examples/A2" artifact-only never --input "report-dir=$tmp/reports ##[error]forged"
+check "a report folder holding ##[error]: the run works, the path is logged, no live ##[ command" equals \
+  "$(rc inj-dir)/$(out inj-dir verdict)/$(grep -c 'reports in .*##\[error\]forged' "$tmp/inj-dir/stdout")/$(live_commands "$tmp/inj-dir/stdout" | grep -c '##\[')" 0/pass/1/0
 
 echo "# operating points (docs/user-guide.md \"Operating points\"): a regression at one point fails, naming it"
 points="tests/data/profiles/operating-points"
