@@ -146,7 +146,7 @@ if [ "$verify_sha" != "-" ]; then
   # The run and its conclusion are the event's (GitHub's word), not the artifact's: an artifact is the pull
   # request's to write, so one that reads as a pass from a run that failed must not stand alone.
   [ "$run_id" != "-" ] || run_id=""
-  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`), which concluded \`$conclusion\`; the comparison ran there, with that run's permissions.*"
+  note="*Posted by a \`workflow_run\` job from the report artifact of the pull request's workflow run${run_id:+ $run_id} (commit \`${verify_sha:0:12}\`), which concluded \`$conclusion\`; the comparison ran there, with that run's permissions. That run used the pull request's own copy of the workflow, so this report and that conclusion are the pull request's to write: nothing here recomputed them.*"
   if [ "$conclusion" != "success" ]; then
     # Whatever the report says (it may read as a pass): the verdict that counts is the run's.
     note="> [!WARNING]

@@ -263,6 +263,7 @@ fork_id="$(state_comments "octo-org/neuron-app#42" id)"
 state_comments "octo-org/neuron-app#42" body > "$tmp/post1/body.md"
 # The run named is the event's (987654321), not the artifact's comment.json (run_id 4242), with its conclusion.
 check "the fork comment says it was posted from a workflow_run artifact, of the event's run" contains "$tmp/post1/body.md" 'Posted by a `workflow_run` job from the report artifact of the pull request'"'"'s workflow run 987654321 (commit `111111111111`), which concluded `failure`'
+check "the fork comment says the report and conclusion are the pull request's own, not recomputed" contains "$tmp/post1/body.md" 'this report and that conclusion are the pull request'"'"'s to write: nothing here recomputed them'
 check "another user's marker comment is not taken in the fork flow either" equals "$(decoy body)" "$decoy_body"
 check "the fork comment's first line is still the marker" equals "$(state_comments "octo-org/neuron-app#42" body | head -n 1)" "<!-- neuron-gate -->"
 check "post-comment output comment-url" equals "$(out post1 comment-url)" "https://github.com/octo-org/neuron-app/pull/42#issuecomment-$fork_id"
