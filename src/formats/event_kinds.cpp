@@ -94,7 +94,7 @@ void classify_events(RawTrace& trace, bool any_categorised_event) {
         kind = EventKind::device;
       }
     }
-    if (is_cpu_side(kind) && name_filtered[trace.key(event).name_id] != 0) {
+    if (is_cpu_side(kind) && name_filtered[trace.name_id(event)] != 0) {
       kind = EventKind::ignored;
     }
     event.kind = kind;

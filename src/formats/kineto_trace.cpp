@@ -180,7 +180,7 @@ RawTrace read_kineto_trace(ByteSource& source) {
   if (!trace.malformed_by_op.empty()) {
     std::vector<std::int64_t> read_by_name(trace.names.size());
     for (const TraceEvent& event : trace.events) {
-      ++read_by_name[trace.key(event).name_id];
+      ++read_by_name[trace.name_id(event)];
     }
     for (std::size_t id = 0; id < trace.names.size(); ++id) {
       if (const auto it = trace.malformed_by_op.find(trace.names[id]); it != trace.malformed_by_op.end()) {

@@ -134,6 +134,8 @@ struct RawTrace {
 
   // The interned name, shapes and category of `event` (one of `events` or `unusable`).
   const EventKey& key(const TraceEvent& event) const { return event_keys[event.key_id]; }
+  // Its name: an index into `names`.
+  std::uint32_t name_id(const TraceEvent& event) const { return event_keys[event.key_id].name_id; }
 };
 
 // Interns (name, shapes, category) into a trace's event_keys (TraceEvent::key_id). An event most often has

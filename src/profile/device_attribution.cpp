@@ -72,7 +72,7 @@ std::uint32_t annotation_at(const RawTrace& trace, const CpuNesting& nesting, st
   for (std::uint32_t e = *(after - 1); e != k_no_event; e = nesting.parent[e]) {
     const TraceEvent& event = trace.events[e];
     if (event.kind == EventKind::user_annotation && event.ts_ns <= ts && ts <= event.ts_ns + event.dur_ns &&
-        trace.names[trace.key(event).name_id].rfind("ProfilerStep#", 0) != 0) {
+        trace.names[trace.name_id(event)].rfind("ProfilerStep#", 0) != 0) {
       return e;
     }
   }

@@ -72,8 +72,8 @@ DataProblemKind kind_of(std::uint8_t code) {
 bool same_identity(const RawTrace& trace, std::uint32_t a, std::uint32_t b) {
   const TraceEvent& x = trace.events[a];
   const TraceEvent& y = trace.events[b];
-  return x.ts_ns == y.ts_ns && x.dur_ns == y.dur_ns && trace.key(x).name_id == trace.key(y).name_id &&
-         x.thread == y.thread && x.args_hash == y.args_hash;
+  return x.ts_ns == y.ts_ns && x.dur_ns == y.dur_ns && trace.name_id(x) == trace.name_id(y) && x.thread == y.thread &&
+         x.args_hash == y.args_hash;
 }
 
 // Marks (in `codes`, by event index) every candidate (k_candidate) whose identity equals an earlier
@@ -275,7 +275,7 @@ std::unordered_map<std::uint32_t, Nanoseconds> placeholder_estimates(const RawTr
   std::unordered_map<std::uint32_t, std::vector<Nanoseconds>> durations;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     if (excluded(codes[i]) && trace.events[i].dur_ns == 0) {
-      durations.emplace(trace.key(trace.events[i]).name_id, std::vector<Nanoseconds>());
+      durations.emplace(trace.name_id(trace.events[i]), std::vector<Nanoseconds>());
     }
   }
   if (durations.empty()) {
@@ -283,7 +283,7 @@ std::unordered_map<std::uint32_t, Nanoseconds> placeholder_estimates(const RawTr
   }
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     if (!excluded(codes[i]) && trace.events[i].dur_ns > 0) {
-      if (auto it = durations.find(trace.key(trace.events[i]).name_id); it != durations.end()) {
+      if (auto it = durations.find(trace.name_id(trace.events[i])); it != durations.end()) {
         it->second.push_back(trace.events[i].dur_ns);
       }
     }
@@ -307,10 +307,10 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
   }
   std::unordered_map<std::uint32_t, std::vector<Nanoseconds>> durations;
   for (const TraceEvent& event : trace.unusable) {
-    durations.emplace(trace.key(event).name_id, std::vector<Nanoseconds>());
+    durations.emplace(trace.name_id(event), std::vector<Nanoseconds>());
   }
   for (const TraceEvent& event : trace.events) {
-    if (auto it = durations.find(trace.key(event).name_id); it != durations.end()) {
+    if (auto it = durations.find(trace.name_id(event)); it != durations.end()) {
       it->second.push_back(event.dur_ns);
     }
   }
@@ -318,7 +318,7 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
     std::sort(values.begin(), values.end());
   }
   for (const TraceEvent& event : trace.unusable) {
-    const std::vector<Nanoseconds>& values = durations[trace.key(event).name_id];
+    const std::vector<Nanoseconds>& values = durations[trace.name_id(event)];
     const Nanoseconds estimate = values.empty() ? 0 : values[values.size() / 2];
     const bool device = event.kind == EventKind::device;
     const DataProblemKind kind = unusable_kind(event.dur_ns);
@@ -334,7 +334,7 @@ void estimate_unusable_time(RawTrace& trace, EventScreen& screen) {
 }  // namespace
 
 std::string event_example(const RawTrace& trace, const TraceEvent& event) {
-  const std::string& name = trace.names[trace.key(event).name_id];
+  const std::string& name = trace.names[trace.name_id(event)];
   return (name.size() > 60 ? name.substr(0, 60) + "…" : name) + " \"ts\": " + micros(event.ts_ns) +
          ", \"dur\": " + micros(event.dur_ns);
 }
@@ -359,8 +359,7 @@ EventScreen screen_events(const std::string& path, RawTrace& trace) {
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
       if (excluded(codes[i])) {
         const TraceEvent& event = trace.events[i];
-        const auto estimate =
-            event.dur_ns == 0 ? placeholder_time.find(trace.key(event).name_id) : placeholder_time.end();
+        const auto estimate = event.dur_ns == 0 ? placeholder_time.find(trace.name_id(event)) : placeholder_time.end();
         classes.exclude(i, kind_of(codes[i]), estimate == placeholder_time.end() ? event.dur_ns : estimate->second,
                         screen);
         screen.excluded.push_back(trace.events[i]);

@@ -91,7 +91,7 @@ class LaunchLinks {
       if (event.kind == EventKind::device) {
         m_all_device.push_back(event.dur_ns);
       } else if (event.kind == EventKind::cpu_op && event.external_id != 0) {
-        m_op_of_external_id.emplace_back(event.external_id, trace.key(event).name_id);
+        m_op_of_external_id.emplace_back(event.external_id, trace.name_id(event));
       }
     }
     std::sort(m_op_of_external_id.begin(), m_op_of_external_id.end());
@@ -165,17 +165,17 @@ void launched_times(const RawTrace& trace, const LaunchLinks& links, const std::
   std::vector<char> need_name(trace.names.size(), 0), need_op(trace.names.size(), 0);
   bool any_op = false;
   for (const std::uint32_t i : unlinked) {
-    need_name[trace.key(trace.events[i]).name_id] = 1;
+    need_name[trace.name_id(trace.events[i])] = 1;
     if (const std::optional<std::uint32_t> op = links.op_of(trace.events[i])) {
       need_op[*op] = 1;
       any_op = true;
     }
   }
   for (const TraceEvent& event : trace.events) {
-    const bool name = event.kind == EventKind::runtime && need_name[trace.key(event).name_id] != 0;
+    const bool name = event.kind == EventKind::runtime && need_name[trace.name_id(event)] != 0;
     if ((name || (any_op && event.kind == EventKind::runtime)) && links.linked(event)) {
       if (name) {
-        links.launched_by(event, by_name[trace.key(event).name_id]);
+        links.launched_by(event, by_name[trace.name_id(event)]);
       }
       const std::optional<std::uint32_t> op = any_op ? links.op_of(event) : std::nullopt;
       if (op && need_op[*op] != 0) {
@@ -212,7 +212,7 @@ void screen_missing_device_events(const std::string& path, RawTrace& trace, Even
   std::optional<EventKeyTable> keys;  // the stand-ins' keys: their op's name and shapes, a device category
   for (const std::uint32_t i : unlinked) {
     const TraceEvent& event = trace.events[i];
-    const auto name = by_name.find(trace.key(event).name_id);
+    const auto name = by_name.find(trace.name_id(event));
     const bool launches = (event.has_correlation && name != by_name.end()) || links.has_dangling_flow(i);
     if (!launches) {
       continue;

@@ -160,8 +160,8 @@ class SampleBuilder {
   void add_runtime_calls(TraceSamples& samples) {
     std::vector<bool> seen(m_trace.names.size(), false);
     for (const TraceEvent& event : m_trace.events) {
-      if (event.kind == EventKind::runtime && !seen[m_trace.key(event).name_id]) {
-        seen[m_trace.key(event).name_id] = true;
+      if (event.kind == EventKind::runtime && !seen[m_trace.name_id(event)]) {
+        seen[m_trace.name_id(event)] = true;
         samples.runtime_calls.insert(m_keys.text(m_keys.key(event)));
       }
     }
@@ -182,7 +182,7 @@ class SampleBuilder {
   // on only the totals (by op key) and the interned names are used.
   void release_events() {
     for (const StepWindow& window : m_steps.windows()) {
-      m_window_names.push_back(m_trace.key(m_trace.events[window.event]).name_id);
+      m_window_names.push_back(m_trace.name_id(m_trace.events[window.event]));
     }
     std::vector<TraceEvent>().swap(m_trace.events);
     m_nesting = CpuNesting();
@@ -276,7 +276,7 @@ class SampleBuilder {
         totals = std::make_unique<StepTotals>();
       }
       StepTotals& target = *totals;
-      target.kernels[m_trace.key(event).name_id] += event.dur_ns;
+      target.kernels[m_trace.name_id(event)] += event.dur_ns;
       if (launch.op != k_no_event) {
         m_ops.add_device(slot(step), m_keys.key(events[launch.op]), event.dur_ns);
       } else {
@@ -306,7 +306,7 @@ class SampleBuilder {
           ++samples.screened_unattributed[category.empty() ? "no category" : category];
         }
       } else if (is_cpu_side(event.kind)) {
-        if (is_step_name(m_trace.names[m_trace.key(event).name_id])) {
+        if (is_step_name(m_trace.names[m_trace.name_id(event)])) {
           samples.steps_screened = true;
         }
         ScreenedOp& op = samples.screened_ops[m_keys.text(m_keys.key(event))];

@@ -681,12 +681,11 @@ check "fork flow, on-change, a run that compared nothing: the no-report note is 
 # The workflow_run job holds the write token: a message quoting the artifact (neuron-gate render refusing
 # report.json, a bad pr_number) is printed with workflow commands off, so `##[...]` in it is never a command.
 rm -rf "$tmp/dl-inj" && cp -r "$tmp/artifact" "$tmp/dl-inj"
-python3 - "$tmp/dl-inj/report.json" <<'PY'
-import json, sys
-report = json.load(open(sys.argv[1]))
-report["schema"] = "##[set-output name=comment-url;]https://evil.example/x ##[add-mask]Posted"
-json.dump(report, open(sys.argv[1], "w"))
-PY
+set_fields() { # set_fields FILE KEY VALUE [KEY VALUE ...]: sets top-level string fields of a JSON file
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); a = sys.argv[2:]; d.update(zip(a[::2], a[1::2]))
+json.dump(d, open(sys.argv[1], "w"))' "$@"
+}
+set_fields "$tmp/dl-inj/report.json" schema "##[set-output name=comment-url;]https://evil.example/x ##[add-mask]Posted"
 run_action inj-render "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
 check "fork flow, report.json whose refused schema holds ##[set-output]: the job fails, nothing posted" equals \
   "$(rc inj-render)/$(calls inj-render POST '.*')$(calls inj-render PATCH '.*')" 1/00
@@ -695,23 +694,13 @@ check "but no line of it is a live workflow command (stop-commands), neither ##[
   "$(live_commands "$tmp/inj-render/stdout" | grep -c -e '##\[' -e '^::set-output')/$(live_commands "$tmp/inj-render/stderr" | grep -c .)" 0/0
 check "the action's own ::error:: stays live" equals \
   "$(live_commands "$tmp/inj-render/stdout" | grep -c "^::error title=neuron-gate comment::the artifact's report.json does not read")" 1
-python3 - "$tmp/dl-inj/report.json" <<'PY'
-import json, sys
-report = json.load(open(sys.argv[1]))
-report["schema"] = "neuron-gate.report/2"
-report["outcome"] = "PASS\r##[error]forged in a bare-CR line\r::add-mask::Posted"
-json.dump(report, open(sys.argv[1], "w"))
-PY
+set_fields "$tmp/dl-inj/report.json" schema neuron-gate.report/2 \
+  outcome $'PASS\r##[error]forged in a bare-CR line\r::add-mask::Posted'
 run_action inj-render2 "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
 check "fork flow, report.json with CR and ##[error] in a refused value: fails, no live command" equals \
   "$(rc inj-render2)/$(live_commands "$tmp/inj-render2/stdout" | grep -c -e '##\[' -e '^::add-mask')/$(live_commands "$tmp/inj-render2/stderr" | grep -c .)" 1/0/0
 cp "$tmp/artifact/report.json" "$tmp/dl-inj/report.json"
-python3 - "$tmp/dl-inj/comment.json" <<'PY'
-import json, sys
-meta = json.load(open(sys.argv[1]))
-meta["pr_number"] = "##[set-output name=comment-url;]https://evil.example/y"
-json.dump(meta, open(sys.argv[1], "w"))
-PY
+set_fields "$tmp/dl-inj/comment.json" pr_number "##[set-output name=comment-url;]https://evil.example/y"
 run_action inj-target "$root/post-comment/action.yml" "$run_event" --input "report-dir=$tmp/dl-inj"
 check "fork flow, comment.json pr_number holding ##[set-output]: refused, gh not called" equals \
   "$(rc inj-target)/$(grep -c . "$tmp/inj-target/gh.log")" 1/0
